@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the report and the tests need, only
+# those missing (idempotent).  Runs as root on Debian 12; elsewhere it only
+# tells what is missing.
+set -euo pipefail
+
+packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
+          redis-server redis-tools python3-redis)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+  echo "deps: missing Debian packages: ${missing[*]} (install them as root)" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,163 @@
+/*
+ * cf_internal.h -- what the library's modules share and users never see.
+ *
+ * The bucket table is one byte array of nb * b * f bits, slot after slot,
+ * bucket after bucket, in little-endian bit order: slot s (s = bucket * b +
+ * slot) occupies bits [s*f, s*f + f) counted from bit 0 of byte 0.  The same
+ * bytes are the payload of the file format, so a mapped file is used in place
+ * on any host.
+ *
+ *   byte:   0        1        2        3        4        5
+ *         |........|........|........|........|........|........| ...
+ *   f=12:  [ slot 0   ][ slot 1   ][ slot 2   ][ slot 3   ]  <- bucket 0 (b=4)
+ *
+ * Accessors read and write 8 bytes at a time, so CF__TABLE_PAD readable bytes
+ * must follow the table: allocated tables carry zeroed padding, and a mapped
+ * file ends with its checksum trailer.
+ */
+#ifndef CF_INTERNAL_H
+#define CF_INTERNAL_H
+
+#include "cuckoofilter.h"
+
+#include <string.h>
+
+#define CF__TABLE_PAD 8
+
+/* Early-return helpers in the spirit of zstd's RETURN_ERROR_IF. */
+#define CF__RETURN_IF(cond, status) \
+    do {                            \
+        if (cond) return (status);  \
+    } while (0)
+#define CF__FORWARD_IF_ERROR(expr)           \
+    do {                                     \
+        cf_status cf__s_ = (expr);           \
+        if (cf__s_ != CF_OK) return cf__s_;  \
+    } while (0)
+
+/* One step of the breadth-first eviction search: a bucket reached from its
+ * parent node by moving the fingerprint in the parent's slot `slot`. */
+typedef struct cf__bfs_node {
+    uint64_t bucket;
+    int32_t parent; /* index in the queue; -1 for the two roots */
+    uint8_t slot;   /* slot of the parent bucket whose fingerprint moves here */
+    uint8_t depth;
+} cf__bfs_node;
+
+struct cf_filter {
+    cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
+    uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
+    size_t table_bytes;     /* ceil(nb * b * f / 8)                               */
+    uint64_t num_buckets;   /* nb >= 1                                            */
+    uint64_t items;         /* nonzero slots                                      */
+    uint64_t seed;
+    uint64_t total_kicks;
+    uint64_t failed_inserts;
+    unsigned fp_bits;       /* f, 1..32                                           */
+    unsigned bucket_size;   /* b, 1/2/4/8                                         */
+    unsigned max_kicks;
+    unsigned flags;
+    uint64_t fp_mask;       /* (1 << f) - 1                                       */
+    uint64_t bucket_mask;   /* low b*f bits set, when b*f <= 57 (SWAR path)       */
+    uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
+    uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
+    bool swar;              /* a whole bucket fits one 64-bit load                */
+    bool read_only;         /* table lives in a read-only mapping                 */
+    bool owns_table;        /* table came from alloc (false when mapped)          */
+    void *map_base;         /* mapping to munmap in cf_free, or NULL              */
+    size_t map_len;
+    cf__bfs_node *queue;    /* scratch for the eviction search (max_kicks + 2b)   */
+    size_t queue_cap;
+};
+
+/* ---- allocation through the filter's allocator ---- */
+void cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
+void *cf__alloc(const cf_allocator *a, size_t size);
+void cf__free(const cf_allocator *a, void *p);
+
+/* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
+uint64_t cf__xxh3(const void *key, size_t len, uint64_t seed);
+
+/* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
+static inline uint64_t cf__range(uint64_t x, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)x * n) >> 64);
+}
+
+/* The fingerprint: uniform in [1, 2^f - 1], from the low 32 bits of h, which
+ * barely influence the index (drawn from the high bits by cf__range). */
+static inline uint32_t cf__fingerprint(uint64_t h, unsigned f) {
+    uint64_t nonzero_values = ((uint64_t)1 << f) - 1;
+    return (uint32_t)((((h & 0xffffffffu) * nonzero_values) >> 32) + 1);
+}
+
+static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
+    return cf__range(h, nb);
+}
+
+/* Mixes a fingerprint into 64 well-spread bits (splitmix64's finalizer). */
+static inline uint64_t cf__mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* alt(i, fp) = (c - i) mod nb with c = H(fp) mod nb: an involution on
+ * [0, nb) for every nb, since (c - (c - i)) == i. */
+static inline uint64_t cf__alt_index(uint64_t i, uint32_t fp, uint64_t nb) {
+    uint64_t c = cf__range(cf__mix64(fp), nb);
+    return c >= i ? c - i : c + (nb - i);
+}
+
+/* ---- bit-packed table access ---- */
+static inline uint64_t cf__load64le(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void cf__store64le(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, sizeof v);
+}
+
+static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
+    return (uint32_t)((cf__load64le(f->table + (bit >> 3)) >> (bit & 7)) & f->fp_mask);
+}
+
+static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
+    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
+    uint8_t *p = f->table + (bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint64_t w = cf__load64le(p);
+    w = (w & ~(f->fp_mask << shift)) | ((uint64_t)fp << shift);
+    cf__store64le(p, w);
+}
+
+/* Bytes of a table of nb buckets, or 0 with *status set when it cannot exist. */
+cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, size_t *out);
+
+/* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
+void cf__derive_layout(cf_filter *f);
+
+/* Allocates the handle and the eviction scratch (not the table) for a filter
+ * with the given parameters, already validated.  Used by cf_new and the
+ * deserializer so that both build the same object. */
+cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
+                           unsigned max_kicks, bool need_scratch, cf_filter **out);
+
+/* Counts nonzero slots (used to validate a loaded table's item count). */
+uint64_t cf__count_occupied(const cf_filter *f);
+
+/* Checks the parameters a filter can be built from; CF_OK or CF_E_PARAM. */
+cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks);
+
+#endif /* CF_INTERNAL_H */

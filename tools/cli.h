@@ -1,0 +1,28 @@
+/*
+ * cli.h -- what the `cuckoo` subcommands share: the command table's entry
+ * signature, exit codes, and strict argument parsing.
+ */
+#ifndef CF_CLI_H
+#define CF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit codes of every subcommand. */
+enum { CLI_OK = 0, CLI_NOT_FOUND = 1, CLI_ERROR = 2 };
+
+/* A subcommand: argv[0] is the subcommand's name. Returns an exit code. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+/* Prints "cuckoo: <message>" on stderr and returns CLI_ERROR. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Strict parsers: the whole string must be a number in range; false otherwise. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out);
+bool cli_parse_double(const char *s, double *out);
+
+/* Subcommands, one file each (tools/cmd_*.c). */
+int cli_cmd_report(int argc, char **argv);
+
+#endif /* CF_CLI_H */

@@ -1,0 +1,44 @@
+/* cuckoo.c -- the `cuckoo` command: dispatches to one subcommand per file. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cuckoofilter.h"
+
+typedef struct cli_command {
+    const char *name;
+    cli_command_fn run;
+    const char *summary;
+} cli_command;
+
+static const cli_command commands[] = {
+    {"report", cli_cmd_report, "reproduce the article's experiment (tables, CSV, plots)"},
+};
+
+static void usage(FILE *out) {
+    fprintf(out, "usage: cuckoo <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'cuckoo <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_ERROR;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("cuckoo %s\n", cf_version_string());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "cuckoo: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_ERROR;
+}
