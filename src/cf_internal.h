@@ -58,10 +58,11 @@ struct cf_filter {
     unsigned max_kicks;
     unsigned flags;
     uint64_t fp_mask;       /* (1 << f) - 1                                       */
-    uint64_t bucket_mask;   /* low b*f bits set, when b*f <= 57 (SWAR path)       */
+    unsigned bucket_bits;   /* b * f                                              */
+    uint64_t bucket_mask;   /* low b*f bits set (SWAR path)                       */
     uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
     uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
-    bool swar;              /* a whole bucket fits one 64-bit load                */
+    bool swar;              /* every bucket fits one 64-bit load at its bit offset */
     bool read_only;         /* table lives in a read-only mapping                 */
     bool owns_table;        /* table came from alloc (false when mapped)          */
     void *map_base;         /* mapping to munmap in cf_free, or NULL              */
@@ -156,6 +157,11 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
 
 /* Counts nonzero slots (used to validate a loaded table's item count). */
 uint64_t cf__count_occupied(const cf_filter *f);
+
+/* Resolves cfg's derived parameters (defaults, width from target_fpp,
+ * buckets from capacity) and checks them. */
+cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
+                             unsigned *max_kicks);
 
 /* Checks the parameters a filter can be built from; CF_OK or CF_E_PARAM. */
 cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks);

@@ -1,0 +1,36 @@
+/*
+ * alloc.c -- the only place that touches malloc/free.  Every other module
+ * allocates through a filter's cf_allocator, so an embedder (the Redis
+ * module) accounts for all memory and tests can inject failures.
+ */
+#include <stdlib.h>
+
+#include "cf_internal.h"
+
+static void *cf__default_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    return malloc(size);
+}
+
+static void cf__default_free(void *ctx, void *ptr) {
+    (void)ctx;
+    free(ptr);
+}
+
+void cf__allocator_resolve(const cf_allocator *in, cf_allocator *out) {
+    if (in != NULL && in->alloc != NULL && in->free != NULL) {
+        *out = *in;
+    } else {
+        out->alloc = cf__default_alloc;
+        out->free = cf__default_free;
+        out->ctx = NULL;
+    }
+}
+
+void *cf__alloc(const cf_allocator *a, size_t size) {
+    return size == 0 ? NULL : a->alloc(a->ctx, size);
+}
+
+void cf__free(const cf_allocator *a, void *p) {
+    if (p != NULL) a->free(a->ctx, p);
+}

@@ -1,0 +1,135 @@
+/*
+ * bloom.c -- a plain Bloom filter, the yardstick the cuckoo filter is
+ * compared with at equal memory.
+ *
+ *   h = XXH3-64(key, seed)        h2 = mix(h) | 1
+ *   bit_j = range(h + j * h2, m)  for j = 0 .. k-1        (double hashing)
+ *
+ *   bits: |0|1|0|0|1|...|1|0|   m bits, k of them set per item
+ *
+ * Double hashing from one 64-bit hash gives k indexes at the cost of one
+ * hash (Kirsch and Mitzenmacher); the odd step keeps the k probes distinct
+ * modulo 2^64 before reduction.  range() is a multiply-high, so m is any
+ * number of bits, which lets the report match a cuckoo table bit for bit.
+ */
+#include <math.h>
+
+#include "cf_internal.h"
+
+struct cf_bloom {
+    cf_allocator alloc;
+    uint8_t *bits;
+    uint64_t num_bits;
+    size_t bytes;
+    unsigned k;
+    uint64_t seed;
+    uint64_t items;
+};
+
+void cf_bloom_config_init(cf_bloom_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->target_fpp = 0.01;
+}
+
+unsigned cf_bloom_optimal_k(uint64_t num_bits, uint64_t items) {
+    if (items == 0) return 1;
+    double k = round((double)num_bits / (double)items * log(2.0));
+    if (k < 1) return 1;
+    return k > 64 ? 64 : (unsigned)k;
+}
+
+cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    uint64_t m = cfg->num_bits;
+    if (m == 0) {
+        CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
+        CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
+        double bits = ceil(-(double)cfg->capacity * log(cfg->target_fpp) / (log(2.0) * log(2.0)));
+        CF__RETURN_IF(!(bits < 1.8e19), CF_E_TOO_LARGE);
+        m = (uint64_t)bits;
+    }
+    CF__RETURN_IF(cfg->num_hashes > 64, CF_E_PARAM);
+    unsigned k = cfg->num_hashes;
+    if (k == 0) {
+        CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
+        k = cf_bloom_optimal_k(m, cfg->capacity);
+    }
+    uint64_t bytes = m / 8 + (m % 8 != 0);
+    CF__RETURN_IF(bytes > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
+
+    cf_allocator alloc;
+    cf__allocator_resolve(cfg->allocator, &alloc);
+    cf_bloom *b = cf__alloc(&alloc, sizeof *b);
+    CF__RETURN_IF(b == NULL, CF_E_NOMEM);
+    memset(b, 0, sizeof *b);
+    b->alloc = alloc;
+    b->bits = cf__alloc(&alloc, (size_t)bytes);
+    if (b->bits == NULL) {
+        cf__free(&alloc, b);
+        return CF_E_NOMEM;
+    }
+    memset(b->bits, 0, (size_t)bytes);
+    b->num_bits = m;
+    b->bytes = (size_t)bytes;
+    b->k = k;
+    b->seed = cfg->seed;
+    *out = b;
+    return CF_OK;
+}
+
+void cf_bloom_free(cf_bloom *b) {
+    if (b == NULL) return;
+    cf_allocator alloc = b->alloc;
+    cf__free(&alloc, b->bits);
+    cf__free(&alloc, b);
+}
+
+uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {
+    return cf__xxh3(key, len, b == NULL ? 0 : b->seed);
+}
+
+void cf_bloom_add_hash(cf_bloom *b, uint64_t h) {
+    if (b == NULL) return;
+    uint64_t step = cf__mix64(h) | 1;
+    for (unsigned j = 0; j < b->k; j++, h += step) {
+        uint64_t bit = cf__range(h, b->num_bits);
+        b->bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    }
+    b->items++;
+}
+
+bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h) {
+    if (b == NULL) return false;
+    uint64_t step = cf__mix64(h) | 1;
+    for (unsigned j = 0; j < b->k; j++, h += step) {
+        uint64_t bit = cf__range(h, b->num_bits);
+        if (!(b->bits[bit >> 3] & (1u << (bit & 7)))) return false;
+    }
+    return true;
+}
+
+void cf_bloom_add(cf_bloom *b, const void *key, size_t len) {
+    if (b == NULL || (key == NULL && len != 0)) return;
+    cf_bloom_add_hash(b, cf__xxh3(key, len, b->seed));
+}
+
+bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len) {
+    if (b == NULL || (key == NULL && len != 0)) return false;
+    return cf_bloom_contains_hash(b, cf__xxh3(key, len, b->seed));
+}
+
+size_t cf_bloom_memory_usage(const cf_bloom *b) {
+    return b == NULL ? 0 : sizeof *b + b->bytes;
+}
+
+void cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->num_bits = b->num_bits;
+    out->num_hashes = b->k;
+    out->items = b->items;
+    out->bits_per_item = b->items ? (double)b->num_bits / (double)b->items : 0.0;
+    out->expected_fpp = pow(-expm1(-(double)b->k * (double)b->items / (double)b->num_bits), b->k);
+    out->memory_bytes = cf_bloom_memory_usage(b);
+}

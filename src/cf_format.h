@@ -1,0 +1,94 @@
+/*
+ * cf_format.h -- the file format's constants and the pieces that
+ * serialize.c (memory buffers) and file_io.c (files, mappings) share.
+ * docs/FORMAT.md is the specification; this header only implements it.
+ *
+ *   offset 0            64                        64 + T       64 + T + 8
+ *          ┌────────────┬─────────────────────────┬────────────┐
+ *          │ header     │ bucket table (T bytes,  │ checksum   │
+ *          │ (64 bytes) │ exactly as in memory)   │ XXH3-64    │
+ *          └────────────┴─────────────────────────┴────────────┘
+ *
+ * The table starts 64 bytes into the file, so a mapping (page-aligned) holds
+ * it cache-line aligned, and the 8-byte checksum trailer is the padding the
+ * table accessors need after the last slot.
+ */
+#ifndef CF_FORMAT_H
+#define CF_FORMAT_H
+
+#include "cf_internal.h"
+
+#define CF__HEADER_SIZE 64u
+#define CF__TRAILER_SIZE 8u
+#define CF__FORMAT_VERSION 1u
+#define CF__HASH_XXH3_64 1u /* hash algorithm id: XXH3-64 with the stored seed */
+
+/* Offsets of the header fields (docs/FORMAT.md, "Header"). */
+enum {
+    CF__OFF_MAGIC = 0,
+    CF__OFF_VERSION = 8,
+    CF__OFF_FP_BITS = 10,
+    CF__OFF_BUCKET_SIZE = 11,
+    CF__OFF_HASH_ID = 12,
+    CF__OFF_RESERVED = 13,
+    CF__OFF_FLAGS = 14,
+    CF__OFF_NUM_BUCKETS = 16,
+    CF__OFF_SEED = 24,
+    CF__OFF_ITEMS = 32,
+    CF__OFF_TOTAL_KICKS = 40,
+    CF__OFF_FAILED_INSERTS = 48,
+    CF__OFF_MAX_KICKS = 56,
+    CF__OFF_HEADER_CHECK = 60,
+};
+
+extern const uint8_t cf__magic[8];
+
+/* A decoded, validated header and the sizes it implies. */
+typedef struct cf__header {
+    unsigned version;
+    unsigned fp_bits;
+    unsigned bucket_size;
+    unsigned hash_id;
+    unsigned flags;
+    unsigned max_kicks;
+    uint64_t num_buckets;
+    uint64_t seed;
+    uint64_t items;
+    uint64_t total_kicks;
+    uint64_t failed_inserts;
+    size_t table_bytes; /* T = ceil(nb * b * f / 8) */
+    size_t total_size;  /* 64 + T + 8: the exact length of a valid input */
+} cf__header;
+
+/* Encodes f's header (64 bytes, header check included). */
+void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
+
+/* Decodes and validates the header of an input of input_len bytes, of which
+ * buf holds the first min(input_len, 64).  Checks, in this order: magic,
+ * version, header check, every field, the sizes they imply, and input_len
+ * against the exact size.  Reads nothing else; allocates nothing. */
+cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h);
+
+/* XXH3-64 (seed 0) of the header followed by the table: the trailer value. */
+uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                              size_t table_bytes);
+
+/* Builds a handle (no table) with every parameter and statistic of h. */
+cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, bool need_scratch,
+                                 cf_filter **out);
+
+/* Checks the invariants of a table in place: the padding bits after the last
+ * slot are zero and the nonzero slots number exactly f->items.  O(table). */
+cf_status cf__check_table(const cf_filter *f);
+
+static inline uint64_t cf__get_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline void cf__put_le(uint8_t *p, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+#endif /* CF_FORMAT_H */

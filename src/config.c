@@ -1,0 +1,95 @@
+/*
+ * config.c -- defaults, parameter checks and sizing.
+ *
+ * Sizing from what users know (capacity and a target FPP):
+ *
+ *   fingerprint_bits = ceil(log2(2b / target_fpp))   (FPP ~ 2b / 2^f at full load)
+ *   num_buckets      = ceil(capacity / (b * max_load))
+ *
+ * max_load defaults to a load that inserts reliably reach with the default
+ * eviction budget for each bucket size (measured by tests/test_load.c).
+ * Tables are never rounded to a power of two.
+ */
+#include <math.h>
+
+#include "cf_internal.h"
+
+void cf_config_init(cf_config *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->target_fpp = CF_DEFAULT_TARGET_FPP;
+    cfg->bucket_size = CF_DEFAULT_BUCKET_SIZE;
+    cfg->max_kicks = CF_DEFAULT_MAX_KICKS;
+}
+
+double cf_default_max_load(unsigned bucket_size) {
+    switch (bucket_size) {
+    case 1: return 0.45;
+    case 2: return 0.84;
+    case 4: return 0.95;
+    case 8: return 0.98;
+    default: return 0.0;
+    }
+}
+
+static bool cf__valid_bucket_size(unsigned b) {
+    return b == 1 || b == 2 || b == 4 || b == 8;
+}
+
+cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks) {
+    CF__RETURN_IF(fbits < CF_MIN_FINGERPRINT_BITS || fbits > CF_MAX_FINGERPRINT_BITS, CF_E_PARAM);
+    CF__RETURN_IF(!cf__valid_bucket_size(b), CF_E_PARAM);
+    CF__RETURN_IF(nb == 0, CF_E_PARAM);
+    CF__RETURN_IF(max_kicks == 0 || max_kicks > (1u << 24), CF_E_PARAM);
+    return CF_OK;
+}
+
+cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, size_t *out) {
+    *out = 0;
+    uint64_t slots = nb * b; /* b <= 8, so overflow shows as a failed division */
+    CF__RETURN_IF(slots / b != nb, CF_E_TOO_LARGE);
+    uint64_t bits = slots * f;
+    CF__RETURN_IF(bits / f != slots, CF_E_TOO_LARGE);
+    uint64_t bytes = bits / 8 + (bits % 8 != 0);
+    /* Keep room for the padding and the handle, and for ptrdiff_t arithmetic. */
+    CF__RETURN_IF(bytes > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
+    *out = (size_t)bytes;
+    return CF_OK;
+}
+
+double cf_theoretical_fpp(unsigned fingerprint_bits, unsigned bucket_size, double load) {
+    if (fingerprint_bits < 1 || fingerprint_bits > 64 || load <= 0) return 0.0;
+    double per_slot = 1.0 / (ldexp(1.0, (int)fingerprint_bits) - 1.0);
+    /* 1 - (1 - p)^n computed without cancellation for tiny p. */
+    return -expm1(2.0 * bucket_size * load * log1p(-per_slot));
+}
+
+/* Resolves derived parameters (bucket size, width, buckets) from cfg. */
+cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
+                             unsigned *max_kicks) {
+    *b = cfg->bucket_size ? cfg->bucket_size : CF_DEFAULT_BUCKET_SIZE;
+    CF__RETURN_IF(!cf__valid_bucket_size(*b), CF_E_PARAM);
+    *max_kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
+    CF__RETURN_IF(cfg->flags != 0, CF_E_PARAM);
+
+    if (cfg->fingerprint_bits != 0) {
+        *fbits = cfg->fingerprint_bits;
+    } else {
+        double fpp = cfg->target_fpp;
+        CF__RETURN_IF(!(fpp > 0.0 && fpp < 1.0), CF_E_PARAM);
+        double want = ceil(log2(2.0 * *b / fpp));
+        CF__RETURN_IF(want > CF_MAX_FINGERPRINT_BITS, CF_E_PARAM);
+        *fbits = want < CF_MIN_FINGERPRINT_BITS ? CF_MIN_FINGERPRINT_BITS : (unsigned)want;
+    }
+
+    if (cfg->num_buckets != 0) {
+        *nb = cfg->num_buckets;
+    } else {
+        CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
+        double load = cfg->max_load != 0.0 ? cfg->max_load : cf_default_max_load(*b);
+        CF__RETURN_IF(!(load > 0.0 && load <= 1.0), CF_E_PARAM);
+        double buckets = ceil((double)cfg->capacity / (*b * load));
+        CF__RETURN_IF(!(buckets < 1.8e19), CF_E_TOO_LARGE);
+        *nb = buckets < 1.0 ? 1 : (uint64_t)buckets;
+    }
+    return cf__check_shape(*fbits, *b, *nb, *max_kicks);
+}

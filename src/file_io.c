@@ -1,0 +1,255 @@
+/*
+ * file_io.c -- filters in files: atomic save, validated load, zero-copy map.
+ *
+ * Save never exposes a half-written file under the target name:
+ *
+ *   path.<pid>.<n>.tmp  ──write header, table, checksum──► fsync
+ *        │
+ *        └── rename(tmp, path) ──► fsync(directory)     (rename is atomic)
+ *
+ * A reader that opened or mapped the old file keeps the old inode, so files
+ * are replaced, never modified in place: a mapping never sees bytes change
+ * under it.  A crash before the rename leaves the old file and a stray
+ * *.tmp; after it, the new file.
+ *
+ * Load reads the header first and validates it (cf__header_decode) before
+ * allocating: the table allocated is exactly what the file's size holds.
+ * Map validates the header (its own 32-bit check included) and uses the
+ * table in place, so opening is O(1) in the file's size; verify = true also
+ * checks the trailer checksum and the table's invariants, reading it all.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cf_format.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* Reads are done in chunks so that each chunk is hashed while still in cache. */
+#define CF__IO_CHUNK ((size_t)1 << 20)
+
+static bool cf__write_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Reads up to n bytes at offset; returns how many were read (short at EOF),
+ * or (size_t)-1 on an error. */
+static size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
+    size_t got = 0;
+    while (got < n) {
+        size_t want = n - got > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n - got;
+        ssize_t r = pread(fd, p + got, want, (off_t)(offset + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return (size_t)-1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+/* Opens path and reads its size and the first min(size, 64) bytes. */
+static cf_status cf__open_header(const char *path, int *fd_out, uint64_t *size,
+                                 uint8_t header[CF__HEADER_SIZE]) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    CF__RETURN_IF(fd < 0, CF_E_IO);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return CF_E_IO;
+    }
+    *size = (uint64_t)st.st_size;
+    size_t want = *size < CF__HEADER_SIZE ? (size_t)*size : CF__HEADER_SIZE;
+    size_t got = cf__pread_all(fd, header, want, 0);
+    if (got != want) {
+        close(fd);
+        return got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
+    }
+    *fd_out = fd;
+    return CF_OK;
+}
+
+cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(path == NULL, CF_E_PARAM);
+
+    int fd;
+    uint64_t size;
+    uint8_t header[CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, &size, header));
+    cf__header h;
+    cf_filter *f = NULL;
+    cf_status s = cf__header_decode(header, size, &h);
+    if (s == CF_OK) s = cf__filter_from_header(&h, a, true, &f);
+    if (s == CF_OK) {
+        f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
+        if (f->table == NULL) s = CF_E_NOMEM;
+    }
+    if (s != CF_OK) goto fail;
+    f->owns_table = true;
+    memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
+
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, header, CF__HEADER_SIZE);
+    for (size_t off = 0; off < h.table_bytes;) {
+        size_t n = h.table_bytes - off < CF__IO_CHUNK ? h.table_bytes - off : CF__IO_CHUNK;
+        size_t got = cf__pread_all(fd, f->table + off, n, CF__HEADER_SIZE + (uint64_t)off);
+        if (got != n) {
+            s = got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
+            goto fail;
+        }
+        XXH3_64bits_update(&state, f->table + off, n);
+        off += n;
+    }
+    uint8_t trailer[CF__TRAILER_SIZE];
+    size_t got = cf__pread_all(fd, trailer, sizeof trailer, CF__HEADER_SIZE + h.table_bytes);
+    if (got != sizeof trailer) {
+        s = got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
+        goto fail;
+    }
+    if (cf__get_le(trailer, CF__TRAILER_SIZE) != XXH3_64bits_digest(&state)) {
+        s = CF_E_CHECKSUM;
+        goto fail;
+    }
+    s = cf__check_table(f);
+    if (s != CF_OK) goto fail;
+    close(fd);
+    *out = f;
+    return CF_OK;
+fail:
+    close(fd);
+    cf_free(f);
+    return s;
+}
+
+cf_status cf_map(const char *path, bool verify, cf_filter **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(path == NULL, CF_E_PARAM);
+
+    int fd;
+    uint64_t size;
+    uint8_t header[CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, &size, header));
+    cf__header h;
+    cf_status s = cf__header_decode(header, size, &h);
+    if (s != CF_OK) {
+        close(fd);
+        return s;
+    }
+    void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping keeps the file open */
+    CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
+    const uint8_t *bytes = map;
+    /* The file may have been replaced in place between the read and the map. */
+    if (memcmp(bytes, header, CF__HEADER_SIZE) != 0) {
+        munmap(map, h.total_size);
+        return CF_E_IO;
+    }
+    if (verify && cf__get_le(bytes + CF__HEADER_SIZE + h.table_bytes, CF__TRAILER_SIZE) !=
+                      cf__payload_checksum(bytes, bytes + CF__HEADER_SIZE, h.table_bytes)) {
+        munmap(map, h.total_size);
+        return CF_E_CHECKSUM;
+    }
+    cf_filter *f;
+    s = cf__filter_from_header(&h, NULL, false, &f);
+    if (s != CF_OK) {
+        munmap(map, h.total_size);
+        return s;
+    }
+    /* The table is only ever read here; writes are refused by read_only. */
+    f->table = (uint8_t *)(uintptr_t)(bytes + CF__HEADER_SIZE);
+    f->read_only = true;
+    f->owns_table = false;
+    f->map_base = map;
+    f->map_len = h.total_size;
+    if (verify && (s = cf__check_table(f)) != CF_OK) {
+        cf_free(f);
+        return s;
+    }
+    /* Lookups touch two random buckets: read-ahead would only waste I/O. */
+    (void)posix_madvise(map, h.total_size, POSIX_MADV_RANDOM);
+    *out = f;
+    return CF_OK;
+}
+
+/* The directory holding path ("." when it has no slash), into buf. */
+static void cf__dirname(const char *path, char *buf, size_t len) {
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) {
+        memcpy(buf, ".", 2);
+    } else if (slash == path) {
+        memcpy(buf, "/", 2);
+    } else {
+        memcpy(buf, path, (size_t)(slash - path));
+        buf[slash - path] = '\0';
+    }
+    (void)len;
+}
+
+cf_status cf_save(const cf_filter *f, const char *path) {
+    CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
+    size_t plen = strlen(path);
+    size_t cap = plen + 64; /* room for ".<pid>.<n>.tmp" */
+    char *tmp = cf__alloc(&f->alloc, cap);
+    CF__RETURN_IF(tmp == NULL, CF_E_NOMEM);
+
+    /* O_EXCL with our pid and an attempt number: two savers of the same path
+     * (threads or processes) never share a temporary file. */
+    int fd = -1;
+    for (unsigned attempt = 0; attempt < 1000 && fd < 0; attempt++) {
+        snprintf(tmp, cap, "%s.%ld.%u.tmp", path, (long)getpid(), attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        cf__free(&f->alloc, tmp);
+        return CF_E_IO;
+    }
+    /* A replaced file keeps its permissions; a new one gets 0666 & ~umask. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) (void)fchmod(fd, st.st_mode & 07777);
+
+    uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    cf__header_encode(f, header);
+    cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    bool ok = cf__write_all(fd, header, sizeof header) &&
+              cf__write_all(fd, f->table, f->table_bytes) &&
+              cf__write_all(fd, trailer, sizeof trailer) && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok) {
+        unlink(tmp);
+        cf__free(&f->alloc, tmp);
+        return CF_E_IO;
+    }
+    /* Make the rename itself durable.  Some file systems cannot fsync a
+     * directory (EINVAL); the rename is then as durable as they allow. */
+    cf__dirname(path, tmp, cap);
+    int dfd = open(tmp, O_RDONLY | O_CLOEXEC);
+    cf__free(&f->alloc, tmp);
+    CF__RETURN_IF(dfd < 0, CF_E_IO);
+    bool synced = fsync(dfd) == 0 || errno == EINVAL;
+    close(dfd);
+    return synced ? CF_OK : CF_E_IO;
+}

@@ -1,0 +1,142 @@
+/*
+ * filter.c -- creating, describing and releasing a cuckoo filter.
+ *
+ *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
+ *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
+ *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
+ *        │                 └──────────┴──────────┴─────┴──────────┘
+ *        └──► queue: scratch nodes for the eviction search (evict.c)
+ *
+ * The handle, the table and the queue all come from the filter's allocator.
+ * A mapped filter (file_io.c) points its table into a read-only mapping
+ * instead and owns no table memory.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/mman.h>
+
+#include "cf_internal.h"
+
+void cf__derive_layout(cf_filter *f) {
+    unsigned fb = f->fp_bits, b = f->bucket_size;
+    f->fp_mask = ((uint64_t)1 << fb) - 1;
+    f->bucket_bits = fb * b;
+    /* A bucket starting at bit offset o within its first byte needs o + b*f
+     * bits in one load; offsets are all 0 when b*f is a multiple of 8. */
+    f->swar = f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64);
+    f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
+    f->lane_ones = 0;
+    f->lane_highs = 0;
+    if (f->swar) {
+        for (unsigned s = 0; s < b; s++) {
+            f->lane_ones |= (uint64_t)1 << (s * fb);
+            f->lane_highs |= (uint64_t)1 << (s * fb + fb - 1);
+        }
+    }
+}
+
+cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
+                           unsigned max_kicks, bool need_scratch, cf_filter **out) {
+    *out = NULL;
+    cf_allocator alloc;
+    cf__allocator_resolve(a, &alloc);
+    cf_filter *f = cf__alloc(&alloc, sizeof *f);
+    CF__RETURN_IF(f == NULL, CF_E_NOMEM);
+    memset(f, 0, sizeof *f);
+    f->alloc = alloc;
+    f->num_buckets = nb;
+    f->bucket_size = b;
+    f->fp_bits = fbits;
+    f->max_kicks = max_kicks;
+    cf__derive_layout(f);
+    if (need_scratch) {
+        /* Two roots plus one node per bucket the search may visit. */
+        f->queue_cap = (size_t)max_kicks + 2;
+        f->queue = cf__alloc(&alloc, f->queue_cap * sizeof *f->queue);
+        if (f->queue == NULL) {
+            cf__free(&alloc, f);
+            return CF_E_NOMEM;
+        }
+    }
+    *out = f;
+    return CF_OK;
+}
+
+cf_status cf_new(const cf_config *cfg, cf_filter **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+
+    unsigned fbits, b, max_kicks;
+    uint64_t nb;
+    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, &bytes));
+
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, max_kicks, true, &f));
+    f->seed = cfg->seed;
+    f->flags = cfg->flags;
+    f->table_bytes = bytes;
+    f->table = cf__alloc(&f->alloc, bytes + CF__TABLE_PAD);
+    if (f->table == NULL) {
+        cf_free(f);
+        return CF_E_NOMEM;
+    }
+    f->owns_table = true;
+    memset(f->table, 0, bytes + CF__TABLE_PAD);
+    *out = f;
+    return CF_OK;
+}
+
+void cf_free(cf_filter *f) {
+    if (f == NULL) return;
+    if (f->map_base != NULL) munmap(f->map_base, f->map_len);
+    if (f->owns_table) cf__free(&f->alloc, f->table);
+    cf__free(&f->alloc, f->queue);
+    cf_allocator alloc = f->alloc;
+    cf__free(&alloc, f);
+}
+
+cf_status cf_clear(cf_filter *f) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
+    f->items = 0;
+    return CF_OK;
+}
+
+size_t cf_memory_usage(const cf_filter *f) {
+    if (f == NULL) return 0;
+    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue;
+    if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
+    return n;
+}
+
+uint64_t cf__count_occupied(const cf_filter *f) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < f->num_buckets; i++)
+        for (unsigned s = 0; s < f->bucket_size; s++) n += cf__slot_get(f, i, s) != 0;
+    return n;
+}
+
+void cf_get_stats(const cf_filter *f, cf_stats *out) {
+    memset(out, 0, sizeof *out);
+    out->items = f->items;
+    out->num_buckets = f->num_buckets;
+    out->slots = f->num_buckets * f->bucket_size;
+    out->bucket_size = f->bucket_size;
+    out->fingerprint_bits = f->fp_bits;
+    out->max_kicks = f->max_kicks;
+    out->flags = f->flags;
+    out->seed = f->seed;
+    out->load_factor = (double)f->items / (double)out->slots;
+    double table_bits = (double)out->slots * f->fp_bits;
+    out->bits_per_item = f->items ? table_bits / (double)f->items : 0.0;
+    out->expected_fpp = cf_theoretical_fpp(f->fp_bits, f->bucket_size, out->load_factor);
+    out->table_bytes = f->table_bytes;
+    out->memory_bytes = cf_memory_usage(f);
+    out->total_kicks = f->total_kicks;
+    out->failed_inserts = f->failed_inserts;
+    out->read_only = f->read_only;
+}

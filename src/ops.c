@@ -1,0 +1,149 @@
+/*
+ * ops.c -- insert, lookup, delete and count, on keys and on hashes.
+ *
+ *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
+ *
+ *   lookup:  fp in bucket i1  or  fp in bucket i2          (two reads, no loop)
+ *   insert:  free slot in i1, else in i2, else evict.c's path search
+ *   delete:  clear one copy of fp, from i1 first, then i2
+ *
+ * An item may sit in either bucket after evictions, so delete and count look
+ * at both.  When i1 == i2 (alt maps the bucket to itself) there is one bucket.
+ */
+#include "bucket.h"
+
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+
+typedef struct cf__slots {
+    uint64_t i1, i2;
+    uint32_t fp;
+} cf__slots;
+
+static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
+    cf__slots p;
+    p.fp = cf__fingerprint(h, f->fp_bits);
+    p.i1 = cf__index1(h, f->num_buckets);
+    p.i2 = cf__alt_index(p.i1, p.fp, f->num_buckets);
+    return p;
+}
+
+uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
+    return cf__xxh3(key, len, f == NULL ? 0 : f->seed);
+}
+
+static bool cf__bad_key(const void *key, size_t len) {
+    return key == NULL && len != 0;
+}
+
+static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
+    return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
+}
+
+bool cf_contains_hash(const cf_filter *f, uint64_t h) {
+    return f != NULL && cf__contains_slots(f, cf__locate(f, h));
+}
+
+bool cf_contains(const cf_filter *f, const void *key, size_t len) {
+    if (f == NULL || cf__bad_key(key, len)) return false;
+    return cf_contains_hash(f, cf__xxh3(key, len, f->seed));
+}
+
+static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
+    int s = cf__bucket_find(f, p.i1, 0);
+    uint64_t bucket = p.i1;
+    if (s < 0) {
+        s = cf__bucket_find(f, p.i2, 0);
+        bucket = p.i2;
+    }
+    if (s >= 0) {
+        cf__slot_set(f, bucket, (unsigned)s, p.fp);
+    } else if (cf__evict_insert(f, p.i1, p.i2, p.fp) != CF_OK) {
+        f->failed_inserts++;
+        return CF_E_FULL;
+    }
+    f->items++;
+    return CF_OK;
+}
+
+cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    return cf__insert_slots(f, cf__locate(f, h));
+}
+
+cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
+    CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
+    return cf_insert_hash(f, cf__xxh3(key, len, f->seed));
+}
+
+cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    cf__slots p = cf__locate(f, h);
+    CF__RETURN_IF(cf__contains_slots(f, p), CF_E_EXISTS);
+    return cf__insert_slots(f, p);
+}
+
+cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
+    CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
+    return cf_insert_unique_hash(f, cf__xxh3(key, len, f->seed));
+}
+
+cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    cf__slots p = cf__locate(f, h);
+    uint64_t bucket = p.i1;
+    int s = cf__bucket_find(f, bucket, p.fp);
+    if (s < 0) {
+        bucket = p.i2;
+        s = cf__bucket_find(f, bucket, p.fp);
+    }
+    CF__RETURN_IF(s < 0, CF_E_NOT_FOUND);
+    cf__slot_set(f, bucket, (unsigned)s, 0);
+    f->items--;
+    return CF_OK;
+}
+
+cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
+    CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
+    return cf_delete_hash(f, cf__xxh3(key, len, f->seed));
+}
+
+size_t cf_count_hash(const cf_filter *f, uint64_t h) {
+    if (f == NULL) return 0;
+    cf__slots p = cf__locate(f, h);
+    size_t n = cf__bucket_count(f, p.i1, p.fp);
+    if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
+    return n;
+}
+
+size_t cf_count(const cf_filter *f, const void *key, size_t len) {
+    if (f == NULL || cf__bad_key(key, len)) return 0;
+    return cf_count_hash(f, cf__xxh3(key, len, f->seed));
+}
+
+/* Keys hashed and prefetched ahead of the probes: enough to keep the
+ * memory system's ~30 outstanding misses per core busy, small enough to
+ * stay in registers and L1. */
+#define CF__BATCH 16
+
+size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    if (f == NULL || hashes == NULL) return 0;
+    size_t found = 0;
+    cf__slots p[CF__BATCH];
+    for (size_t base = 0; base < n; base += CF__BATCH) {
+        size_t m = n - base < CF__BATCH ? n - base : CF__BATCH;
+        for (size_t j = 0; j < m; j++) {
+            p[j] = cf__locate(f, hashes[base + j]);
+            __builtin_prefetch(f->table + ((p[j].i1 * f->bucket_bits) >> 3));
+            __builtin_prefetch(f->table + ((p[j].i2 * f->bucket_bits) >> 3));
+        }
+        for (size_t j = 0; j < m; j++) {
+            bool hit = cf__contains_slots(f, p[j]);
+            found += hit;
+            if (out != NULL) out[base + j] = hit;
+        }
+    }
+    return found;
+}

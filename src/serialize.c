@@ -1,0 +1,204 @@
+/*
+ * serialize.c -- a filter to bytes and back (format: docs/FORMAT.md).
+ *
+ *   ┌──────── header, 64 bytes ────────┐┌── table ──┐┌ trailer ┐
+ *   magic version f b hash - flags nb seed items kicks fails max_kicks hcheck
+ *     8     2     1 1  1   1   2    8   8    8     8     8      4       4
+ *
+ * A reader trusts nothing: cf__header_decode checks the magic, the version,
+ * a 32-bit check of the header alone (so a mapped file's parameters are
+ * trustworthy without reading the table), every field and the sizes they
+ * imply, all before a byte is allocated; the table's size must be exactly
+ * what the input holds.  Then the XXH3-64 trailer over header and table,
+ * then the table's own invariants (padding bits zero, item count right).
+ *
+ * Writing is deterministic: the same filter always gives the same bytes, so
+ * "serialize, deserialize, serialize" is byte-identical (the fuzzers check).
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cf_format.h"
+
+/* PNG's trick: a non-ASCII first byte (catches 7-bit channels and text
+ * sniffing), CR LF (catches newline translation), ^Z (stops DOS `type`) and
+ * a final LF (catches LF -> CRLF); "CKF" makes it readable in a hex dump. */
+const uint8_t cf__magic[8] = {0x89, 'C', 'K', 'F', '\r', '\n', 0x1a, '\n'};
+
+static uint32_t cf__header_check(const uint8_t *header) {
+    return (uint32_t)XXH3_64bits(header, CF__OFF_HEADER_CHECK);
+}
+
+void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
+    memset(out, 0, CF__HEADER_SIZE);
+    memcpy(out + CF__OFF_MAGIC, cf__magic, sizeof cf__magic);
+    cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION, 2);
+    out[CF__OFF_FP_BITS] = (uint8_t)f->fp_bits;
+    out[CF__OFF_BUCKET_SIZE] = (uint8_t)f->bucket_size;
+    out[CF__OFF_HASH_ID] = CF__HASH_XXH3_64;
+    cf__put_le(out + CF__OFF_FLAGS, f->flags, 2);
+    cf__put_le(out + CF__OFF_NUM_BUCKETS, f->num_buckets, 8);
+    cf__put_le(out + CF__OFF_SEED, f->seed, 8);
+    cf__put_le(out + CF__OFF_ITEMS, f->items, 8);
+    cf__put_le(out + CF__OFF_TOTAL_KICKS, f->total_kicks, 8);
+    cf__put_le(out + CF__OFF_FAILED_INSERTS, f->failed_inserts, 8);
+    cf__put_le(out + CF__OFF_MAX_KICKS, f->max_kicks, 4);
+    cf__put_le(out + CF__OFF_HEADER_CHECK, cf__header_check(out), 4);
+}
+
+cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h) {
+    memset(h, 0, sizeof *h);
+    size_t have = input_len < CF__HEADER_SIZE ? (size_t)input_len : CF__HEADER_SIZE;
+    size_t magic_have = have < sizeof cf__magic ? have : sizeof cf__magic;
+    /* A prefix of the magic is a truncated file; anything else is not ours. */
+    CF__RETURN_IF(memcmp(buf, cf__magic, magic_have) != 0, CF_E_MAGIC);
+    CF__RETURN_IF(have < CF__OFF_VERSION + 2, CF_E_TRUNCATED);
+    /* The version is read before anything else so that a later version may
+     * change everything after it. */
+    h->version = (unsigned)cf__get_le(buf + CF__OFF_VERSION, 2);
+    CF__RETURN_IF(h->version != CF__FORMAT_VERSION, CF_E_VERSION);
+    CF__RETURN_IF(have < CF__HEADER_SIZE, CF_E_TRUNCATED);
+    CF__RETURN_IF(cf__get_le(buf + CF__OFF_HEADER_CHECK, 4) != cf__header_check(buf),
+                  CF_E_CHECKSUM);
+
+    h->fp_bits = buf[CF__OFF_FP_BITS];
+    h->bucket_size = buf[CF__OFF_BUCKET_SIZE];
+    h->hash_id = buf[CF__OFF_HASH_ID];
+    h->flags = (unsigned)cf__get_le(buf + CF__OFF_FLAGS, 2);
+    h->num_buckets = cf__get_le(buf + CF__OFF_NUM_BUCKETS, 8);
+    h->seed = cf__get_le(buf + CF__OFF_SEED, 8);
+    h->items = cf__get_le(buf + CF__OFF_ITEMS, 8);
+    h->total_kicks = cf__get_le(buf + CF__OFF_TOTAL_KICKS, 8);
+    h->failed_inserts = cf__get_le(buf + CF__OFF_FAILED_INSERTS, 8);
+    h->max_kicks = (unsigned)cf__get_le(buf + CF__OFF_MAX_KICKS, 4);
+
+    CF__RETURN_IF(h->hash_id != CF__HASH_XXH3_64, CF_E_CORRUPT);
+    CF__RETURN_IF(buf[CF__OFF_RESERVED] != 0, CF_E_CORRUPT);
+    CF__RETURN_IF(h->flags != 0, CF_E_CORRUPT); /* version 1 defines no flag */
+    CF__RETURN_IF(cf__check_shape(h->fp_bits, h->bucket_size, h->num_buckets, h->max_kicks) !=
+                      CF_OK,
+                  CF_E_CORRUPT);
+    /* Slots are counted in 64 bits before any byte count is formed. */
+    CF__FORWARD_IF_ERROR(cf__table_bytes(h->num_buckets, h->bucket_size, h->fp_bits,
+                                         &h->table_bytes));
+    CF__RETURN_IF(h->table_bytes > SIZE_MAX - CF__HEADER_SIZE - CF__TRAILER_SIZE,
+                  CF_E_TOO_LARGE);
+    h->total_size = CF__HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
+    CF__RETURN_IF(h->items > h->num_buckets * h->bucket_size, CF_E_CORRUPT);
+
+    CF__RETURN_IF(input_len < h->total_size, CF_E_TRUNCATED);
+    CF__RETURN_IF(input_len > h->total_size, CF_E_CORRUPT); /* trailing bytes */
+    return CF_OK;
+}
+
+uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                              size_t table_bytes) {
+    XXH3_state_t state; /* on the stack: the library allocates only via the filter */
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, header, CF__HEADER_SIZE);
+    XXH3_64bits_update(&state, table, table_bytes);
+    return XXH3_64bits_digest(&state);
+}
+
+cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, bool need_scratch,
+                                 cf_filter **out) {
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits,
+                                          h->max_kicks, need_scratch, &f));
+    f->table_bytes = h->table_bytes;
+    f->items = h->items;
+    f->seed = h->seed;
+    f->flags = h->flags;
+    f->total_kicks = h->total_kicks;
+    f->failed_inserts = h->failed_inserts;
+    *out = f;
+    return CF_OK;
+}
+
+/* Nonzero f-bit slots in [0, slots), several per 64-bit load.  Within a load,
+ * lanes of f bits: adding the low f-1 bits of each lane to all-ones carries
+ * into the lane's top bit exactly when those bits are nonzero, and never
+ * past it, so popcount(((w & L) + L | w) & H) is the number of nonzero lanes.
+ * (cf__count_occupied does the same slot by slot, which is several times
+ * slower on a gigabyte table; tests check that both agree.) */
+static uint64_t cf__count_nonzero_slots(const uint8_t *table, uint64_t slots, unsigned f) {
+    /* A load shifted by up to 7 bits still holds 57 whole bits. */
+    unsigned per = 57 / f;
+    uint64_t highs = 0, all = 0;
+    for (unsigned i = 0; i < per; i++) highs |= (uint64_t)1 << (i * f + f - 1);
+    all = per * f == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (per * f)) - 1;
+    uint64_t lows = all & ~highs;
+    uint64_t n = 0, s = 0;
+    for (; s + per <= slots; s += per) {
+        uint64_t bit = s * f;
+        uint64_t w = (cf__load64le(table + (bit >> 3)) >> (bit & 7)) & all;
+        n += (uint64_t)__builtin_popcountll((((w & lows) + lows) | w) & highs);
+    }
+    uint64_t mask = ((uint64_t)1 << f) - 1;
+    for (; s < slots; s++) {
+        uint64_t bit = s * f;
+        n += ((cf__load64le(table + (bit >> 3)) >> (bit & 7)) & mask) != 0;
+    }
+    return n;
+}
+
+cf_status cf__check_table(const cf_filter *f) {
+    uint64_t slots = f->num_buckets * f->bucket_size;
+    unsigned used = (unsigned)((slots * f->fp_bits) % 8); /* bits used in the last byte */
+    CF__RETURN_IF(used != 0 && (f->table[f->table_bytes - 1] >> used) != 0, CF_E_CORRUPT);
+    CF__RETURN_IF(cf__count_nonzero_slots(f->table, slots, f->fp_bits) != f->items,
+                  CF_E_CORRUPT);
+    return CF_OK;
+}
+
+size_t cf_serialized_size(const cf_filter *f) {
+    if (f == NULL) return 0;
+    return CF__HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
+}
+
+cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
+    if (written != NULL) *written = 0;
+    CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
+    size_t need = cf_serialized_size(f);
+    CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
+    uint8_t *p = dst;
+    cf__header_encode(f, p);
+    memcpy(p + CF__HEADER_SIZE, f->table, f->table_bytes);
+    cf__put_le(p + CF__HEADER_SIZE + f->table_bytes,
+               cf__payload_checksum(p, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    if (written != NULL) *written = need;
+    return CF_OK;
+}
+
+cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_filter **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(src == NULL, CF_E_PARAM);
+    const uint8_t *in = src;
+
+    cf__header h;
+    CF__FORWARD_IF_ERROR(cf__header_decode(in, len, &h));
+    const uint8_t *table = in + CF__HEADER_SIZE;
+    CF__RETURN_IF(cf__get_le(table + h.table_bytes, CF__TRAILER_SIZE) !=
+                      cf__payload_checksum(in, table, h.table_bytes),
+                  CF_E_CHECKSUM);
+
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(&h, a, true, &f));
+    f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
+    if (f->table == NULL) {
+        cf_free(f);
+        return CF_E_NOMEM;
+    }
+    f->owns_table = true;
+    memcpy(f->table, table, h.table_bytes);
+    memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
+    cf_status s = cf__check_table(f);
+    if (s != CF_OK) {
+        cf_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}

@@ -1,0 +1,197 @@
+/*
+ * test_model.c -- the filter run side by side with an exact multiset, as
+ * rax-test runs a hash table beside the radix tree.
+ *
+ * For many shapes (f, b, nb), random inserts, deletes and lookups go to both.
+ * After every operation the filter must agree with the model where the model
+ * is exact: no false negative, delete of a present item succeeds, count is an
+ * upper bound, items == copies in the model, and an insert that reports
+ * CF_E_FULL leaves the table byte-identical.  Each sequence runs twice, with
+ * the SWAR bucket search and with the per-slot path, and the two tables must
+ * end byte-identical.
+ */
+#include "test.h"
+
+#include "cf_internal.h"
+
+/* The exact model: key k in [0, universe) has count[k] copies inserted. */
+typedef struct model {
+    uint32_t *count;
+    uint64_t universe;
+    uint64_t total;
+} model;
+
+typedef struct shape {
+    unsigned f, b;
+    uint64_t nb;
+} shape;
+
+static void check_no_false_negatives(const cf_filter *f, const model *m) {
+    uint64_t missing = 0, undercount = 0;
+    for (uint64_t k = 0; k < m->universe; k++) {
+        if (m->count[k] == 0) continue;
+        missing += !cf_contains(f, &k, sizeof k);
+        undercount += cf_count(f, &k, sizeof k) < m->count[k];
+    }
+    CHECK_EQ(missing, 0);
+    CHECK_EQ(undercount, 0);
+    CHECK_EQ(f->items, m->total);
+    CHECK_EQ(cf__count_occupied(f), m->total);
+}
+
+/* Inserts k, checking that a failure changes nothing. */
+static cf_status model_insert(cf_filter *f, model *m, uint64_t k, uint8_t *snapshot) {
+    memcpy(snapshot, f->table, f->table_bytes);
+    uint64_t items = f->items;
+    cf_status s = cf_insert(f, &k, sizeof k);
+    if (s == CF_OK) {
+        m->count[k]++;
+        m->total++;
+    } else {
+        CHECK_STATUS(s, CF_E_FULL);
+        CHECK(memcmp(snapshot, f->table, f->table_bytes) == 0);
+        CHECK_EQ(f->items, items);
+    }
+    return s;
+}
+
+/* One random workload on one shape; returns the final table for comparison. */
+static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, size_t *bytes) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.fingerprint_bits = sh.f;
+    cfg.bucket_size = sh.b;
+    cfg.num_buckets = sh.nb;
+    cfg.seed = seed;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    if (!swar) f->swar = false; /* the per-slot path works for every layout */
+
+    model m = {.universe = sh.nb * sh.b * 2 + 64};
+    m.count = calloc(m.universe, sizeof *m.count);
+    uint8_t *snapshot = malloc(f->table_bytes + 1);
+    REQUIRE(m.count && snapshot);
+    uint64_t rng = seed;
+
+    /* Phase 1: mixed operations around half load. */
+    for (size_t i = 0; i < ops; i++) {
+        uint64_t k = test_rand(&rng) % m.universe;
+        unsigned op = (unsigned)(test_rand(&rng) % 10);
+        if (op < 5 && m.total < f->num_buckets * f->bucket_size / 2) {
+            model_insert(f, &m, k, snapshot);
+        } else if (op < 8) {
+            if (m.count[k] > 0) {
+                CHECK_STATUS(cf_delete(f, &k, sizeof k), CF_OK);
+                m.count[k]--;
+                m.total--;
+            }
+        } else if (m.count[k] > 0) {
+            CHECK(cf_contains(f, &k, sizeof k));
+        }
+    }
+    check_no_false_negatives(f, &m);
+
+    /* Phase 2: fill past capacity until inserts keep failing. */
+    unsigned failures = 0;
+    for (uint64_t k = 0; k < m.universe && failures < 20; k++)
+        failures += model_insert(f, &m, k, snapshot) != CF_OK;
+    CHECK_GE(failures, 1);
+    check_no_false_negatives(f, &m);
+
+    /* Phase 3: the same key at most 2b times (fewer if its buckets are taken). */
+    cf_clear(f);
+    memset(m.count, 0, m.universe * sizeof *m.count);
+    m.total = 0;
+    uint64_t dup = 7;
+    unsigned copies = 0;
+    while (model_insert(f, &m, dup, snapshot) == CF_OK) copies++;
+    CHECK_LE(copies, 2 * sh.b);
+    CHECK_GE(copies, sh.b);
+    CHECK_EQ(cf_count(f, &dup, sizeof dup), copies);
+    for (unsigned c = 0; c < copies; c++) {
+        CHECK_STATUS(cf_delete(f, &dup, sizeof dup), CF_OK);
+        m.count[dup]--;
+        m.total--;
+    }
+    CHECK_STATUS(cf_delete(f, &dup, sizeof dup), CF_E_NOT_FOUND);
+    CHECK_EQ(f->items, 0);
+
+    /* Phase 4: refill with the workload keys for the cross-path comparison. */
+    for (uint64_t k = 0; k < m.universe / 2; k++) model_insert(f, &m, k, snapshot);
+    check_no_false_negatives(f, &m);
+
+    *bytes = f->table_bytes;
+    uint8_t *table = malloc(f->table_bytes + 1);
+    REQUIRE(table);
+    memcpy(table, f->table, f->table_bytes);
+    free(snapshot);
+    free(m.count);
+    cf_free(f);
+    return table;
+}
+
+static void run_shape(shape sh, size_t ops) {
+    uint64_t seed = sh.f * 1000003u + sh.b * 101u + sh.nb;
+    size_t n1, n2;
+    uint8_t *a = run_workload(sh, true, seed, ops, &n1);
+    uint8_t *b = run_workload(sh, false, seed, ops, &n2);
+    CHECK_EQ(n1, n2);
+    if (memcmp(a, b, n1) != 0) {
+        fprintf(stderr, "SWAR and per-slot tables differ for f=%u b=%u nb=%llu\n", sh.f, sh.b,
+                (unsigned long long)sh.nb);
+        CHECK(false);
+    }
+    free(a);
+    free(b);
+}
+
+static void test_tiny_tables(void) {
+    static const unsigned widths[] = {1, 2, 5, 7, 8, 12, 13, 16, 31, 32};
+    static const unsigned sizes[] = {1, 2, 4, 8};
+    static const uint64_t buckets[] = {1, 2, 3, 5};
+    for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+        for (size_t s = 0; s < 4; s++)
+            for (size_t n = 0; n < 4; n++)
+                run_shape((shape){widths[w], sizes[s], buckets[n]}, 2000);
+}
+
+static void test_odd_and_prime_tables(void) {
+    static const shape shapes[] = {
+        {12, 4, 97},  {12, 4, 1000}, {8, 4, 1024},  {7, 2, 4099}, {13, 8, 313},
+        {16, 4, 509}, {5, 1, 1021},  {31, 2, 777}, {32, 4, 255},  {1, 4, 64},
+        {2, 8, 129},  {9, 8, 2048},  {24, 4, 3001}, {12, 1, 8191}, {3, 2, 600},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 500000);
+}
+
+static void test_alt_index_is_involution(void) {
+    static const uint64_t buckets[] = {1, 2, 3, 7, 10, 97, 1000, 65536, 4294967311ull,
+                                       (1ull << 62) + 5};
+    uint64_t rng = 42, bad = 0;
+    for (size_t n = 0; n < sizeof buckets / sizeof *buckets; n++) {
+        uint64_t nb = buckets[n];
+        for (int t = 0; t < 20000; t++) {
+            uint64_t i = test_rand(&rng) % nb;
+            uint32_t fp = (uint32_t)test_rand(&rng) | 1;
+            uint64_t j = cf__alt_index(i, fp, nb);
+            bad += j >= nb || cf__alt_index(j, fp, nb) != i;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
+static void test_fingerprint_range(void) {
+    uint64_t rng = 7, bad = 0;
+    for (unsigned f = 1; f <= 32; f++) {
+        uint64_t max = ((uint64_t)1 << f) - 1;
+        bad += cf__fingerprint(0, f) != 1 || cf__fingerprint(0xffffffffu, f) != max;
+        for (int t = 0; t < 10000; t++) {
+            uint32_t fp = cf__fingerprint(test_rand(&rng), f);
+            bad += fp == 0 || fp > max;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
+TEST_MAIN(TEST(test_alt_index_is_involution), TEST(test_fingerprint_range), TEST(test_tiny_tables),
+          TEST(test_odd_and_prime_tables))
