@@ -1,0 +1,101 @@
+/*
+ * test_alloc.c -- every allocation goes through the filter's allocator, and
+ * every allocation failure comes back as CF_E_NOMEM with nothing leaked.
+ *
+ * A counting allocator fails its Nth call; for every N up to the number of
+ * calls a whole workload makes, the workload must either succeed or stop
+ * cleanly, and the allocator must end balanced (as many frees as successful
+ * allocations).  ASan checks the rest.
+ */
+#include "test.h"
+
+#include "cuckoofilter.h"
+
+typedef struct counting {
+    long calls, fail_at, live;
+} counting;
+
+static void *counting_alloc(void *ctx, size_t size) {
+    counting *c = ctx;
+    if (++c->calls == c->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) c->live++;
+    return p;
+}
+
+static void counting_free(void *ctx, void *p) {
+    counting *c = ctx;
+    c->live--;
+    free(p);
+}
+
+/* Creates, fills, queries and frees a filter and a Bloom filter. */
+static cf_status workload(counting *c) {
+    cf_allocator a = {counting_alloc, counting_free, c};
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1000;
+    cfg.allocator = &a;
+    cf_filter *f;
+    cf_status s = cf_new(&cfg, &f);
+    if (s != CF_OK) {
+        CHECK(f == NULL);
+        return s;
+    }
+    for (uint64_t k = 0; k < 900; k++) CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_OK);
+    for (uint64_t k = 0; k < 900; k++) CHECK(cf_contains(f, &k, sizeof k));
+    CHECK_GE(cf_memory_usage(f), 1000 * 13 / 8);
+    cf_free(f);
+
+    cf_bloom_config bc;
+    cf_bloom_config_init(&bc);
+    bc.capacity = 1000;
+    bc.allocator = &a;
+    cf_bloom *b;
+    s = cf_bloom_new(&bc, &b);
+    if (s != CF_OK) {
+        CHECK(b == NULL);
+        return s;
+    }
+    cf_bloom_add(b, "x", 1);
+    CHECK(cf_bloom_contains(b, "x", 1));
+    cf_bloom_free(b);
+    return CF_OK;
+}
+
+static void test_every_allocation_can_fail(void) {
+    counting probe = {0, -1, 0};
+    CHECK_STATUS(workload(&probe), CF_OK);
+    CHECK_EQ(probe.live, 0);
+    long total = probe.calls;
+    CHECK_GE(total, 4); /* handle, scratch, table; Bloom handle, bits */
+    for (long n = 1; n <= total; n++) {
+        counting c = {0, n, 0};
+        CHECK_STATUS(workload(&c), CF_E_NOMEM);
+        CHECK_EQ(c.live, 0);
+    }
+}
+
+/* A table too large for the allocator is CF_E_NOMEM, not a crash. */
+static void *refusing_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    return size > ((size_t)1 << 30) ? NULL : malloc(size);
+}
+static void plain_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+
+static void test_huge_table_is_nomem(void) {
+    cf_allocator a = {refusing_alloc, plain_free, NULL};
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = (uint64_t)1 << 40; /* 6 TiB at 12 bits */
+    cfg.fingerprint_bits = 12;
+    cfg.allocator = &a;
+    cf_filter *f = (cf_filter *)&cfg; /* must be reset to NULL */
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_NOMEM);
+    CHECK(f == NULL);
+}
+
+TEST_MAIN(TEST(test_every_allocation_can_fail), TEST(test_huge_table_is_nomem))

@@ -1,0 +1,208 @@
+/*
+ * test_params.c -- bad arguments get a clear status, never a crash or a
+ * huge allocation; sizing follows the documented formulas; the status table
+ * is complete.
+ */
+#include <math.h>
+
+#include "test.h"
+
+#include "cuckoofilter.h"
+
+static cf_status try_new(cf_config *cfg) {
+    cf_filter *f = NULL;
+    cf_status s = cf_new(cfg, &f);
+    CHECK((s == CF_OK) == (f != NULL));
+    cf_free(f);
+    return s;
+}
+
+static void test_bad_configs(void) {
+    cf_config cfg;
+    cf_filter *f;
+    CHECK_STATUS(cf_new(NULL, &f), CF_E_PARAM);
+    cf_config_init(&cfg);
+    CHECK_STATUS(cf_new(&cfg, NULL), CF_E_PARAM);
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM); /* capacity 0, no num_buckets */
+
+    static const double bad_fpp[] = {0.0, 1.0, -0.5, 2.0, NAN, 1e-12};
+    for (size_t i = 0; i < sizeof bad_fpp / sizeof *bad_fpp; i++) {
+        cf_config_init(&cfg);
+        cfg.capacity = 100;
+        cfg.target_fpp = bad_fpp[i];
+        CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    }
+    static const unsigned bad_b[] = {3, 5, 6, 7, 9, 16, 1000};
+    for (size_t i = 0; i < sizeof bad_b / sizeof *bad_b; i++) {
+        cf_config_init(&cfg);
+        cfg.capacity = 100;
+        cfg.bucket_size = bad_b[i];
+        CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    }
+    cf_config_init(&cfg);
+    cfg.capacity = 100;
+    cfg.fingerprint_bits = 33;
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    cfg.fingerprint_bits = 0;
+    cfg.max_load = 1.5;
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    cfg.max_load = 0;
+    cfg.flags = 0x80;
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+}
+
+static void test_sizes_that_overflow(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = UINT64_MAX;
+    CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
+    cfg.num_buckets = (UINT64_MAX / 8) + 1; /* slots overflow for b = 8 */
+    cfg.bucket_size = 8;
+    CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
+    cfg.num_buckets = (uint64_t)1 << 59; /* bits overflow at f = 32 */
+    cfg.fingerprint_bits = 32;
+    CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
+    cf_config_init(&cfg);
+    cfg.capacity = UINT64_MAX;
+    CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
+}
+
+static void test_sizing_formula(void) {
+    static const double fpps[] = {0.1, 0.03, 0.01, 0.002, 0.0001, 1e-7};
+    static const unsigned sizes[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < sizeof fpps / sizeof *fpps; i++) {
+        for (size_t j = 0; j < 4; j++) {
+            cf_config cfg;
+            cf_config_init(&cfg);
+            cfg.capacity = 123457;
+            cfg.target_fpp = fpps[i];
+            cfg.bucket_size = sizes[j];
+            cf_filter *f;
+            REQUIRE(cf_new(&cfg, &f) == CF_OK);
+            cf_stats st;
+            cf_get_stats(f, &st);
+            unsigned b = sizes[j];
+            CHECK_EQ(st.fingerprint_bits, (unsigned)ceil(log2(2.0 * b / fpps[i])));
+            /* The bound 2b/2^f meets the target; one bit less would not. */
+            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits) <= fpps[i]);
+            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits - 1) > fpps[i]);
+            double load = cf_default_max_load(b);
+            CHECK_EQ(st.num_buckets, (uint64_t)ceil(123457 / (b * load)));
+            CHECK_EQ(st.table_bytes, (st.slots * st.fingerprint_bits + 7) / 8);
+            cf_free(f);
+        }
+    }
+}
+
+static void test_article_shape(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 65536;
+    cfg.fingerprint_bits = 12;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.table_bytes, 65536 * 4 * 12 / 8); /* 393,216 B = 384 KiB */
+    CHECK_EQ(st.slots, 262144);
+    CHECK_EQ(st.bucket_size, 4);
+    CHECK_EQ(st.max_kicks, 500);
+    cf_free(f);
+}
+
+static void test_null_and_empty_keys(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 10;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    CHECK_STATUS(cf_insert(NULL, "a", 1), CF_E_PARAM);
+    CHECK_STATUS(cf_insert(f, NULL, 3), CF_E_PARAM);
+    CHECK_STATUS(cf_delete(f, NULL, 3), CF_E_PARAM);
+    CHECK(!cf_contains(NULL, "a", 1));
+    CHECK(!cf_contains(f, NULL, 1));
+    CHECK_EQ(cf_count(NULL, "a", 1), 0);
+    CHECK_STATUS(cf_insert(f, NULL, 0), CF_OK); /* the empty key is a key */
+    CHECK(cf_contains(f, "", 0));
+    CHECK_STATUS(cf_insert_unique(f, "", 0), CF_E_EXISTS);
+    CHECK_STATUS(cf_delete(f, "", 0), CF_OK);
+    CHECK_STATUS(cf_delete(f, "", 0), CF_E_NOT_FOUND);
+    CHECK_EQ(cf_memory_usage(NULL), 0);
+    cf_free(NULL);
+    cf_bloom_free(NULL);
+    cf_free(f);
+}
+
+static void test_hash_variants_agree(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 5000;
+    cfg.seed = 77;
+    cf_filter *a, *b;
+    REQUIRE(cf_new(&cfg, &a) == CF_OK);
+    REQUIRE(cf_new(&cfg, &b) == CF_OK);
+    uint64_t hashes[4000];
+    bool found[4000];
+    for (uint64_t k = 0; k < 4000; k++) {
+        hashes[k] = cf_hash(a, &k, sizeof k);
+        if (k % 2 == 0) {
+            CHECK_STATUS(cf_insert(a, &k, sizeof k), CF_OK);
+            CHECK_STATUS(cf_insert_hash(b, hashes[k]), CF_OK);
+        }
+    }
+    CHECK_EQ(cf_memory_usage(a), cf_memory_usage(b));
+    size_t n = cf_contains_batch(a, hashes, 4000, found);
+    size_t expect = 0, mismatches = 0;
+    for (uint64_t k = 0; k < 4000; k++) {
+        bool single = cf_contains(a, &k, sizeof k);
+        expect += single;
+        mismatches += single != found[k] || single != cf_contains_hash(b, hashes[k]);
+        if (k % 2 == 0) CHECK(found[k]);
+    }
+    CHECK_EQ(n, expect);
+    CHECK_EQ(cf_contains_batch(a, hashes, 4000, NULL), expect);
+    CHECK_EQ(mismatches, 0);
+    cf_free(a);
+    cf_free(b);
+}
+
+static void test_seed_changes_layout_deterministically(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 2000;
+    cf_filter *f[3];
+    for (int i = 0; i < 3; i++) {
+        cfg.seed = i < 2 ? 5 : 6;
+        REQUIRE(cf_new(&cfg, &f[i]) == CF_OK);
+        for (uint64_t k = 0; k < 1900; k++) REQUIRE(cf_insert(f[i], &k, sizeof k) == CF_OK);
+    }
+    size_t size = cf_serialized_size(f[0]);
+    uint8_t *buf[3];
+    for (int i = 0; i < 3; i++) {
+        buf[i] = malloc(size);
+        REQUIRE(buf[i] && cf_serialize(f[i], buf[i], size, NULL) == CF_OK);
+    }
+    CHECK(memcmp(buf[0], buf[1], size) == 0);
+    CHECK(memcmp(buf[0], buf[2], size) != 0);
+    for (int i = 0; i < 3; i++) {
+        free(buf[i]);
+        cf_free(f[i]);
+    }
+}
+
+static void test_status_table(void) {
+    int count = 0;
+#define CF_COUNT_(name, value, msg)                                         \
+    CHECK(strcmp(cf_status_name(name), #name) == 0);                        \
+    CHECK(strcmp(cf_strerror(name), msg) == 0);                             \
+    count++;
+    CF_STATUS_TABLE(CF_COUNT_)
+#undef CF_COUNT_
+    CHECK_GE(count, 14);
+    CHECK(cf_strerror((cf_status)12345) != NULL);
+    CHECK(strcmp(cf_version_string(), CF_VERSION_STRING) == 0);
+}
+
+TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_formula),
+          TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
+          TEST(test_seed_changes_layout_deterministically), TEST(test_status_table))
