@@ -1,0 +1,166 @@
+/*
+ * cmd_report.c -- `cuckoo report`: reads the flags, runs the phases of the
+ * article's experiment (report_fill.c, report_compare.c, report_buckets.c)
+ * and prints them as a table, CSV or JSON, with optional charts.
+ *
+ * Exit codes: 0 done; 1 the library broke a guarantee (a false negative or
+ * a lost item); 2 bad flags or a filter that cannot be built.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, fork, isatty */
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "report.h"
+
+/* The article's setup. */
+#define DEFAULT_FINGERPRINT_BITS 12
+#define DEFAULT_BUCKETS 65536
+#define DEFAULT_LOAD 0.95
+#define DEFAULT_QUERIES 500000
+#define DEFAULT_SEED 2014
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: cuckoo report [options]\n"
+            "\n"
+            "Reruns the founding article's cuckoo filter experiment with this library:\n"
+            "fill, false negatives, false-positive rate, kicks, delete, fill to failure,\n"
+            "Cuckoo vs Bloom at equal memory, maximum load by bucket size, throughput.\n"
+            "\n"
+            "options (defaults are the article's setup):\n"
+            "  --fingerprint-bits N  fingerprint width f, 1..32          (default %d)\n"
+            "  --bucket-size N       slots per bucket b: 1, 2, 4 or 8    (default %d)\n"
+            "  --buckets N           number of buckets, any N >= 1       (default %d)\n"
+            "  --load X              target load factor, 0 < X <= 1      (default %.2f)\n"
+            "  --queries N           non-member lookups per FPP measure  (default %d)\n"
+            "  --max-kicks N         eviction budget per insert, >= 1    (default %d)\n"
+            "  --seed N              hash and key seed                   (default %d)\n"
+            "  --csv                 print CSV (section,row,metric,value) instead of a table\n"
+            "  --json                print JSON instead of a table\n"
+            "  --plot DIR            write report.csv, chart data and PNG/SVG charts to DIR\n"
+            "  --help                show this help\n"
+            "\n"
+            "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n",
+            DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS, DEFAULT_LOAD,
+            DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED);
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+    fputs("cuckoo report: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n\n", stderr);
+    usage(stderr);
+    return CLI_ERROR;
+}
+
+/* Accepts "--name value" and "--name=value"; returns the value or NULL. */
+static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *matched) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    *matched = false;
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') {
+        *matched = true;
+        return a + n + 1;
+    }
+    if (a[n] != '\0') return NULL;
+    *matched = true;
+    if (*i + 1 >= argc) return NULL;
+    return argv[++*i];
+}
+
+static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool m;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = true;
+            return 0;
+        } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--json") == 0) {
+            report_format want = a[2] == 'c' ? REPORT_CSV : REPORT_JSON;
+            if (p->format != REPORT_TEXT && p->format != want)
+                return bad_usage("%s: --csv and --json exclude each other", a);
+            p->format = want;
+        } else if ((v = flag_value(argc, argv, &i, "--fingerprint-bits", &m)) || m) {
+            if (!v || !cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
+                                          &p->fingerprint_bits))
+                return bad_usage("--fingerprint-bits wants an integer from 1 to 32, got '%s'",
+                                 v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--bucket-size", &m)) || m) {
+            unsigned b = 0;
+            if (!v || !cli_parse_unsigned(v, 1, CF_MAX_BUCKET_SIZE, &b) || (b & (b - 1)) != 0)
+                return bad_usage("--bucket-size wants 1, 2, 4 or 8, got '%s'", v ? v : "");
+            p->bucket_size = b;
+        } else if ((v = flag_value(argc, argv, &i, "--buckets", &m)) || m) {
+            if (!v || !cli_parse_u64(v, &p->buckets) || p->buckets == 0)
+                return bad_usage("--buckets wants an integer >= 1, got '%s'", v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--load", &m)) || m) {
+            if (!v || !cli_parse_double(v, &p->load) || !(p->load > 0 && p->load <= 1))
+                return bad_usage("--load wants a number in (0, 1], got '%s'", v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--queries", &m)) || m) {
+            if (!v || !cli_parse_u64(v, &p->queries) || p->queries == 0)
+                return bad_usage("--queries wants an integer >= 1, got '%s'", v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--max-kicks", &m)) || m) {
+            if (!v || !cli_parse_unsigned(v, 1, 1u << 24, &p->max_kicks))
+                return bad_usage("--max-kicks wants an integer from 1 to 16777216, got '%s'",
+                                 v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--seed", &m)) || m) {
+            if (!v || !cli_parse_u64(v, &p->seed))
+                return bad_usage("--seed wants an unsigned 64-bit integer, got '%s'", v ? v : "");
+        } else if ((v = flag_value(argc, argv, &i, "--plot", &m)) || m) {
+            if (!v || *v == '\0') return bad_usage("--plot wants a directory%s", "");
+            p->plot_dir = v;
+        } else {
+            return bad_usage("unknown option '%s'", a);
+        }
+    }
+    return 0;
+}
+
+/* The guarantees the report demonstrates; a violation is a library bug. */
+static int check_guarantees(const report *r) {
+    const report_fill *f = &r->fill;
+    uint64_t lost = f->false_negatives + f->delete_others_lost + f->fail_lost;
+    for (int i = 0; i < REPORT_BUCKET_ROWS; i++) lost += r->buckets[i].lost;
+    if (lost == 0) return CLI_OK;
+    fprintf(stderr, "cuckoo report: %llu inserted items were not found: a library bug\n",
+            (unsigned long long)lost);
+    return CLI_NOT_FOUND;
+}
+
+int cli_cmd_report(int argc, char **argv) {
+    report *r = calloc(1, sizeof *r);
+    if (r == NULL) return cli_error("out of memory");
+    report_params *p = &r->params;
+    *p = (report_params){DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS,
+                         DEFAULT_LOAD, DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED,
+                         REPORT_TEXT, NULL};
+    bool help = false;
+    int rc = parse_flags(argc, argv, p, &help);
+    if (rc == 0 && help) usage(stdout);
+    if (rc != 0 || help) {
+        free(r);
+        return rc;
+    }
+    r->show_progress = isatty(STDERR_FILENO);
+
+    rc = report_run_fill(r);
+    if (rc == 0) rc = report_run_compare(r);
+    if (rc == 0) rc = report_run_buckets(r);
+    if (rc == 0) {
+        if (p->format == REPORT_CSV)
+            report_write_csv(r, stdout);
+        else if (p->format == REPORT_JSON)
+            report_write_json(r, stdout);
+        else
+            report_write_text(r, stdout);
+        fflush(stdout);
+        if (p->plot_dir != NULL) rc = report_plot(r, p->plot_dir);
+    }
+    if (rc == 0) rc = check_guarantees(r);
+    free(r);
+    return rc;
+}
