@@ -1,0 +1,191 @@
+/*
+ * bench_report.c -- turns a case's samples into the table people read and
+ * the CSV that scripts read.
+ *
+ * Ratios are ours / other on the medians, so below 1 means the library is
+ * faster: the issue's targets read "lookups 1.5x faster than the reference"
+ * as ours/ref <= 0.67 and "batched within 2x of the limit" as ours/limit <= 2.
+ * The limit for a lookup is the probe's pair of independent random lines.
+ */
+#include "bench.h"
+
+#include "bench_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bench_impl_names[IMPL_COUNT] = {"ours", "ref", "bloom", "probe"};
+
+const char *const bench_metric_names[M_COUNT] = {
+    "insert",      "lookup_pos", "lookup_neg", "lookup_mixed", "lookup_mixed_hash",
+    "batch_mixed", "delete",     "dependent",  "random1",      "random2"};
+
+/* Row labels of the table, and what the limit column compares each with. */
+static const struct {
+    bench_metric metric;
+    const char *label;
+    bool has_limit;
+} table_rows[] = {
+    {M_INSERT, "insert to load", false},
+    {M_POS, "lookup, present", true},
+    {M_NEG, "lookup, absent", true},
+    {M_MIXED, "lookup, 50% mixed", true},
+    {M_MIXED_HASH, "  same, on hashes", true},
+    {M_BATCH, "  same, batched", true},
+    {M_DELETE, "delete", false},
+};
+
+double bench_median(double *v, size_t n) {
+    if (n == 0) return 0.0;
+    for (size_t i = 1; i < n; i++) { /* insertion sort: n is a handful */
+        double x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* Collects the measured samples of (impl, m) into v; returns how many. */
+static size_t collect(const bench_case *c, bench_impl impl, bench_metric m, double *v) {
+    size_t k = 0;
+    for (unsigned r = 0; r < c->reps; r++) {
+        double x = c->samples[impl][m][r];
+        if (!isnan(x)) v[k++] = x;
+    }
+    return k;
+}
+
+double bench_case_median(const bench_case *c, bench_impl impl, bench_metric m) {
+    double v[BENCH_MAX_REPS];
+    size_t k = collect(c, impl, m, v);
+    return k == 0 ? NAN : bench_median(v, k);
+}
+
+static void put_num(FILE *out, double x, const char *fmt) {
+    if (isnan(x))
+        fprintf(out, " %10s", "-");
+    else
+        fprintf(out, fmt, x);
+}
+
+static double ratio(double a, double b) {
+    return (isnan(a) || isnan(b) || b <= 0.0) ? NAN : a / b;
+}
+
+static void print_targets(FILE *out, const bench_case *c) {
+    double pos = ratio(bench_case_median(c, IMPL_REF, M_POS), bench_case_median(c, IMPL_OURS, M_POS));
+    double neg = ratio(bench_case_median(c, IMPL_REF, M_NEG), bench_case_median(c, IMPL_OURS, M_NEG));
+    double ins = ratio(bench_case_median(c, IMPL_REF, M_INSERT),
+                       bench_case_median(c, IMPL_OURS, M_INSERT));
+    double lim = ratio(bench_case_median(c, IMPL_OURS, M_BATCH),
+                       bench_case_median(c, IMPL_PROBE, M_RANDOM2));
+    fprintf(out, "  issue 5 targets: lookups vs ref %.2fx (present) / %.2fx (absent) faster, want >= 1.5;"
+                 " inserts %.2fx faster, want >= 2; batched %.2fx the limit, want <= 2\n",
+            pos, neg, ins, lim);
+}
+
+void bench_print_case(FILE *out, const bench_case *c) {
+    const bench_facts *fo = &c->facts[IMPL_OURS];
+    fprintf(out, "\n== N = %llu, f = %u, b = %u: median of %u, ns per operation ==\n",
+            (unsigned long long)c->n, c->fp_bits, c->bucket_size, c->reps);
+    fprintf(out, "%-20s %10s %10s %10s %10s %10s %10s %10s\n", "", "ours", "ref", "bloom",
+            "limit", "ours/ref", "ours/bloom", "ours/limit");
+    double limit = bench_case_median(c, IMPL_PROBE, M_RANDOM2);
+    for (size_t i = 0; i < sizeof table_rows / sizeof table_rows[0]; i++) {
+        bench_metric m = table_rows[i].metric;
+        double o = bench_case_median(c, IMPL_OURS, m);
+        double r = bench_case_median(c, IMPL_REF, m);
+        double b = bench_case_median(c, IMPL_BLOOM, m);
+        double l = table_rows[i].has_limit ? limit : NAN;
+        fprintf(out, "%-20s", table_rows[i].label);
+        put_num(out, o, " %10.1f");
+        put_num(out, r, " %10.1f");
+        put_num(out, b, " %10.1f");
+        put_num(out, l, " %10.1f");
+        put_num(out, ratio(o, r), " %10.2f");
+        put_num(out, ratio(o, b), " %10.2f");
+        put_num(out, ratio(o, l), " %10.2f");
+        fputc('\n', out);
+    }
+    static const struct {
+        const char *label;
+        int which;
+    } fact_rows[] = {{"bits per item", 0}, {"FPP %", 1}, {"items", 2}, {"table MB", 3}};
+    for (size_t i = 0; i < sizeof fact_rows / sizeof fact_rows[0]; i++) {
+        fprintf(out, "%-20s", fact_rows[i].label);
+        for (int impl = IMPL_OURS; impl <= IMPL_BLOOM; impl++) {
+            const bench_facts *f = &c->facts[impl];
+            double x = NAN;
+            if (f->present) {
+                switch (fact_rows[i].which) {
+                case 0: x = f->bits_per_item; break;
+                case 1: x = f->fpp * 100.0; break;
+                case 2: x = (double)f->items; break;
+                default: x = (double)f->table_bytes / 1e6; break;
+                }
+            }
+            put_num(out, x, fact_rows[i].which == 1 ? " %10.4f"
+                            : fact_rows[i].which == 2 ? " %10.0f" : " %10.2f");
+        }
+        fputc('\n', out);
+    }
+    const bench_facts *fp = &c->facts[IMPL_PROBE];
+    if (fp->present)
+        fprintf(out,
+                "  probe over %.2f MB: dependent %.1f ns/read, independent %.1f ns/line, "
+                "%.1f ns/pair (the limit)\n",
+                (double)fp->table_bytes / 1e6, bench_case_median(c, IMPL_PROBE, M_DEPENDENT),
+                bench_case_median(c, IMPL_PROBE, M_RANDOM1), limit);
+    for (int impl = IMPL_OURS; impl <= IMPL_REF; impl++) {
+        const bench_facts *f = &c->facts[impl];
+        if (!f->present) continue;
+        fprintf(out, "  %s: %llu buckets, %.3f kicks/insert, %llu failed inserts, %llu false negatives, "
+                     "%llu failed deletes\n",
+                bench_impl_names[impl], (unsigned long long)f->num_buckets,
+                f->items ? (double)f->kicks / (double)f->items : 0.0,
+                (unsigned long long)f->failed_inserts, (unsigned long long)f->false_negatives,
+                (unsigned long long)f->failed_deletes);
+    }
+    if (c->facts[IMPL_BLOOM].present)
+        fprintf(out, "  bloom: k = %u\n", c->facts[IMPL_BLOOM].num_hashes);
+    if (fo->present && c->facts[IMPL_REF].present) print_targets(out, c);
+}
+
+void bench_csv_header(FILE *out) {
+    fputs("n,fp_bits,bucket_size,impl,metric,value,unit,ops,reps,min,max\n", out);
+}
+
+static void csv_fact(FILE *out, const bench_case *c, int impl, const char *metric, double v,
+                     const char *unit) {
+    fprintf(out, "%llu,%u,%u,%s,%s,%.10g,%s,,,,\n", (unsigned long long)c->n, c->fp_bits,
+            c->bucket_size, bench_impl_names[impl], metric, v, unit);
+}
+
+void bench_csv_case(FILE *out, const bench_case *c) {
+    for (int impl = 0; impl < IMPL_COUNT; impl++) {
+        for (int m = 0; m < M_COUNT; m++) {
+            double v[BENCH_MAX_REPS];
+            size_t k = collect(c, (bench_impl)impl, (bench_metric)m, v);
+            if (k == 0) continue;
+            double med = bench_median(v, k); /* v is sorted now */
+            fprintf(out, "%llu,%u,%u,%s,%s,%.4f,ns,%llu,%zu,%.4f,%.4f\n",
+                    (unsigned long long)c->n, c->fp_bits, c->bucket_size, bench_impl_names[impl],
+                    bench_metric_names[m], med, (unsigned long long)c->ops[impl][m], k, v[0],
+                    v[k - 1]);
+        }
+        const bench_facts *f = &c->facts[impl];
+        if (!f->present) continue;
+        csv_fact(out, c, impl, "table_bytes", (double)f->table_bytes, "bytes");
+        if (impl == IMPL_PROBE) continue;
+        csv_fact(out, c, impl, "items", (double)f->items, "items");
+        csv_fact(out, c, impl, "bits_per_item", f->bits_per_item, "bits");
+        csv_fact(out, c, impl, "fpp", f->fpp, "fraction");
+        csv_fact(out, c, impl, "false_negatives", (double)f->false_negatives, "count");
+        csv_fact(out, c, impl, "failed_inserts", (double)f->failed_inserts, "count");
+    }
+}

@@ -1,0 +1,55 @@
+/*
+ * bench_util.h -- the small pieces every part of the benchmark shares: a
+ * monotonic clock, the splitmix64 key generator and a seeded xorshift RNG.
+ *
+ * Keys are random 64-bit values so that every run with the same seed works on
+ * exactly the same keys; they are passed to the filters as 8-byte strings, so
+ * each filter hashes them itself (XXH3 everywhere, equal hashing cost).
+ */
+#ifndef CF_BENCH_UTIL_H
+#define CF_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Keeps timed loops from being optimised away without costing a store per
+ * operation: each loop folds its results into one value and sinks it once. */
+extern volatile uint64_t bench_sink;
+
+/* Wall-clock nanoseconds from an arbitrary origin, never going backwards. */
+static inline double bench_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* splitmix64: a full-period generator whose outputs are all distinct over
+ * 2^64 calls, so positive keys never repeat within one stream. */
+static inline uint64_t bench_splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* xorshift64*: cheap enough to sit inside timed loops (eviction victims in
+ * the reference filter); state must be nonzero. */
+static inline uint64_t bench_xorshift64s(uint64_t *state) {
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in [0, n) without division (multiply-high). */
+static inline uint64_t bench_below(uint64_t r, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)r * n) >> 64);
+}
+
+/* Median of n doubles (sorts v in place); 0 when n == 0. */
+double bench_median(double *v, size_t n);
+
+#endif /* CF_BENCH_UTIL_H */

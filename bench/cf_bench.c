@@ -1,0 +1,618 @@
+/*
+ * cf_bench.c -- cf-bench: the library's cuckoo filter against the article's
+ * plain algorithm, a Bloom filter of the same size and the memory system's
+ * own limit, measured side by side in one run.
+ *
+ * For every N and fingerprint width f, each repetition does, per filter:
+ *
+ *   new(capacity N) -> insert keys until the table is 95% full   (insert)
+ *                   -> look up inserted keys                     (present)
+ *                   -> look up never-inserted keys               (absent, FPP)
+ *                   -> look up a random 50/50 mix                (mixed)
+ *                   -> the mix on precomputed hashes, one by one
+ *                      and through cf_contains_batch             (library only)
+ *                   -> delete the inserted keys looked up        (delete)
+ *
+ * and the memory probe reads an array as large as the library's table.  The
+ * report gives medians over the repetitions.  Every timed loop is its own
+ * non-inlined phase_* function, so `valgrind --tool=callgrind` attributes
+ * instructions per phase (see --ops and docs/BENCHMARKS.md).
+ *
+ * Sizes: the library sizes its table for N (any number of buckets), the
+ * reference uses the largest power of two not above that bucket count (its
+ * XOR alternate index needs one), and each is filled to the same load.  The
+ * reference therefore never has the bigger table, which can only favour it
+ * on cache and TLB misses.
+ */
+#include "bench.h"
+#include "bench_util.h"
+#include "mem_probe.h"
+#include "ref_cuckoo.h"
+
+#include <cuckoofilter.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile uint64_t bench_sink;
+
+#define MAX_LIST 16
+#define KEY_LEN 8 /* keys are 64-bit values passed as 8 bytes */
+
+typedef struct options {
+    uint64_t n[MAX_LIST];
+    size_t n_count;
+    unsigned widths[MAX_LIST];
+    size_t width_count;
+    unsigned reps;
+    uint64_t seed;
+    double load;          /* fill each table to this fraction of its slots     */
+    uint64_t lookups;     /* cap on keys per lookup/delete phase               */
+    size_t batch;         /* hashes per cf_contains_batch call                 */
+    uint64_t probe_steps; /* dependent reads in the probe                      */
+    bool impl[IMPL_COUNT];
+    const char *csv;
+} options;
+
+/* What one filter is measured on: its own inserted keys (a prefix of the key
+ * stream), lookups of `count` of them and of `count` absent keys. */
+typedef struct lookup_sets {
+    uint64_t count;
+    uint64_t *pos;    /* distinct inserted keys, spread over the insert order */
+    uint64_t *neg;    /* keys never inserted                                  */
+    uint64_t *mixed;  /* 50% from pos, 50% from neg, in random order          */
+    uint64_t *hashes; /* scratch for hashed keys                              */
+    bool *out;        /* scratch for batch results                            */
+} lookup_sets;
+
+static double elapsed_per_op(double t0, double t1, uint64_t n) {
+    return n ? (t1 - t0) / (double)n : NAN;
+}
+
+/* ---------------------------------------------------------------- phases */
+
+/* One non-inlined function per timed loop, named phase_<impl>_<metric> after
+ * the CSV's names, so that callgrind's per-function counts divided by the
+ * CSV's ops column give instructions per operation (bench/callgrind.sh). */
+#define KEY_PHASE(name, handle_t, expr)                                               \
+    __attribute__((noinline)) static uint64_t name(handle_t h, const uint64_t *keys, \
+                                                   uint64_t n) {                      \
+        uint64_t count = 0;                                                           \
+        for (uint64_t i = 0; i < n; i++) count += (expr);                             \
+        return count;                                                                 \
+    }
+
+/* Each returns how many operations succeeded (inserts, finds, deletes). */
+KEY_PHASE(phase_ours_insert, cf_filter *, cf_insert(h, &keys[i], KEY_LEN) == CF_OK)
+KEY_PHASE(phase_ours_lookup_pos, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ours_lookup_neg, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ours_lookup_mixed, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ours_lookup_mixed_hash, const cf_filter *, cf_contains_hash(h, keys[i]))
+KEY_PHASE(phase_ours_delete, cf_filter *, cf_delete(h, &keys[i], KEY_LEN) == CF_OK)
+KEY_PHASE(phase_ref_insert, ref_cuckoo *, ref_cuckoo_insert(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ref_lookup_pos, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ref_lookup_neg, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ref_lookup_mixed, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ref_delete, ref_cuckoo *, ref_cuckoo_delete(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_bloom_insert, cf_bloom *, (cf_bloom_add(h, &keys[i], KEY_LEN), 1))
+KEY_PHASE(phase_bloom_lookup_pos, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_bloom_lookup_neg, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_bloom_lookup_mixed, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
+
+__attribute__((noinline)) static uint64_t phase_ours_batch_mixed(const cf_filter *f,
+                                                                 const uint64_t *h, uint64_t n,
+                                                                 size_t batch, bool *out) {
+    uint64_t found = 0;
+    for (uint64_t i = 0; i < n; i += batch) {
+        size_t k = (size_t)(n - i < batch ? n - i : batch);
+        found += cf_contains_batch(f, h + i, k, out);
+    }
+    return found;
+}
+
+/* Runs expr, storing its result in var and the ns per operation in dst. */
+#define TIME_PHASE(var, dst, n, expr)                            \
+    do {                                                         \
+        double t0_ = bench_now_ns();                             \
+        var = (expr);                                            \
+        (dst) = elapsed_per_op(t0_, bench_now_ns(), (n));        \
+    } while (0)
+
+/* ------------------------------------------------------------- workload */
+
+static void fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
+    uint64_t s = stream_seed;
+    for (uint64_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&s);
+}
+
+/* Chooses the lookup keys for a filter holding keys[0..inserted): distinct
+ * positives evenly spread over the insert order (early inserts sit in their
+ * first bucket more often), shuffled, and a 50/50 mix with the negatives.
+ * Deterministic in seed, so every repetition looks up the same keys. */
+static void build_sets(lookup_sets *s, const uint64_t *keys, uint64_t inserted, uint64_t seed) {
+    uint64_t rng = seed ^ 0x3c6ef372fe94f82bull;
+    uint64_t n = s->count;
+    for (uint64_t i = 0; i < n; i++) s->pos[i] = keys[(uint64_t)((double)i * inserted / n)];
+    for (uint64_t i = n - 1; i > 0; i--) {
+        uint64_t j = bench_below(bench_splitmix64(&rng), i + 1);
+        uint64_t t = s->pos[i];
+        s->pos[i] = s->pos[j];
+        s->pos[j] = t;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = bench_splitmix64(&rng);
+        s->mixed[i] = (r >> 63) ? s->pos[bench_below(r, n)] : s->neg[i];
+    }
+}
+
+/* The library's table for (N, f), from an empty filter (cf_new does not touch
+ * the table's pages, so this is cheap even for large N). */
+static bool ours_shape(uint64_t n, unsigned f, uint64_t seed, cf_stats *st) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = n;
+    cfg.fingerprint_bits = f;
+    cfg.bucket_size = 4;
+    cfg.seed = seed;
+    cf_filter *filter = NULL;
+    cf_status s = cf_new(&cfg, &filter);
+    if (s != CF_OK) {
+        fprintf(stderr, "cf-bench: cf_new(N=%" PRIu64 ", f=%u): %s\n", n, f, cf_strerror(s));
+        return false;
+    }
+    cf_get_stats(filter, st);
+    cf_free(filter);
+    return true;
+}
+
+static uint64_t fill_count(uint64_t slots, double load) {
+    return (uint64_t)floor((double)slots * load);
+}
+
+/* ------------------------------------------------------------- runners */
+
+static void run_ours(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
+                     lookup_sets *s) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = c->n;
+    cfg.fingerprint_bits = c->fp_bits;
+    cfg.bucket_size = c->bucket_size;
+    cfg.seed = o->seed;
+    cf_filter *f = NULL;
+    cf_status st = cf_new(&cfg, &f);
+    if (st != CF_OK) {
+        fprintf(stderr, "cf-bench: cf_new: %s\n", cf_strerror(st));
+        return;
+    }
+    cf_stats stats;
+    cf_get_stats(f, &stats);
+    uint64_t fill = fill_count(stats.slots, o->load);
+    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_OURS];
+    uint64_t inserted, pos, neg, mixed, by_hash, batched, deleted;
+
+    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, phase_ours_insert(f, keys, fill));
+    c->ops[IMPL_OURS][M_INSERT] = fill;
+    cf_get_stats(f, &stats);
+
+    build_sets(s, keys, fill, o->seed);
+    uint64_t n = s->count;
+    TIME_PHASE(pos, smp[M_POS][rep], n, phase_ours_lookup_pos(f, s->pos, n));
+    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_ours_lookup_neg(f, s->neg, n));
+    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_ours_lookup_mixed(f, s->mixed, n));
+    for (uint64_t i = 0; i < n; i++) s->hashes[i] = cf_hash(f, &s->mixed[i], KEY_LEN);
+    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, phase_ours_lookup_mixed_hash(f, s->hashes, n));
+    TIME_PHASE(batched, smp[M_BATCH][rep], n,
+               phase_ours_batch_mixed(f, s->hashes, n, o->batch, s->out));
+    if (by_hash != mixed || batched != mixed)
+        fprintf(stderr,
+                "cf-bench: WARNING: N=%" PRIu64 " f=%u: mixed lookups found %" PRIu64
+                " by key, %" PRIu64 " by hash, %" PRIu64 " batched\n",
+                c->n, c->fp_bits, mixed, by_hash, batched);
+    TIME_PHASE(deleted, smp[M_DELETE][rep], n, phase_ours_delete(f, s->pos, n));
+    for (int m = M_POS; m <= M_DELETE; m++) c->ops[IMPL_OURS][m] = n;
+
+    bench_facts *fa = &c->facts[IMPL_OURS];
+    fa->present = true;
+    fa->items = stats.items;
+    fa->num_buckets = stats.num_buckets;
+    fa->table_bytes = stats.table_bytes;
+    fa->bits_per_item = stats.bits_per_item;
+    fa->fpp = (double)neg / (double)n;
+    fa->failed_inserts = fill - inserted;
+    /* A failed insert leaves its key out, so only count misses beyond those. */
+    fa->false_negatives = n - pos > fa->failed_inserts ? n - pos - fa->failed_inserts : 0;
+    fa->failed_deletes = n - deleted;
+    fa->kicks = stats.total_kicks;
+    cf_free(f);
+}
+
+static void run_ref(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
+                    lookup_sets *s, uint64_t ours_buckets) {
+    ref_cuckoo r;
+    uint64_t nb = ref_cuckoo_floor_pow2(ours_buckets);
+    if (c->fp_bits > 16 || !ref_cuckoo_init(&r, nb, c->fp_bits, o->seed)) {
+        fprintf(stderr, "cf-bench: reference filter: f=%u unsupported or out of memory\n",
+                c->fp_bits);
+        return;
+    }
+    uint64_t fill = fill_count(nb * REF_BUCKET_SIZE, o->load);
+    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_REF];
+    uint64_t inserted, pos, neg, mixed, deleted;
+
+    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, phase_ref_insert(&r, keys, fill));
+    c->ops[IMPL_REF][M_INSERT] = fill;
+    uint64_t items = r.items, kicks = r.total_kicks;
+    /* The stash keeps one homeless victim findable: only keys beyond it are lost. */
+    uint64_t lost = fill - inserted - (r.has_victim ? 1 : 0);
+
+    build_sets(s, keys, fill, o->seed);
+    uint64_t n = s->count;
+    TIME_PHASE(pos, smp[M_POS][rep], n, phase_ref_lookup_pos(&r, s->pos, n));
+    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_ref_lookup_neg(&r, s->neg, n));
+    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_ref_lookup_mixed(&r, s->mixed, n));
+    TIME_PHASE(deleted, smp[M_DELETE][rep], n, phase_ref_delete(&r, s->pos, n));
+    for (int m = M_POS; m <= M_MIXED; m++) c->ops[IMPL_REF][m] = n;
+    c->ops[IMPL_REF][M_DELETE] = n;
+
+    bench_facts *fa = &c->facts[IMPL_REF];
+    fa->present = true;
+    fa->items = items;
+    fa->num_buckets = nb;
+    fa->table_bytes = ref_cuckoo_table_bytes(&r);
+    fa->bits_per_item = items ? 8.0 * (double)fa->table_bytes / (double)items : 0.0;
+    fa->fpp = (double)neg / (double)n;
+    fa->failed_inserts = lost;
+    fa->false_negatives = n - pos > lost ? n - pos - lost : 0;
+    fa->failed_deletes = n - deleted;
+    fa->kicks = kicks;
+    bench_sink = mixed;
+    ref_cuckoo_destroy(&r);
+}
+
+static void run_bloom(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
+                      lookup_sets *s, uint64_t fill, size_t table_bytes) {
+    cf_bloom_config cfg;
+    cf_bloom_config_init(&cfg);
+    cfg.capacity = fill;
+    cfg.num_bits = (uint64_t)table_bytes * 8; /* the cuckoo table's memory, bit for bit */
+    cfg.seed = o->seed;
+    cf_bloom *b = NULL;
+    cf_status st = cf_bloom_new(&cfg, &b);
+    if (st != CF_OK) {
+        fprintf(stderr, "cf-bench: cf_bloom_new: %s\n", cf_strerror(st));
+        return;
+    }
+    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_BLOOM];
+    uint64_t added, pos, neg, mixed;
+    TIME_PHASE(added, smp[M_INSERT][rep], fill, phase_bloom_insert(b, keys, fill));
+    c->ops[IMPL_BLOOM][M_INSERT] = fill;
+
+    build_sets(s, keys, fill, o->seed);
+    uint64_t n = s->count;
+    TIME_PHASE(pos, smp[M_POS][rep], n, phase_bloom_lookup_pos(b, s->pos, n));
+    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_bloom_lookup_neg(b, s->neg, n));
+    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_bloom_lookup_mixed(b, s->mixed, n));
+    for (int m = M_POS; m <= M_MIXED; m++) c->ops[IMPL_BLOOM][m] = n;
+
+    cf_bloom_stats bs;
+    cf_bloom_get_stats(b, &bs);
+    bench_facts *fa = &c->facts[IMPL_BLOOM];
+    fa->present = true;
+    fa->items = bs.items;
+    fa->table_bytes = (size_t)((bs.num_bits + 7) / 8);
+    fa->bits_per_item = bs.bits_per_item;
+    fa->fpp = (double)neg / (double)n;
+    fa->false_negatives = n - pos;
+    fa->num_hashes = bs.num_hashes;
+    bench_sink = added + mixed;
+    cf_bloom_free(b);
+}
+
+static void run_probe(const options *o, bench_case *c, unsigned rep, size_t bytes) {
+    mem_probe_result pr;
+    uint64_t pairs = o->lookups < 1000000 ? o->lookups : 1000000;
+    if (!mem_probe_run(bytes, o->probe_steps, pairs, o->seed ^ rep, &pr)) {
+        fprintf(stderr, "cf-bench: memory probe: out of memory\n");
+        return;
+    }
+    c->samples[IMPL_PROBE][M_DEPENDENT][rep] = pr.dependent_ns;
+    c->samples[IMPL_PROBE][M_RANDOM1][rep] = pr.random1_ns;
+    c->samples[IMPL_PROBE][M_RANDOM2][rep] = pr.random2_ns;
+    c->ops[IMPL_PROBE][M_DEPENDENT] = o->probe_steps;
+    c->ops[IMPL_PROBE][M_RANDOM1] = 2 * pairs;
+    c->ops[IMPL_PROBE][M_RANDOM2] = pairs;
+    c->facts[IMPL_PROBE].present = true;
+    c->facts[IMPL_PROBE].table_bytes = pr.bytes;
+}
+
+/* ------------------------------------------------------------- options */
+
+static void usage(FILE *out) {
+    fputs("usage: cf-bench [options]\n"
+          "  --n LIST        capacities N, comma-separated; k/M/G suffixes allowed\n"
+          "                  (default 1M,10M; e.g. --n 100000000 or --n 1M,10M,100M)\n"
+          "  --widths LIST   fingerprint bits (default 8,12,16; the reference takes <= 16)\n"
+          "  --reps R        repetitions; medians are reported (default 3, max 31)\n"
+          "  --seed S        key and hash seed (default 42)\n"
+          "  --load X        fill each table to this fraction of its slots (default 0.95)\n"
+          "  --lookups L     keys per lookup and delete phase, at most the items (default 2M)\n"
+          "  --batch B       hashes per cf_contains_batch call (default 1024)\n"
+          "  --impl LIST     among ours,ref,bloom,probe (default all)\n"
+          "  --csv FILE      also write every median (and min, max) as CSV\n"
+          "  --quick         N = 1M, 1 repetition, 250k lookups: a smoke run of seconds\n"
+          "  --ops K         fixed small workload for valgrind --tool=callgrind: N = K,\n"
+          "                  K lookups, 1 repetition, no probe (unless --impl says so)\n"
+          "  --help\n",
+          out);
+}
+
+/* Parses "123", "10M", "1.5k"... into *out; false on anything else. */
+static bool parse_count(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || v < 0) return false;
+    double mult = 1;
+    if (*end == 'k' || *end == 'K') mult = 1e3, end++;
+    else if (*end == 'M' || *end == 'm') mult = 1e6, end++;
+    else if (*end == 'G' || *end == 'g') mult = 1e9, end++;
+    if (*end != '\0') return false;
+    v *= mult;
+    if (v < 1 || v > 1e15 || v != floor(v)) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool parse_count_list(const char *s, uint64_t *out, size_t *count) {
+    char buf[512];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    *count = 0;
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        if (*count == MAX_LIST || !parse_count(tok, &out[*count])) return false;
+        (*count)++;
+    }
+    return *count > 0;
+}
+
+static bool parse_impls(const char *s, bool *impl) {
+    char buf[128];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    memset(impl, 0, IMPL_COUNT * sizeof *impl);
+    for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
+        int k = 0;
+        while (k < IMPL_COUNT && strcmp(tok, bench_impl_names[k]) != 0) k++;
+        if (k == IMPL_COUNT) return false;
+        impl[k] = true;
+    }
+    return true;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+    memset(o, 0, sizeof *o);
+    o->n[0] = 1000000, o->n[1] = 10000000, o->n_count = 2;
+    o->widths[0] = 8, o->widths[1] = 12, o->widths[2] = 16, o->width_count = 3;
+    o->reps = 3;
+    o->seed = 42;
+    o->load = 0.95;
+    o->lookups = 2000000;
+    o->batch = 1024;
+    o->probe_steps = 1000000;
+    for (int k = 0; k < IMPL_COUNT; k++) o->impl[k] = true;
+    bool reps_set = false, impl_set = false, lookups_set = false;
+    uint64_t ops = 0;
+    bool quick = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t x;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--quick") == 0) {
+            quick = true;
+            continue;
+        }
+        if (v == NULL) {
+            fprintf(stderr, "cf-bench: %s needs a value (or unknown option)\n", a);
+            return 2;
+        }
+        i++;
+        bool ok = true;
+        if (strcmp(a, "--n") == 0) {
+            ok = parse_count_list(v, o->n, &o->n_count);
+        } else if (strcmp(a, "--widths") == 0) {
+            uint64_t w[MAX_LIST];
+            ok = parse_count_list(v, w, &o->width_count);
+            for (size_t k = 0; ok && k < o->width_count; k++) {
+                ok = w[k] >= CF_MIN_FINGERPRINT_BITS && w[k] <= CF_MAX_FINGERPRINT_BITS;
+                o->widths[k] = (unsigned)w[k];
+            }
+        } else if (strcmp(a, "--reps") == 0) {
+            ok = parse_count(v, &x) && x <= BENCH_MAX_REPS;
+            o->reps = (unsigned)x, reps_set = true;
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end;
+            errno = 0;
+            o->seed = strtoull(v, &end, 0);
+            ok = *v != '\0' && *end == '\0' && errno == 0;
+        } else if (strcmp(a, "--load") == 0) {
+            char *end;
+            o->load = strtod(v, &end);
+            ok = end != v && *end == '\0' && o->load > 0 && o->load <= 1;
+        } else if (strcmp(a, "--lookups") == 0) {
+            ok = parse_count(v, &o->lookups), lookups_set = true;
+        } else if (strcmp(a, "--batch") == 0) {
+            ok = parse_count(v, &x) && x <= 1u << 20;
+            o->batch = (size_t)x;
+        } else if (strcmp(a, "--impl") == 0) {
+            ok = parse_impls(v, o->impl), impl_set = true;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->csv = v;
+        } else if (strcmp(a, "--ops") == 0) {
+            ok = parse_count(v, &ops);
+        } else {
+            fprintf(stderr, "cf-bench: unknown option %s\n", a);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "cf-bench: bad value for %s: %s\n", a, v);
+            return 2;
+        }
+    }
+    if (quick) {
+        o->n[0] = 1000000, o->n_count = 1;
+        if (!reps_set) o->reps = 1;
+        if (!lookups_set) o->lookups = 250000;
+        o->probe_steps = 200000;
+    }
+    if (ops) { /* the callgrind workload: small, fixed, and no timing-only parts */
+        o->n[0] = ops, o->n_count = 1;
+        if (!reps_set) o->reps = 1;
+        if (!lookups_set) o->lookups = ops;
+        if (!impl_set) o->impl[IMPL_PROBE] = false;
+        o->probe_steps = ops;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void print_machine(FILE *out, const options *o) {
+    char model[256] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (strncmp(line, "model name", 10) == 0 && colon) {
+                snprintf(model, sizeof model, "%s", colon + 2);
+                model[strcspn(model, "\n")] = '\0';
+                break;
+            }
+        }
+        fclose(f);
+    }
+    fprintf(out, "cf-bench: libcuckoofilter %s, %s, cpu \"%s\" x %ld, seed %" PRIu64
+                 ", load %.2f, reps %u, lookups %" PRIu64 ", batch %zu\n",
+            cf_version_string(),
+#if defined(__clang__)
+            "clang " __clang_version__,
+#elif defined(__GNUC__)
+            "gcc " __VERSION__,
+#else
+            "unknown compiler",
+#endif
+            model, sysconf(_SC_NPROCESSORS_ONLN), o->seed, o->load, o->reps, o->lookups, o->batch);
+}
+
+/* Free memory, to skip an N that would not fit rather than swap or die. */
+static double available_bytes(void) {
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
+}
+
+static void run_case(const options *o, bench_case *c, const uint64_t *keys, lookup_sets *sets,
+                     const cf_stats *shape) {
+    uint64_t fill = fill_count(shape->slots, o->load);
+    for (unsigned rep = 0; rep < c->reps; rep++) {
+        if (o->impl[IMPL_PROBE]) run_probe(o, c, rep, shape->table_bytes);
+        if (o->impl[IMPL_OURS]) run_ours(o, c, rep, keys, sets);
+        if (o->impl[IMPL_REF] && c->fp_bits <= 16)
+            run_ref(o, c, rep, keys, sets, shape->num_buckets);
+        if (o->impl[IMPL_BLOOM]) run_bloom(o, c, rep, keys, sets, fill, shape->table_bytes);
+    }
+}
+
+int main(int argc, char **argv) {
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0) return rc;
+    FILE *csv = NULL;
+    if (o.csv) {
+        csv = fopen(o.csv, "w");
+        if (!csv) {
+            fprintf(stderr, "cf-bench: cannot write %s: %s\n", o.csv, strerror(errno));
+            return 2;
+        }
+        bench_csv_header(csv);
+    }
+    print_machine(stdout, &o);
+    bench_case *c = malloc(sizeof *c);
+    if (!c) return 1;
+    int status = 0;
+
+    for (size_t ni = 0; ni < o.n_count; ni++) {
+        uint64_t n = o.n[ni];
+        cf_stats shape;
+        if (!ours_shape(n, o.widths[0], o.seed, &shape)) {
+            status = 1;
+            continue;
+        }
+        /* The library holds the most keys (the reference's table is never
+         * larger), so its fill bounds the key stream. */
+        uint64_t max_fill = fill_count(shape.slots, o.load);
+        lookup_sets sets = {0};
+        sets.count = o.lookups < max_fill ? o.lookups : max_fill;
+        double need = 8.0 * (double)max_fill + 41.0 * (double)sets.count +
+                      4.0 * (double)shape.num_buckets * 4 * 4; /* largest table: 32-bit slots */
+        if (need > 0.8 * available_bytes()) {
+            fprintf(stdout, "\nN = %" PRIu64 ": skipped, needs ~%.0f MB and %.0f MB are free\n", n,
+                    need / 1e6, available_bytes() / 1e6);
+            continue;
+        }
+        uint64_t *keys = malloc(max_fill * sizeof *keys);
+        sets.pos = malloc(sets.count * sizeof *sets.pos);
+        sets.neg = malloc(sets.count * sizeof *sets.neg);
+        sets.mixed = malloc(sets.count * sizeof *sets.mixed);
+        sets.hashes = malloc(sets.count * sizeof *sets.hashes);
+        sets.out = malloc(o.batch * sizeof *sets.out);
+        if (!keys || !sets.pos || !sets.neg || !sets.mixed || !sets.hashes || !sets.out) {
+            fprintf(stderr, "cf-bench: N = %" PRIu64 ": out of memory\n", n);
+            status = 1;
+        } else {
+            fill_keys(keys, max_fill, o.seed);
+            fill_keys(sets.neg, sets.count, ~o.seed * 0x9e3779b97f4a7c15ull);
+            for (size_t wi = 0; wi < o.width_count; wi++) {
+                memset(c, 0, sizeof *c);
+                for (int i = 0; i < IMPL_COUNT; i++)
+                    for (int m = 0; m < M_COUNT; m++)
+                        for (int r = 0; r < BENCH_MAX_REPS; r++) c->samples[i][m][r] = NAN;
+                c->n = n;
+                c->fp_bits = o.widths[wi];
+                c->bucket_size = 4;
+                c->reps = o.reps;
+                if (!ours_shape(n, c->fp_bits, o.seed, &shape)) {
+                    status = 1;
+                    continue;
+                }
+                run_case(&o, c, keys, &sets, &shape);
+                bench_print_case(stdout, c);
+                fflush(stdout);
+                if (csv) bench_csv_case(csv, c);
+                for (int i = IMPL_OURS; i <= IMPL_REF; i++)
+                    if (c->facts[i].false_negatives || c->facts[i].failed_deletes) status = 1;
+            }
+        }
+        free(keys);
+        free(sets.pos);
+        free(sets.neg);
+        free(sets.mixed);
+        free(sets.hashes);
+        free(sets.out);
+    }
+    free(c);
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "cf-bench: writing %s failed\n", o.csv);
+        status = 2;
+    }
+    return status;
+}

@@ -1,0 +1,97 @@
+/*
+ * mem_probe.c -- dependent and independent random cache-line reads (see
+ * mem_probe.h).
+ *
+ *   lines:  | next | pad x7 | next | pad x7 | ...     64 bytes each
+ *
+ * For the dependent chain, line i stores the index of the line to read next;
+ * Sattolo's shuffle makes that one cycle through every line, so the chain
+ * never settles into a small, cached loop.  Building it writes every line,
+ * which also faults every page in before anything is timed.
+ */
+#include "mem_probe.h"
+
+#include "bench_util.h"
+
+#include <stdlib.h>
+
+#define PROBE_LINE 64
+/* How far ahead the prefetching loops issue reads: enough to cover the
+ * ~30 misses a core keeps in flight. */
+#define PROBE_AHEAD 32
+
+typedef struct probe_line {
+    uint64_t next;
+    uint64_t pad[PROBE_LINE / sizeof(uint64_t) - 1];
+} probe_line;
+
+__attribute__((noinline)) static double probe_dependent(const probe_line *lines, uint64_t steps) {
+    uint64_t p = 0;
+    double t0 = bench_now_ns();
+    for (uint64_t i = 0; i < steps; i++) p = lines[p].next;
+    double t1 = bench_now_ns();
+    bench_sink = p;
+    return (t1 - t0) / (double)steps;
+}
+
+/* Independent reads of idx[0..n): the out-of-order core overlaps them. */
+__attribute__((noinline)) static double probe_plain(const probe_line *lines, const uint64_t *idx,
+                                                    uint64_t n, unsigned per_key) {
+    uint64_t sum = 0;
+    double t0 = bench_now_ns();
+    for (uint64_t i = 0; i < n; i++) sum += lines[idx[i]].next;
+    double t1 = bench_now_ns();
+    bench_sink = sum;
+    return (t1 - t0) / (double)(n / per_key);
+}
+
+/* The same reads, each prefetched PROBE_AHEAD reads earlier. */
+__attribute__((noinline)) static double probe_prefetched(const probe_line *lines,
+                                                         const uint64_t *idx, uint64_t n,
+                                                         unsigned per_key) {
+    uint64_t sum = 0;
+    double t0 = bench_now_ns();
+    for (uint64_t i = 0; i < n; i++) {
+        if (i + PROBE_AHEAD < n) __builtin_prefetch(&lines[idx[i + PROBE_AHEAD]], 0, 0);
+        sum += lines[idx[i]].next;
+    }
+    double t1 = bench_now_ns();
+    bench_sink = sum;
+    return (t1 - t0) / (double)(n / per_key);
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
+                   mem_probe_result *out) {
+    uint64_t nlines = bytes / PROBE_LINE;
+    if (nlines < 1) nlines = 1;
+    if (steps < 1) steps = 1;
+    if (pairs < 1) pairs = 1;
+    probe_line *lines = aligned_alloc(PROBE_LINE, nlines * PROBE_LINE);
+    uint64_t *idx = malloc(2 * pairs * sizeof *idx);
+    if (lines == NULL || idx == NULL) {
+        free(lines);
+        free(idx);
+        return false;
+    }
+    uint64_t rng = seed;
+    for (uint64_t i = 0; i < nlines; i++) lines[i].next = i;
+    for (uint64_t i = nlines - 1; i > 0; i--) { /* Sattolo: one cycle through all lines */
+        uint64_t j = bench_below(bench_splitmix64(&rng), i);
+        uint64_t t = lines[i].next;
+        lines[i].next = lines[j].next;
+        lines[j].next = t;
+    }
+    for (uint64_t i = 0; i < 2 * pairs; i++) idx[i] = bench_below(bench_splitmix64(&rng), nlines);
+
+    out->bytes = (size_t)(nlines * PROBE_LINE);
+    out->dependent_ns = probe_dependent(lines, steps);
+    out->random1_ns = min2(probe_plain(lines, idx, 2 * pairs, 1),
+                           probe_prefetched(lines, idx, 2 * pairs, 1));
+    out->random2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
+                           probe_prefetched(lines, idx, 2 * pairs, 2));
+    free(lines);
+    free(idx);
+    return true;
+}
