@@ -24,5 +24,12 @@ bool cli_parse_double(const char *s, double *out);
 
 /* Subcommands, one file each (tools/cmd_*.c). */
 int cli_cmd_report(int argc, char **argv);
+int cli_cmd_create(int argc, char **argv); /* cmd_files.c: filter files */
+int cli_cmd_add(int argc, char **argv);
+int cli_cmd_query(int argc, char **argv);
+int cli_cmd_delete(int argc, char **argv);
+int cli_cmd_count(int argc, char **argv);
+int cli_cmd_build(int argc, char **argv);
+int cli_cmd_info(int argc, char **argv);
 
 #endif /* CF_CLI_H */

@@ -14,6 +14,13 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"report", cli_cmd_report, "reproduce the article's experiment (tables, CSV, plots)"},
+    {"create", cli_cmd_create, "create an empty filter file"},
+    {"add", cli_cmd_add, "add keys to a filter file"},
+    {"query", cli_cmd_query, "ask whether keys are in a filter file"},
+    {"delete", cli_cmd_delete, "remove keys from a filter file"},
+    {"count", cli_cmd_count, "count the copies of a key in a filter file"},
+    {"build", cli_cmd_build, "build a filter file from a stream of keys"},
+    {"info", cli_cmd_info, "describe and verify a filter file"},
 };
 
 static void usage(FILE *out) {
