@@ -217,6 +217,13 @@ CF_API size_t cf_count_hash(const cf_filter *f, uint64_t h);
  * NULL to only count. */
 CF_API size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 
+/* Inserts n hashes in order, hashing and prefetching ahead so that many
+ * memory reads are in flight.  Stops at the first failure: returns CF_OK when
+ * all were inserted, else that insert's status (CF_E_FULL: hashes[*inserted]
+ * and later ones were not inserted, the earlier ones were).  inserted may be
+ * NULL. */
+CF_API cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+
 /* ------------------------------------------------------------------------
  * Introspection.
  * ---------------------------------------------------------------------- */

@@ -128,6 +128,36 @@ size_t cf_count(const cf_filter *f, const void *key, size_t len) {
  * stay in registers and L1. */
 #define CF__BATCH 16
 
+static inline void cf__prefetch_slots(const cf_filter *f, cf__slots p) {
+    __builtin_prefetch(f->table + ((p.i1 * f->bucket_bits) >> 3));
+    __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
+}
+
+cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    if (inserted != NULL) *inserted = 0;
+    CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    /* A ring of located keys: key j is located (and its buckets prefetched)
+     * CF__BATCH keys before it is inserted. */
+    cf__slots ring[CF__BATCH];
+    size_t ahead = n < CF__BATCH ? n : CF__BATCH;
+    for (size_t j = 0; j < ahead; j++) {
+        ring[j] = cf__locate(f, hashes[j]);
+        cf__prefetch_slots(f, ring[j]);
+    }
+    for (size_t j = 0; j < n; j++) {
+        cf__slots p = ring[j % CF__BATCH];
+        if (j + CF__BATCH < n) {
+            ring[j % CF__BATCH] = cf__locate(f, hashes[j + CF__BATCH]);
+            cf__prefetch_slots(f, ring[j % CF__BATCH]);
+        }
+        cf_status s = cf__insert_slots(f, p);
+        if (s != CF_OK) return s;
+        if (inserted != NULL) *inserted = j + 1;
+    }
+    return CF_OK;
+}
+
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
     size_t found = 0;
@@ -136,8 +166,7 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, b
         size_t m = n - base < CF__BATCH ? n - base : CF__BATCH;
         for (size_t j = 0; j < m; j++) {
             p[j] = cf__locate(f, hashes[base + j]);
-            __builtin_prefetch(f->table + ((p[j].i1 * f->bucket_bits) >> 3));
-            __builtin_prefetch(f->table + ((p[j].i2 * f->bucket_bits) >> 3));
+            cf__prefetch_slots(f, p[j]);
         }
         for (size_t j = 0; j < m; j++) {
             bool hit = cf__contains_slots(f, p[j]);

@@ -166,6 +166,36 @@ static void test_hash_variants_agree(void) {
     cf_free(b);
 }
 
+static void test_insert_batch_matches_single_inserts(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 1001;
+    cfg.fingerprint_bits = 12;
+    cf_filter *a, *b;
+    REQUIRE(cf_new(&cfg, &a) == CF_OK);
+    REQUIRE(cf_new(&cfg, &b) == CF_OK);
+    enum { N = 5000 }; /* more than 1001 x 4 slots: the batch must stop */
+    static uint64_t hashes[N];
+    for (uint64_t k = 0; k < N; k++) hashes[k] = cf_hash(a, &k, sizeof k);
+    size_t done = 0;
+    CHECK_STATUS(cf_insert_batch(a, hashes, N, &done), CF_E_FULL);
+    size_t single = 0;
+    while (single < N && cf_insert_hash(b, hashes[single]) == CF_OK) single++;
+    CHECK_EQ(done, single);
+    CHECK_GE(done, 1001 * 4 * 95 / 100);
+    size_t size = cf_serialized_size(a);
+    uint8_t *x = malloc(size), *y = malloc(size);
+    REQUIRE(x && y && cf_serialize(a, x, size, NULL) == CF_OK && cf_serialize(b, y, size, NULL) == CF_OK);
+    CHECK(memcmp(x, y, size) == 0);
+    CHECK_STATUS(cf_insert_batch(a, hashes, 0, &done), CF_OK);
+    CHECK_EQ(done, 0);
+    CHECK_STATUS(cf_insert_batch(NULL, hashes, 1, NULL), CF_E_PARAM);
+    free(x);
+    free(y);
+    cf_free(a);
+    cf_free(b);
+}
+
 static void test_seed_changes_layout_deterministically(void) {
     cf_config cfg;
     cf_config_init(&cfg);
@@ -205,4 +235,5 @@ static void test_status_table(void) {
 
 TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_formula),
           TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
+          TEST(test_insert_batch_matches_single_inserts),
           TEST(test_seed_changes_layout_deterministically), TEST(test_status_table))
