@@ -27,6 +27,7 @@ typedef enum bench_impl {
 /* ns per operation; the probe's three figures are ns per read or pair. */
 typedef enum bench_metric {
     M_INSERT,     /* inserts filling the table to the target load         */
+    M_INSERT_BATCH, /* the same fill by cf_insert_batch, hashing included */
     M_POS,        /* lookups of inserted keys                             */
     M_NEG,        /* lookups of keys never inserted                       */
     M_MIXED,      /* lookups, 50% inserted keys, randomly interleaved     */
