@@ -1,0 +1,507 @@
+/*
+ * cf_redis_chain.c -- the chain of sub-filters behind one key, and its dump
+ * stream (layout in cf_redis_chain.h).  Uses only the public library API.
+ *
+ * Insert, in full:
+ *   1. NX: if any sub-filter may hold the item, answer "exists".
+ *   2. Try the sub-filters from the newest to the oldest, skipping
+ *      - those marked full (an earlier insert found no room there and no
+ *        delete has freed a slot since: retrying would redo a futile,
+ *        max_kicks-long search for every item once the chain is capped), and
+ *      - those whose two buckets already hold 2b copies of this fingerprint
+ *        (nothing can move there; RedisBloom grew a sub-filter per 2b
+ *        duplicates and made tens of thousands of them).
+ *   3. Only if some sub-filter failed for lack of room (not duplicates), grow
+ *      by one sub-filter, within the cap and the key's memory limit.
+ * The "full" marks are part of the persisted state, so primaries, replicas
+ * and reloaded servers take the same branches.
+ */
+#include "cf_redis_chain.h"
+
+#include "cf_redismodule.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One seed for every key: replicas must build the same tables, and a dump
+ * carries its seed in each sub-filter anyway. */
+#define CFR_SEED 0x6366726564697331ull /* "cfredis1" */
+
+static const uint8_t cfr_magic[8] = {'C', 'F', 'R', 'D', 'U', 'M', 'P', 0};
+
+/* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
+
+void *cfr_alloc(size_t n) {
+    /* TryAlloc returns NULL on failure; plain Alloc would abort the server. */
+    if (RedisModule_TryAlloc) return RedisModule_TryAlloc(n);
+    return RedisModule_Alloc(n);
+}
+
+void cfr_free(void *p) {
+    if (p) RedisModule_Free(p);
+}
+
+static void *cfr_alloc_cb(void *ctx, size_t n) {
+    (void)ctx;
+    return cfr_alloc(n);
+}
+
+static void cfr_free_cb(void *ctx, void *p) {
+    (void)ctx;
+    cfr_free(p);
+}
+
+const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL};
+
+uint64_t cfr_table_bytes(uint64_t nb, unsigned b, unsigned f) {
+    unsigned __int128 bits = (unsigned __int128)nb * b * f;
+    unsigned __int128 bytes = (bits + 7) / 8;
+    return bytes > UINT64_MAX / 2 ? UINT64_MAX : (uint64_t)bytes;
+}
+
+/* ---- little-endian helpers and the header checksum ---- */
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* FNV-1a: the header is small and each sub-filter has its own XXH3
+ * checksum; this only catches a damaged header before we trust its sizes. */
+static uint64_t fnv1a64(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* ---- chain lifetime ---- */
+
+static cfr_chain *chain_alloc(uint32_t cap_subs) {
+    cfr_chain *c = cfr_alloc(sizeof *c);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    c->subs = cfr_alloc(sizeof *c->subs * cap_subs);
+    if (!c->subs) {
+        cfr_free(c);
+        return NULL;
+    }
+    memset(c->subs, 0, sizeof *c->subs * cap_subs);
+    c->cap_subs = cap_subs;
+    return c;
+}
+
+static void load_state_free(cfr_chain *c) {
+    cfr_free(c->load_lens);
+    cfr_free(c->load_flags);
+    cfr_free(c->partial);
+    c->load_lens = c->load_flags = NULL;
+    c->partial = NULL;
+    c->partial_len = c->partial_cap = 0;
+    c->loading = false;
+}
+
+void cfr_chain_free(cfr_chain *c) {
+    if (!c) return;
+    for (uint32_t i = 0; i < c->nsubs; i++) cf_free(c->subs[i].f);
+    cfr_free(c->subs);
+    cfr_free(c->dump_cache);
+    load_state_free(c);
+    cfr_free(c);
+}
+
+void cfr_chain_touch(cfr_chain *c) {
+    cfr_free(c->dump_cache);
+    c->dump_cache = NULL;
+    c->dump_cache_len = 0;
+}
+
+size_t cfr_chain_memory(const cfr_chain *c) {
+    size_t n = sizeof *c + sizeof *c->subs * c->cap_subs + c->dump_cache_len + c->partial_cap;
+    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_memory_usage(c->subs[i].f);
+    if (c->loading) n += 2 * sizeof(uint64_t) * c->load_nsubs;
+    return n;
+}
+
+/* Builds one sub-filter of nb buckets (0: sized from p->capacity) if the
+ * key's limit allows it. */
+static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
+                          const cfr_limits *lim, cf_filter **out) {
+    uint64_t want_nb = nb;
+    if (want_nb == 0) {
+        double load = cf_default_max_load(p->bucket_size);
+        double est = ceil((double)p->capacity / (p->bucket_size * load)) + 1;
+        want_nb = est > 1e18 ? UINT64_MAX / 64 : (uint64_t)est;
+    }
+    uint64_t bytes = cfr_table_bytes(want_nb, p->bucket_size, p->fingerprint_bits);
+    if (bytes == UINT64_MAX || bytes > lim->max_key_bytes ||
+        used_bytes > lim->max_key_bytes - bytes)
+        return CFR_NOMEM;
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = p->capacity;
+    cfg.num_buckets = nb;
+    cfg.bucket_size = p->bucket_size;
+    cfg.fingerprint_bits = p->fingerprint_bits;
+    cfg.max_kicks = p->max_kicks;
+    cfg.seed = CFR_SEED;
+    cfg.allocator = &cfr_allocator;
+    return cf_new(&cfg, out) == CF_OK ? CFR_OK : CFR_NOMEM;
+}
+
+cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
+                         const char **err) {
+    *out = NULL;
+    cfr_chain *c = chain_alloc(lim->max_filters);
+    if (!c) {
+        *err = "ERR Insufficient memory";
+        return CFR_NOMEM;
+    }
+    c->expansion = p->expansion;
+    c->capacity = p->capacity;
+    cfr_result r = sub_new(p, 0, cfr_chain_memory(c), lim, &c->subs[0].f);
+    if (r != CFR_OK) {
+        *err = "ERR Insufficient memory: the filter would exceed the module's per-key limit "
+               "(MAX_KEY_BYTES) or the server's memory";
+        cfr_chain_free(c);
+        return r;
+    }
+    c->nsubs = 1;
+    *out = c;
+    return CFR_OK;
+}
+
+/* ---- operations ---- */
+
+static void sub_params(const cfr_chain *c, cfr_params *p) {
+    cf_stats st;
+    cf_get_stats(c->subs[0].f, &st);
+    p->capacity = c->capacity;
+    p->bucket_size = st.bucket_size;
+    p->fingerprint_bits = st.fingerprint_bits;
+    p->max_kicks = st.max_kicks;
+    p->expansion = c->expansion;
+}
+
+static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
+    if (c->expansion == 0) return CFR_FULL;
+    if (c->nsubs >= lim->max_filters || c->nsubs >= c->cap_subs) return CFR_MAX_FILTERS;
+    cfr_params p;
+    sub_params(c, &p);
+    cf_stats last;
+    cf_get_stats(c->subs[c->nsubs - 1].f, &last);
+    if (last.num_buckets > UINT64_MAX / c->expansion) return CFR_NOMEM;
+    cf_filter *f = NULL;
+    cfr_result r = sub_new(&p, last.num_buckets * c->expansion, cfr_chain_memory(c), lim, &f);
+    if (r != CFR_OK) return r;
+    c->subs[c->nsubs].f = f;
+    c->subs[c->nsubs].flags = 0;
+    c->nsubs++;
+    return CFR_OK;
+}
+
+cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
+                            bool nx) {
+    uint64_t h = cf_hash(c->subs[0].f, item, len);
+    if (nx) {
+        for (uint32_t i = 0; i < c->nsubs; i++)
+            if (cf_contains_hash(c->subs[i].f, h)) return CFR_EXISTS;
+    }
+    cfr_chain_touch(c);
+    bool room_failure = false;
+    for (uint32_t i = c->nsubs; i-- > 0;) {
+        cfr_sub *s = &c->subs[i];
+        if (s->flags & CFR_SUB_FULL) {
+            room_failure = true;
+            continue;
+        }
+        cf_stats st;
+        cf_get_stats(s->f, &st);
+        if (cf_count_hash(s->f, h) >= 2 * (size_t)st.bucket_size) continue;
+        cf_status rc = cf_insert_hash(s->f, h);
+        if (rc == CF_OK) return CFR_OK;
+        if (rc == CF_E_FULL) {
+            s->flags |= CFR_SUB_FULL;
+            room_failure = true;
+        }
+    }
+    if (!room_failure) return CFR_FULL; /* only duplicates stand in the way */
+    cfr_result r = chain_grow(c, lim);
+    if (r != CFR_OK) return r;
+    return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+}
+
+bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {
+    uint64_t h = cf_hash(c->subs[0].f, item, len);
+    for (uint32_t i = 0; i < c->nsubs; i++)
+        if (cf_contains_hash(c->subs[i].f, h)) return true;
+    return false;
+}
+
+uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len) {
+    uint64_t h = cf_hash(c->subs[0].f, item, len);
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_count_hash(c->subs[i].f, h);
+    return n;
+}
+
+bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len) {
+    uint64_t h = cf_hash(c->subs[0].f, item, len);
+    for (uint32_t i = c->nsubs; i-- > 0;) {
+        if (cf_delete_hash(c->subs[i].f, h) == CF_OK) {
+            c->subs[i].flags &= ~(uint64_t)CFR_SUB_FULL;
+            c->deleted++;
+            cfr_chain_touch(c);
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t cfr_chain_compact(cfr_chain *c) {
+    uint32_t kept = 1, dropped = 0;
+    for (uint32_t i = 1; i < c->nsubs; i++) {
+        cf_stats st;
+        cf_get_stats(c->subs[i].f, &st);
+        if (st.items == 0) {
+            cf_free(c->subs[i].f);
+            dropped++;
+        } else {
+            c->subs[kept++] = c->subs[i];
+        }
+    }
+    for (uint32_t i = kept; i < c->nsubs; i++) c->subs[i].f = NULL;
+    c->nsubs = kept;
+    if (dropped) cfr_chain_touch(c);
+    return dropped;
+}
+
+void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
+    memset(out, 0, sizeof *out);
+    double miss = 1.0;
+    for (uint32_t i = 0; i < c->nsubs; i++) {
+        cf_stats st;
+        cf_get_stats(c->subs[i].f, &st);
+        out->table_bytes += st.table_bytes;
+        out->buckets += st.num_buckets;
+        out->items += st.items;
+        out->bucket_size = st.bucket_size;
+        out->fingerprint_bits = st.fingerprint_bits;
+        out->max_kicks = st.max_kicks;
+        miss *= 1.0 - st.expected_fpp;
+    }
+    out->expected_fpp = 1.0 - miss;
+    out->memory_bytes = cfr_chain_memory(c);
+}
+
+/* ---- the dump stream ---- */
+
+size_t cfr_dump_header_len(uint32_t nsubs) {
+    return CFR_DUMP_FIXED + (size_t)CFR_DUMP_PER_SUB * nsubs + 8;
+}
+
+/* Header of a live chain, or of a loading one (what it expects in full). */
+uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
+    uint32_t n = c->loading ? c->load_nsubs : c->nsubs;
+    size_t hl = cfr_dump_header_len(n);
+    uint8_t *h = cfr_alloc(hl);
+    if (!h) return NULL;
+    memset(h, 0, hl);
+    memcpy(h, cfr_magic, 8);
+    put_le(h + 8, 1, 2);
+    put_le(h + 12, n, 4);
+    put_le(h + 16, c->expansion, 4);
+    put_le(h + 24, c->capacity, 8);
+    put_le(h + 32, c->deleted, 8);
+    uint64_t body = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t sl = c->loading ? c->load_lens[i] : cf_serialized_size(c->subs[i].f);
+        uint64_t fl = c->loading ? c->load_flags[i] : c->subs[i].flags;
+        put_le(h + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, sl, 8);
+        put_le(h + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, fl, 8);
+        body += sl;
+    }
+    put_le(h + 40, body, 8);
+    put_le(h + hl - 8, fnv1a64(h, hl - 8), 8);
+    *len = hl;
+    return h;
+}
+
+uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len) {
+    size_t n = cf_serialized_size(c->subs[i].f);
+    uint8_t *buf = cfr_alloc(n ? n : 1);
+    if (!buf) return NULL;
+    if (cf_serialize(c->subs[i].f, buf, n, len) != CF_OK) {
+        cfr_free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+bool cfr_dump_cache_fill(cfr_chain *c) {
+    if (c->dump_cache) return true;
+    size_t total = 0;
+    for (uint32_t i = 0; i < c->nsubs; i++) total += cf_serialized_size(c->subs[i].f);
+    uint8_t *buf = cfr_alloc(total ? total : 1);
+    if (!buf) return false;
+    size_t at = 0;
+    for (uint32_t i = 0; i < c->nsubs; i++) {
+        size_t w = 0;
+        if (cf_serialize(c->subs[i].f, buf + at, total - at, &w) != CF_OK) {
+            cfr_free(buf);
+            return false;
+        }
+        at += w;
+    }
+    c->dump_cache = buf;
+    c->dump_cache_len = at;
+    return true;
+}
+
+cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
+                          cfr_chain **out) {
+    *out = NULL;
+    if (len < cfr_dump_header_len(1) || memcmp(hdr, cfr_magic, 8) != 0) return CFR_BAD_HEADER;
+    uint64_t n = get_le(hdr + 12, 4);
+    if (get_le(hdr + 8, 2) != 1 || get_le(hdr + 10, 2) != 0 || get_le(hdr + 20, 4) != 0)
+        return CFR_BAD_HEADER;
+    /* A dump from a server configured with a larger MAX_FILTERS still loads,
+     * up to the hard ceiling. */
+    if (n < 1 || n > CFR_MAX_FILTERS_LIMIT || len != cfr_dump_header_len((uint32_t)n))
+        return CFR_BAD_HEADER;
+    if (get_le(hdr + len - 8, 8) != fnv1a64(hdr, len - 8)) return CFR_BAD_HEADER;
+    uint64_t e = get_le(hdr + 16, 4);
+    if (e > 32768 || (e & (e - 1)) != 0) return CFR_BAD_HEADER;
+    uint64_t body = get_le(hdr + 40, 8), sum = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t sl = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, 8);
+        uint64_t fl = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, 8);
+        /* A sub-filter is at least the library's 64-byte header and 8-byte
+         * trailer, and the whole body must fit the key's memory limit. */
+        if (sl < 72 || sl > lim->max_key_bytes || (fl & ~(uint64_t)CFR_SUB_FULL) != 0)
+            return CFR_BAD_HEADER;
+        sum += sl;
+        if (sum > lim->max_key_bytes) return CFR_BAD_HEADER;
+    }
+    if (sum != body) return CFR_BAD_HEADER;
+
+    cfr_chain *c = chain_alloc(n > lim->max_filters ? (uint32_t)n : lim->max_filters);
+    if (!c) return CFR_NOMEM;
+    c->loading = true;
+    c->load_nsubs = (uint32_t)n;
+    c->expansion = (uint32_t)e;
+    c->capacity = get_le(hdr + 24, 8);
+    c->deleted = get_le(hdr + 32, 8);
+    c->load_body_len = body;
+    c->load_lens = cfr_alloc(sizeof(uint64_t) * n);
+    c->load_flags = cfr_alloc(sizeof(uint64_t) * n);
+    if (!c->load_lens || !c->load_flags) {
+        cfr_chain_free(c);
+        return CFR_NOMEM;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        c->load_lens[i] = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, 8);
+        c->load_flags[i] = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, 8);
+    }
+    *out = c;
+    return CFR_OK;
+}
+
+/* Validates a complete sub-filter and appends it to the chain. */
+static cfr_result load_finish_sub(cfr_chain *c, const uint8_t *buf, size_t len) {
+    cf_filter *f = NULL;
+    if (cf_deserialize(buf, len, &cfr_allocator, &f) != CF_OK) return CFR_BAD_CHUNK;
+    cf_stats st;
+    cf_get_stats(f, &st);
+    bool ok = st.seed == CFR_SEED && !st.read_only;
+    if (ok && c->nsubs > 0) {
+        cf_stats first;
+        cf_get_stats(c->subs[0].f, &first);
+        ok = st.bucket_size == first.bucket_size && st.fingerprint_bits == first.fingerprint_bits &&
+             st.max_kicks == first.max_kicks;
+    }
+    if (!ok || c->nsubs >= c->cap_subs) {
+        cf_free(f);
+        return CFR_BAD_CHUNK;
+    }
+    c->subs[c->nsubs].f = f;
+    c->subs[c->nsubs].flags = c->load_flags[c->nsubs];
+    c->nsubs++;
+    return CFR_OK;
+}
+
+cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
+                           size_t len) {
+    (void)lim;
+    if (!c->loading || at != c->load_received) return CFR_BAD_POSITION;
+    if (len > c->load_body_len - c->load_received) return CFR_BAD_CHUNK;
+    while (len > 0) {
+        uint64_t want = c->load_lens[c->nsubs];
+        size_t take = want - c->partial_len < len ? (size_t)(want - c->partial_len) : len;
+        if (c->partial_len == 0 && take == want) {
+            /* The whole sub-filter is in this chunk: no copy needed. */
+            cfr_result r = load_finish_sub(c, data, take);
+            if (r != CFR_OK) return r;
+        } else {
+            if (c->partial_len + take > c->partial_cap) {
+                /* Grow with the bytes actually received, never to a size the
+                 * header merely claims. */
+                size_t cap = c->partial_cap ? c->partial_cap : 4096;
+                while (cap < c->partial_len + take) cap *= 2;
+                if (cap > want) cap = (size_t)want;
+                uint8_t *p = cfr_alloc(cap);
+                if (!p) return CFR_NOMEM;
+                if (c->partial_len) memcpy(p, c->partial, c->partial_len);
+                cfr_free(c->partial);
+                c->partial = p;
+                c->partial_cap = cap;
+            }
+            memcpy(c->partial + c->partial_len, data, take);
+            c->partial_len += take;
+            if (c->partial_len == want) {
+                cfr_result r = load_finish_sub(c, c->partial, c->partial_len);
+                cfr_free(c->partial);
+                c->partial = NULL;
+                c->partial_len = c->partial_cap = 0;
+                if (r != CFR_OK) return r;
+            }
+        }
+        data += take;
+        len -= take;
+        c->load_received += take;
+    }
+    if (c->nsubs == c->load_nsubs) load_state_free(c);
+    return CFR_OK;
+}
+
+cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim) {
+    size_t hl = 0;
+    uint8_t *h = cfr_dump_header(c, &hl);
+    if (!h) return NULL;
+    cfr_chain *out = NULL;
+    cfr_result r = cfr_load_begin(h, hl, lim, &out);
+    cfr_free(h);
+    if (r != CFR_OK) return NULL;
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < c->nsubs && r == CFR_OK; i++) {
+        size_t n = 0;
+        uint8_t *b = cfr_dump_sub(c, i, &n);
+        r = b ? cfr_load_append(out, lim, at, b, n) : CFR_NOMEM;
+        at += n;
+        cfr_free(b);
+    }
+    if (r == CFR_OK && c->loading && c->partial_len)
+        r = cfr_load_append(out, lim, at, c->partial, c->partial_len);
+    if (r != CFR_OK) {
+        cfr_chain_free(out);
+        return NULL;
+    }
+    return out;
+}

@@ -1,0 +1,472 @@
+/*
+ * cf_redis_cmds.c -- the CF.* commands, with RedisBloom's argument rules,
+ * reply shapes and error strings (docs/REDIS.md lists them), extended with
+ * CF.RESERVE ... ERROR_RATE p | FINGERPRINT bits.
+ *
+ * Replication: every write command that reached an existing (or newly
+ * created) key is replicated verbatim, whatever it answered.  The library's
+ * eviction is deterministic and the chain's decisions depend only on its
+ * persisted state, so replaying the same commands rebuilds the same bytes --
+ * even a failed insert, which may mark a sub-filter full.
+ */
+#include "cf_redis.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#define CFR_DEFAULT_CAPACITY 1024   /* RedisBloom's capacity for auto-created keys */
+#define CFR_DEFAULT_BUCKET 2        /* RedisBloom's default BUCKETSIZE */
+#define CFR_DEFAULT_FP_BITS 8       /* RedisBloom's (only) width: same default FPP */
+#define CFR_MAX_CAPACITY (1ll << 30)
+
+static const char *const ERR_LOADING = "ERR the filter is being restored by CF.LOADCHUNK";
+static const char *const ERR_NOMEM = "ERR Insufficient memory";
+
+enum { KEY_EMPTY, KEY_CHAIN, KEY_WRONGTYPE };
+
+/* Opens name and classifies it; *c is set for KEY_CHAIN. */
+static int open_chain(RedisModuleCtx *ctx, RedisModuleString *name, int mode, RedisModuleKey **key,
+                      cfr_chain **c) {
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    *c = NULL;
+    int t = RedisModule_KeyType(*key);
+    if (t == REDISMODULE_KEYTYPE_EMPTY) return KEY_EMPTY;
+    if (t != REDISMODULE_KEYTYPE_MODULE || RedisModule_ModuleTypeGetType(*key) != cfr_type)
+        return KEY_WRONGTYPE;
+    *c = RedisModule_ModuleTypeGetValue(*key);
+    return KEY_CHAIN;
+}
+
+static int reply_close(RedisModuleKey *key, int rc) {
+    RedisModule_CloseKey(key);
+    return rc;
+}
+
+static bool arg_is(RedisModuleString *s, const char *word) {
+    size_t n;
+    const char *p = RedisModule_StringPtrLen(s, &n);
+    return n == strlen(word) && strncasecmp(p, word, n) == 0;
+}
+
+/* RedisBloom rounds nothing here; our library has buckets of 1, 2, 4 or 8
+ * slots, so a BUCKETSIZE in [1, 255] takes the next supported size (max 8). */
+static unsigned effective_bucket(long long b) {
+    return b <= 1 ? 1 : b <= 2 ? 2 : b <= 4 ? 4 : 8;
+}
+
+static uint32_t round_pow2(long long e) {
+    uint32_t p = 1;
+    while ((long long)p < e) p <<= 1;
+    return e == 0 ? 0 : p;
+}
+
+static void default_params(cfr_params *p, uint64_t capacity) {
+    p->capacity = capacity;
+    p->bucket_size = CFR_DEFAULT_BUCKET;
+    p->fingerprint_bits = CFR_DEFAULT_FP_BITS;
+    p->max_kicks = CF_DEFAULT_MAX_KICKS;
+    p->expansion = 1;
+}
+
+/* Creates the key's chain; replies with the error and returns false on failure. */
+static bool create_chain(RedisModuleCtx *ctx, RedisModuleKey *key, const cfr_params *p,
+                         cfr_chain **out) {
+    const char *err = NULL;
+    if (cfr_chain_new(p, &cfr_lim, out, &err) != CFR_OK) {
+        RedisModule_ReplyWithError(ctx, err);
+        return false;
+    }
+    RedisModule_ModuleTypeSetValue(key, cfr_type, *out);
+    return true;
+}
+
+/* CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
+ *            [ERROR_RATE p | FINGERPRINT bits] */
+static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    long long capacity;
+    if (RedisModule_StringToLongLong(argv[2], &capacity) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Bad capacity");
+    /* Positions of each option's value (0 = absent); the last one given wins. */
+    int bs = 0, mi = 0, ex = 0, er = 0, fp = 0;
+    for (int i = 3; i < argc; i += 2) {
+        int *slot = arg_is(argv[i], "BUCKETSIZE")      ? &bs
+                    : arg_is(argv[i], "MAXITERATIONS") ? &mi
+                    : arg_is(argv[i], "EXPANSION")     ? &ex
+                    : arg_is(argv[i], "ERROR_RATE")    ? &er
+                    : arg_is(argv[i], "FINGERPRINT")   ? &fp
+                                                       : NULL;
+        if (!slot) return RedisModule_ReplyWithError(ctx, "Unknown argument received");
+        /* A keyword with no value is an arity error (RedisBloom read past argv). */
+        if (i + 1 >= argc) return RedisModule_WrongArity(ctx);
+        *slot = i + 1;
+    }
+    /* Checked in RedisBloom's order: MAXITERATIONS, BUCKETSIZE, EXPANSION. */
+    long long m = CF_DEFAULT_MAX_KICKS, b = CFR_DEFAULT_BUCKET, e = 1, bits = 0;
+    double rate = 0;
+    if (mi && RedisModule_StringToLongLong(argv[mi], &m) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Couldn't parse MAXITERATIONS");
+    if (m < 1 || m > 65535)
+        return RedisModule_ReplyWithError(ctx, "MAXITERATIONS: value must be in the range [1, 65535]");
+    if (bs && RedisModule_StringToLongLong(argv[bs], &b) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Couldn't parse BUCKETSIZE");
+    if (b < 1 || b > 255)
+        return RedisModule_ReplyWithError(ctx, "BUCKETSIZE: value must be in the range [1, 255]");
+    if (ex && RedisModule_StringToLongLong(argv[ex], &e) != REDISMODULE_OK)
+        return RedisModule_ReplyWithError(ctx, "Couldn't parse EXPANSION");
+    if (e < 0 || e > 32768)
+        return RedisModule_ReplyWithError(ctx, "EXPANSION: value must be in the range [0, 32768]");
+    if (er && fp)
+        return RedisModule_ReplyWithError(ctx, "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");
+    unsigned eb = effective_bucket(b);
+    if (fp) {
+        if (RedisModule_StringToLongLong(argv[fp], &bits) != REDISMODULE_OK)
+            return RedisModule_ReplyWithError(ctx, "Couldn't parse FINGERPRINT");
+        if (bits < CF_MIN_FINGERPRINT_BITS || bits > CF_MAX_FINGERPRINT_BITS)
+            return RedisModule_ReplyWithError(ctx, "FINGERPRINT: value must be in the range [1, 32]");
+    } else if (er) {
+        if (RedisModule_StringToDouble(argv[er], &rate) != REDISMODULE_OK)
+            return RedisModule_ReplyWithError(ctx, "Couldn't parse ERROR_RATE");
+        if (!(rate > 0 && rate < 1))
+            return RedisModule_ReplyWithError(ctx, "ERROR_RATE: value must be in the range (0, 1)");
+        /* The FPP bound of one sub-filter is 2b / 2^f. */
+        double need = ceil(log2(2.0 * eb / rate));
+        if (need > CF_MAX_FINGERPRINT_BITS)
+            return RedisModule_ReplyWithError(
+                ctx, "ERROR_RATE: value too small (it needs fingerprints wider than 32 bits)");
+        bits = need < 1 ? 1 : (long long)need;
+    } else {
+        bits = CFR_DEFAULT_FP_BITS;
+    }
+    if (capacity < 2 * b || capacity > CFR_MAX_CAPACITY)
+        return RedisModule_ReplyWithError(ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
+
+    RedisModuleKey *key;
+    cfr_chain *c;
+    int kt = open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c);
+    if (kt == KEY_WRONGTYPE)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
+    if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
+    cfr_params p = {(uint64_t)capacity, eb, (unsigned)bits, (unsigned)m, round_pow2(e)};
+    if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
+    RedisModule_ReplicateVerbatim(ctx);
+    return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
+}
+
+/* The reply for one insert outcome in a single-item command. */
+static int reply_insert_error(RedisModuleCtx *ctx, cfr_result r) {
+    switch (r) {
+    case CFR_MAX_FILTERS: return RedisModule_ReplyWithError(ctx, "Maximum expansions reached");
+    case CFR_NOMEM: return RedisModule_ReplyWithError(ctx, ERR_NOMEM);
+    default: return RedisModule_ReplyWithError(ctx, "Filter is full");
+    }
+}
+
+/* Shared by CF.ADD, CF.ADDNX, CF.INSERT and CF.INSERTNX. */
+static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString **items,
+                         int nitems, bool nx, bool multi, bool create, long long capacity) {
+    RedisModuleKey *key;
+    cfr_chain *c;
+    int kt = open_chain(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, &key, &c);
+    if (kt == KEY_WRONGTYPE)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
+    if (kt == KEY_EMPTY) {
+        if (!create) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
+        if (capacity < 2 * CFR_DEFAULT_BUCKET || capacity > CFR_MAX_CAPACITY)
+            return reply_close(key, RedisModule_ReplyWithError(
+                                        ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"));
+        cfr_params p;
+        default_params(&p, (uint64_t)capacity);
+        if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
+    } else if (c->loading) {
+        return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_LOADING));
+    }
+    RedisModule_ReplicateVerbatim(ctx);
+    if (!multi) {
+        size_t n;
+        const char *s = RedisModule_StringPtrLen(items[0], &n);
+        cfr_result r = cfr_chain_insert(c, &cfr_lim, s, n, nx);
+        if (r == CFR_OK || r == CFR_EXISTS)
+            return reply_close(key, RedisModule_ReplyWithLongLong(ctx, r == CFR_OK));
+        return reply_close(key, reply_insert_error(ctx, r));
+    }
+    RedisModule_ReplyWithArray(ctx, nitems);
+    for (int i = 0; i < nitems; i++) {
+        size_t n;
+        const char *s = RedisModule_StringPtrLen(items[i], &n);
+        cfr_result r = cfr_chain_insert(c, &cfr_lim, s, n, nx);
+        RedisModule_ReplyWithLongLong(ctx, r == CFR_OK ? 1 : r == CFR_EXISTS ? 0 : -1);
+    }
+    return reply_close(key, REDISMODULE_OK);
+}
+
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    return insert_common(ctx, argv[1], argv + 2, 1, false, false, true, CFR_DEFAULT_CAPACITY);
+}
+
+static int cmd_addnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    return insert_common(ctx, argv[1], argv + 2, 1, true, false, true, CFR_DEFAULT_CAPACITY);
+}
+
+/* CF.INSERT[NX] key [CAPACITY c] [NOCREATE] ITEMS item... */
+static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool nx) {
+    if (argc < 4) return RedisModule_WrongArity(ctx);
+    long long capacity = CFR_DEFAULT_CAPACITY;
+    bool create = true;
+    int items = -1;
+    for (int i = 2; i < argc && items < 0;) {
+        if (arg_is(argv[i], "CAPACITY")) {
+            if (i + 1 >= argc) return RedisModule_WrongArity(ctx);
+            if (RedisModule_StringToLongLong(argv[i + 1], &capacity) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Bad capacity");
+            i += 2;
+        } else if (arg_is(argv[i], "NOCREATE")) {
+            create = false;
+            i++;
+        } else if (arg_is(argv[i], "ITEMS")) {
+            items = i + 1;
+        } else {
+            return RedisModule_ReplyWithError(ctx, "Unknown argument received");
+        }
+    }
+    if (items < 0 || items >= argc) return RedisModule_WrongArity(ctx);
+    return insert_common(ctx, argv[1], argv + items, argc - items, nx, true, create, capacity);
+}
+
+static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return insert_cmd(ctx, argv, argc, false);
+}
+
+static int cmd_insertnx(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    return insert_cmd(ctx, argv, argc, true);
+}
+
+/* Opens a key for a read command: replies and returns false unless it holds
+ * a live chain or is empty (*c NULL). */
+static bool open_for_read(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleKey **key,
+                          cfr_chain **c) {
+    int kt = open_chain(ctx, name, REDISMODULE_READ, key, c);
+    if (kt == KEY_WRONGTYPE) {
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return false;
+    }
+    if (kt == KEY_CHAIN && (*c)->loading) {
+        RedisModule_ReplyWithError(ctx, ERR_LOADING);
+        return false;
+    }
+    return true;
+}
+
+static long long probe(const cfr_chain *c, RedisModuleString *item, bool count) {
+    if (!c) return 0;
+    size_t n;
+    const char *s = RedisModule_StringPtrLen(item, &n);
+    return count ? (long long)cfr_chain_count(c, s, n) : cfr_chain_contains(c, s, n);
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    return reply_close(key, RedisModule_ReplyWithLongLong(ctx, probe(c, argv[2], false)));
+}
+
+static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc < 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) RedisModule_ReplyWithLongLong(ctx, probe(c, argv[i], false));
+    return reply_close(key, REDISMODULE_OK);
+}
+
+static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    return reply_close(key, RedisModule_ReplyWithLongLong(ctx, probe(c, argv[2], true)));
+}
+
+/* Opens a key for a write command on an existing live chain; replies
+ * `missing` when the key is empty. */
+static bool open_for_write(RedisModuleCtx *ctx, RedisModuleString *name, const char *missing,
+                           RedisModuleKey **key, cfr_chain **c) {
+    int kt = open_chain(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, key, c);
+    const char *err = kt == KEY_WRONGTYPE ? REDISMODULE_ERRORMSG_WRONGTYPE
+                      : kt == KEY_EMPTY   ? missing
+                      : (*c)->loading     ? ERR_LOADING
+                                          : NULL;
+    if (err) RedisModule_ReplyWithError(ctx, err);
+    return err == NULL;
+}
+
+static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_write(ctx, argv[1], "Not found", &key, &c)) return reply_close(key, REDISMODULE_OK);
+    size_t n;
+    const char *s = RedisModule_StringPtrLen(argv[2], &n);
+    bool deleted = cfr_chain_delete(c, s, n);
+    RedisModule_ReplicateVerbatim(ctx);
+    return reply_close(key, RedisModule_ReplyWithLongLong(ctx, deleted));
+}
+
+static int cmd_compact(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_write(ctx, argv[1], "Cuckoo filter was not found", &key, &c))
+        return reply_close(key, REDISMODULE_OK);
+    cfr_chain_compact(c);
+    RedisModule_ReplicateVerbatim(ctx);
+    return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
+}
+
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 2) return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    if (!c) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
+    cfr_info in;
+    cfr_chain_info(c, &in);
+    /* RedisBloom's eight pairs first, in its order; ours follow. */
+    RedisModule_ReplyWithArray(ctx, 2 * 10);
+    RedisModule_ReplyWithSimpleString(ctx, "Size");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.table_bytes);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.buckets);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
+    RedisModule_ReplyWithLongLong(ctx, c->nsubs);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
+    RedisModule_ReplyWithLongLong(ctx, (long long)in.items);
+    RedisModule_ReplyWithSimpleString(ctx, "Number of items deleted");
+    RedisModule_ReplyWithLongLong(ctx, (long long)c->deleted);
+    RedisModule_ReplyWithSimpleString(ctx, "Bucket size");
+    RedisModule_ReplyWithLongLong(ctx, in.bucket_size);
+    RedisModule_ReplyWithSimpleString(ctx, "Expansion rate");
+    RedisModule_ReplyWithLongLong(ctx, c->expansion);
+    RedisModule_ReplyWithSimpleString(ctx, "Max iterations");
+    RedisModule_ReplyWithLongLong(ctx, in.max_kicks);
+    RedisModule_ReplyWithSimpleString(ctx, "Fingerprint bits");
+    RedisModule_ReplyWithLongLong(ctx, in.fingerprint_bits);
+    RedisModule_ReplyWithSimpleString(ctx, "Expected false positive rate");
+    RedisModule_ReplyWithDouble(ctx, in.expected_fpp);
+    return reply_close(key, REDISMODULE_OK);
+}
+
+/* CF.SCANDUMP key iterator.  Iterator 0 returns the header with iterator 1;
+ * iterator i >= 1 returns the body bytes from offset i - 1, tagged with
+ * 1 + the offset after them; [0, nil] ends the dump. */
+static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 3) return RedisModule_WrongArity(ctx);
+    long long it;
+    if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK || it < 0)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    RedisModuleKey *key;
+    cfr_chain *c;
+    if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    if (!c) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
+    if (it == 0) {
+        cfr_chain_touch(c); /* a new dump: snapshot the body afresh */
+        size_t hl;
+        uint8_t *h = cfr_dump_header(c, &hl);
+        if (!h) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_NOMEM));
+        RedisModule_ReplyWithArray(ctx, 2);
+        RedisModule_ReplyWithLongLong(ctx, 1);
+        RedisModule_ReplyWithStringBuffer(ctx, (const char *)h, hl);
+        cfr_free(h);
+        return reply_close(key, REDISMODULE_OK);
+    }
+    if (!cfr_dump_cache_fill(c)) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_NOMEM));
+    uint64_t off = (uint64_t)it - 1;
+    if (off > c->dump_cache_len)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
+    RedisModule_ReplyWithArray(ctx, 2);
+    if (off == c->dump_cache_len) {
+        cfr_chain_touch(c);
+        RedisModule_ReplyWithLongLong(ctx, 0);
+        RedisModule_ReplyWithNull(ctx);
+        return reply_close(key, REDISMODULE_OK);
+    }
+    size_t n = c->dump_cache_len - off;
+    if (n > cfr_lim.chunk_bytes) n = cfr_lim.chunk_bytes;
+    RedisModule_ReplyWithLongLong(ctx, it + (long long)n);
+    RedisModule_ReplyWithStringBuffer(ctx, (const char *)c->dump_cache + off, n);
+    return reply_close(key, REDISMODULE_OK);
+}
+
+/* CF.LOADCHUNK key iterator data: iterator 1 carries the header and creates
+ * the key; later chunks must arrive in order (their iterator is 1 + the body
+ * offset after them).  A chunk that fails validation deletes the key. */
+static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (argc != 4) return RedisModule_WrongArity(ctx);
+    long long it;
+    if (RedisModule_StringToLongLong(argv[2], &it) != REDISMODULE_OK || it < 1)
+        return RedisModule_ReplyWithError(ctx, "Invalid position");
+    size_t len;
+    const uint8_t *data = (const uint8_t *)RedisModule_StringPtrLen(argv[3], &len);
+    RedisModuleKey *key;
+    cfr_chain *c;
+    int kt = open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c);
+    if (kt == KEY_WRONGTYPE)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
+    if (it == 1) {
+        if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
+        cfr_result r = cfr_load_begin(data, len, &cfr_lim, &c);
+        if (r != CFR_OK)
+            return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Invalid header"));
+        RedisModule_ModuleTypeSetValue(key, cfr_type, c);
+        RedisModule_ReplicateVerbatim(ctx);
+        return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
+    }
+    if (kt == KEY_EMPTY) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
+    uint64_t end = (uint64_t)it - 1;
+    if (!c->loading || end < len)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
+    cfr_result r = cfr_load_append(c, &cfr_lim, end - len, data, len);
+    if (r == CFR_BAD_POSITION)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
+    RedisModule_ReplicateVerbatim(ctx);
+    if (r != CFR_OK) {
+        RedisModule_DeleteKey(key);
+        return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Couldn't load chunk!"));
+    }
+    return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
+}
+
+int cfr_register_commands(RedisModuleCtx *ctx) {
+    static const struct {
+        const char *name;
+        RedisModuleCmdFunc fn;
+        const char *flags;
+    } cmds[] = {
+        {"cf.reserve", cmd_reserve, "write deny-oom"},
+        {"cf.add", cmd_add, "write deny-oom"},
+        {"cf.addnx", cmd_addnx, "write deny-oom"},
+        {"cf.insert", cmd_insert, "write deny-oom"},
+        {"cf.insertnx", cmd_insertnx, "write deny-oom"},
+        {"cf.exists", cmd_exists, "readonly fast"},
+        {"cf.mexists", cmd_mexists, "readonly fast"},
+        {"cf.count", cmd_count, "readonly fast"},
+        {"cf.del", cmd_del, "write fast"},
+        {"cf.compact", cmd_compact, "write"},
+        {"cf.info", cmd_info, "readonly fast"},
+        {"cf.scandump", cmd_scandump, "readonly"},
+        {"cf.loadchunk", cmd_loadchunk, "write deny-oom"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        /* Key at argv[1] only: Redis derives the key spec Cluster routes by. */
+        if (RedisModule_CreateCommand(ctx, cmds[i].name, cmds[i].fn, cmds[i].flags, 1, 1, 1) !=
+            REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    }
+    return REDISMODULE_OK;
+}

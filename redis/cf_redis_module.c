@@ -1,0 +1,236 @@
+/*
+ * cf_redis_module.c -- cuckoo.so's entry point and its data type.
+ *
+ * The type "cuckoo-cf" (9 characters, as Redis requires; not RedisBloom's
+ * name, so both modules can be loaded side by side) persists a key as its
+ * dump stream (cf_redis_chain.h): every sub-filter in the library's
+ * checksummed file format behind a small header.
+ *
+ *   RDB value, encoding version 0:
+ *     unsigned  complete (1: a live filter; 0: a CF.LOADCHUNK in progress)
+ *     string    dump header
+ *     unsigned  number of pieces that follow
+ *     string... each sub-filter serialized, then any partial sub-filter bytes
+ *
+ * The AOF rewrite emits the same stream as CF.LOADCHUNK commands, so a
+ * rewritten AOF replays through the exact code path clients use.
+ *
+ * Module arguments (--loadmodule cuckoo.so [NAME value]...):
+ *   MAX_FILTERS n     sub-filters per key, 1..1024 (default 32)
+ *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB)
+ *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
+ */
+#include "cf_redis.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define CFR_MODULE_NAME "cuckoo"
+#define CFR_MODULE_VERSION 100 /* 0.1.0 */
+#define CFR_TYPE_NAME "cuckoo-cf"
+#define CFR_ENCODING_VERSION 0
+
+RedisModuleType *cfr_type = NULL;
+cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
+
+bool cfr_for_each_piece(const cfr_chain *c, cfr_piece_fn fn, void *arg) {
+    for (uint32_t i = 0; i < c->nsubs; i++) {
+        size_t n = 0;
+        uint8_t *b = cfr_dump_sub(c, i, &n);
+        if (!b) return false;
+        fn(arg, b, n);
+        cfr_free(b);
+    }
+    if (c->loading && c->partial_len) fn(arg, c->partial, c->partial_len);
+    return true;
+}
+
+/* ---- RDB ---- */
+
+static void save_piece(void *arg, const uint8_t *b, size_t n) {
+    RedisModule_SaveStringBuffer(arg, (const char *)b, n);
+}
+
+static void type_rdb_save(RedisModuleIO *io, void *value) {
+    cfr_chain *c = value;
+    size_t hl;
+    uint8_t *h = cfr_dump_header(c, &hl);
+    if (!h) {
+        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
+        return;
+    }
+    RedisModule_SaveUnsigned(io, c->loading ? 0 : 1);
+    RedisModule_SaveStringBuffer(io, (const char *)h, hl);
+    cfr_free(h);
+    RedisModule_SaveUnsigned(io, c->nsubs + (c->loading && c->partial_len ? 1 : 0));
+    if (!cfr_for_each_piece(c, save_piece, io))
+        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
+}
+
+static bool io_failed(RedisModuleIO *io) {
+    return RedisModule_IsIOError && RedisModule_IsIOError(io);
+}
+
+static void *type_rdb_load(RedisModuleIO *io, int encver) {
+    if (encver != CFR_ENCODING_VERSION) return NULL;
+    uint64_t complete = RedisModule_LoadUnsigned(io);
+    size_t hl = 0;
+    char *h = RedisModule_LoadStringBuffer(io, &hl);
+    if (io_failed(io) || !h) {
+        if (h) RedisModule_Free(h);
+        return NULL;
+    }
+    cfr_chain *c = NULL;
+    cfr_result r = cfr_load_begin((const uint8_t *)h, hl, &cfr_lim, &c);
+    RedisModule_Free(h);
+    if (r != CFR_OK) {
+        RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter header in RDB");
+        return NULL;
+    }
+    uint64_t pieces = RedisModule_LoadUnsigned(io);
+    if (io_failed(io) || pieces > (uint64_t)c->load_nsubs + 1) r = CFR_BAD_HEADER;
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++) {
+        size_t n = 0;
+        char *b = RedisModule_LoadStringBuffer(io, &n);
+        if (io_failed(io) || !b) {
+            r = CFR_BAD_CHUNK;
+        } else {
+            r = cfr_load_append(c, &cfr_lim, at, (const uint8_t *)b, n);
+            at += n;
+        }
+        if (b) RedisModule_Free(b);
+    }
+    if (r == CFR_OK && (complete == 1) != cfr_load_done(c)) r = CFR_BAD_CHUNK;
+    if (r != CFR_OK) {
+        RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter data in RDB");
+        cfr_chain_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- AOF rewrite: the dump stream as CF.LOADCHUNK commands ---- */
+
+typedef struct aof_ctx {
+    RedisModuleIO *io;
+    RedisModuleString *key;
+    uint64_t at; /* body bytes emitted so far */
+} aof_ctx;
+
+static void emit_piece(void *arg, const uint8_t *b, size_t n) {
+    aof_ctx *a = arg;
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < cfr_lim.chunk_bytes ? n - off : cfr_lim.chunk_bytes;
+        a->at += k;
+        RedisModule_EmitAOF(a->io, "CF.LOADCHUNK", "slb", a->key, (long long)(a->at + 1),
+                            (const char *)b + off, k);
+        off += k;
+    }
+}
+
+static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *value) {
+    cfr_chain *c = value;
+    size_t hl;
+    uint8_t *h = cfr_dump_header(c, &hl);
+    if (!h) {
+        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
+        return;
+    }
+    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, 1LL, (const char *)h, hl);
+    cfr_free(h);
+    aof_ctx a = {io, key, 0};
+    if (!cfr_for_each_piece(c, emit_piece, &a))
+        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
+}
+
+/* ---- the other callbacks ---- */
+
+static size_t type_mem_usage(const void *value) {
+    return cfr_chain_memory(value);
+}
+
+static void type_free(void *value) {
+    cfr_chain_free(value);
+}
+
+static void *type_copy(RedisModuleString *from, RedisModuleString *to, const void *value) {
+    (void)from;
+    (void)to;
+    return cfr_chain_clone(value, &cfr_lim);
+}
+
+static void digest_piece(void *arg, const uint8_t *b, size_t n) {
+    RedisModule_DigestAddStringBuffer(arg, (const char *)b, n);
+}
+
+/* DEBUG DIGEST covers the persisted bytes, so a replica can be compared. */
+static void type_digest(RedisModuleDigest *md, void *value) {
+    cfr_chain *c = value;
+    size_t hl;
+    uint8_t *h = cfr_dump_header(c, &hl);
+    if (h) {
+        RedisModule_DigestAddStringBuffer(md, (const char *)h, hl);
+        cfr_free(h);
+    }
+    cfr_for_each_piece(c, digest_piece, md);
+    RedisModule_DigestEndSequence(md);
+}
+
+/* ---- loading ---- */
+
+static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    for (int i = 0; i < argc; i += 2) {
+        size_t n;
+        const char *name = RedisModule_StringPtrLen(argv[i], &n);
+        long long v;
+        if (i + 1 >= argc || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK) {
+            RedisModule_Log(ctx, "warning", "cuckoo: argument %s needs an integer value", name);
+            return REDISMODULE_ERR;
+        }
+        if (strcasecmp(name, "MAX_FILTERS") == 0 && v >= 1 && v <= CFR_MAX_FILTERS_LIMIT) {
+            cfr_lim.max_filters = (uint32_t)v;
+        } else if (strcasecmp(name, "MAX_KEY_BYTES") == 0 && v >= 4096) {
+            cfr_lim.max_key_bytes = (uint64_t)v;
+        } else if (strcasecmp(name, "CHUNK_BYTES") == 0 && v >= 16 && v <= (512ll << 20)) {
+            cfr_lim.chunk_bytes = (size_t)v;
+        } else {
+            RedisModule_Log(ctx, "warning",
+                            "cuckoo: unknown argument or value out of range: %s %lld "
+                            "(MAX_FILTERS 1..1024, MAX_KEY_BYTES >= 4096, CHUNK_BYTES 16..512MiB)",
+                            name, v);
+            return REDISMODULE_ERR;
+        }
+    }
+    return REDISMODULE_OK;
+}
+
+/* The one exported symbol: the server looks it up by name. */
+__attribute__((visibility("default"))) int RedisModule_OnLoad(RedisModuleCtx *ctx,
+                                                              RedisModuleString **argv, int argc);
+
+int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
+    if (cfr_api_init(ctx, CFR_MODULE_NAME, CFR_MODULE_VERSION) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    if (parse_args(ctx, argv, argc) != REDISMODULE_OK) return REDISMODULE_ERR;
+    /* Without this option a truncated RDB value makes the server exit; with
+     * it our rdb_load sees the error and returns NULL. */
+    if (RedisModule_SetModuleOptions)
+        RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
+    RedisModuleTypeMethods tm;
+    memset(&tm, 0, sizeof tm);
+    tm.version = REDISMODULE_TYPE_METHOD_VERSION_3;
+    tm.rdb_load = type_rdb_load;
+    tm.rdb_save = type_rdb_save;
+    tm.aof_rewrite = type_aof_rewrite;
+    tm.mem_usage = type_mem_usage;
+    tm.digest = type_digest;
+    tm.free = type_free;
+    tm.copy = type_copy;
+    cfr_type = RedisModule_CreateDataType(ctx, CFR_TYPE_NAME, CFR_ENCODING_VERSION, &tm);
+    if (!cfr_type) return REDISMODULE_ERR;
+    RedisModule_Log(ctx, "notice", "cuckoo %s: MAX_FILTERS %u MAX_KEY_BYTES %llu CHUNK_BYTES %zu",
+                    cf_version_string(), cfr_lim.max_filters,
+                    (unsigned long long)cfr_lim.max_key_bytes, cfr_lim.chunk_bytes);
+    return cfr_register_commands(ctx);
+}

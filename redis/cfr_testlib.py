@@ -1,0 +1,197 @@
+"""Shared helpers for the Redis module tests: start Debian's redis-server on a
+free loopback port with cuckoo.so loaded, always stop it, and small assertion
+helpers.  Run the tests with /usr/bin/python3 (Debian's python3-redis)."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77  # CTest's SKIP_RETURN_CODE for this directory
+
+try:
+    import redis  # noqa: F401
+    from redis.exceptions import ResponseError  # noqa: F401
+except ImportError:  # pragma: no cover
+    print("SKIP: python3-redis is not installed (scripts/deps.sh installs it)")
+    sys.exit(SKIP)
+
+REDIS_SERVER = shutil.which("redis-server")
+REDIS_CLI = shutil.which("redis-cli")
+if not REDIS_SERVER or not REDIS_CLI:
+    print("SKIP: redis-server / redis-cli not installed (scripts/deps.sh installs them)")
+    sys.exit(SKIP)
+
+
+def module_path():
+    if len(sys.argv) < 2 or not os.path.exists(sys.argv[1]):
+        print("usage: %s path/to/cuckoo.so" % sys.argv[0])
+        sys.exit(2)
+    return os.path.abspath(sys.argv[1])
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One redis-server process; use as a context manager so it always stops."""
+
+    def __init__(self, module, module_args=(), extra=(), workdir=None, port=None):
+        self.module = module
+        self.module_args = list(module_args)
+        self.extra = list(extra)
+        self.own_dir = workdir is None
+        self.dir = workdir or tempfile.mkdtemp(prefix="cfredis-")
+        self.port = port or free_port()
+        self.proc = None
+
+    def start(self):
+        args = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", self.dir, "--save", "", "--appendonly", "no",
+                "--logfile", os.path.join(self.dir, "redis-%d.log" % self.port),
+                "--loadmodule", self.module] + self.module_args + self.extra
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("redis-server exited at start:\n" + self.log_tail())
+            try:
+                if self.client().ping():
+                    return self
+            except Exception:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start:\n" + self.log_tail())
+
+    def client(self, **kw):
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=30, **kw)
+
+    def cli(self, *args, raw=False):
+        """Runs redis-cli; returns its stdout as text (bytes if raw)."""
+        out = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(self.port)] + list(args),
+                             capture_output=True, timeout=30)
+        return out.stdout if raw else out.stdout.decode("utf-8", "replace").strip()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None and self.client().ping()
+
+    def log_tail(self, n=30):
+        path = os.path.join(self.dir, "redis-%d.log" % self.port)
+        try:
+            with open(path, errors="replace") as f:
+                return "".join(f.readlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                self.client().shutdown(nosave=True)
+            except Exception:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self, extra=None):
+        """Stops (saving as configured) and starts again on the same port and dir."""
+        if extra is not None:
+            self.extra = list(extra)
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.client().shutdown(save=True)
+            except Exception:
+                pass
+            self.proc.wait(timeout=20)
+        self.proc = None
+        return self.start()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        if self.own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
+FAILURES = []
+
+
+def check(cond, what):
+    if cond:
+        return
+    FAILURES.append(what)
+    print("FAIL:", what)
+
+
+def eq(got, want, what):
+    check(got == want, "%s: got %r, want %r" % (what, got, want))
+
+
+def error_of(fn, *args):
+    """The error message fn(*args) raised, or None if it succeeded."""
+    try:
+        fn(*args)
+    except ResponseError as e:
+        return str(e)
+    return None
+
+
+def finish(name):
+    if FAILURES:
+        print("%s: %d failure(s)" % (name, len(FAILURES)))
+        sys.exit(1)
+    print("%s: all checks passed" % name)
+    sys.exit(0)
+
+
+def dump(r, key):
+    """CF.SCANDUMP key until the end; returns [(iterator, bytes), ...]."""
+    chunks, it = [], 0
+    for _ in range(1 << 20):
+        it, data = r.cf().scandump(key, it)
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+    raise AssertionError("SCANDUMP never ended")
+
+
+def load(r, key, chunks):
+    for it, data in chunks:
+        r.cf().loadchunk(key, it, data)
+
+
+def _enc(a):
+    if isinstance(a, bytes):
+        return a
+    return str(a).encode()
+
+
+def raw(port, *args):
+    """Sends one command over a plain socket and returns the reply's first
+    line as text: exact error strings ('-Bad capacity'), no client parsing."""
+    parts = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = _enc(a)
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"".join(parts))
+        buf = b""
+        while b"\r\n" not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    return buf.split(b"\r\n", 1)[0].decode("utf-8", "replace")

@@ -1,0 +1,278 @@
+"""Every CF.* command against a real redis-server with cuckoo.so: replies
+through redis-py's r.cf() API and redis-cli, exact error strings over a raw
+socket, and a model (a Python set) that the filter must never contradict."""
+
+import math
+
+from cfr_testlib import (Server, check, dump, eq, error_of, finish, load,
+                         module_path, raw)
+
+MOD = module_path()
+
+
+def info(r, key):
+    i = r.cf().info(key)
+    return i
+
+
+PLAIN = []  # a client on which r.cf() never installed its reply callbacks
+
+
+def raw_info(r, key):
+    flat = PLAIN[0].execute_command("CF.INFO", key)
+    return {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}
+
+
+def test_reserve(srv, r):
+    cf = r.cf()
+    eq(cf.create("f", 1000), True, "CF.RESERVE replies OK")
+    eq(raw(srv.port, "CF.RESERVE", "f", 1000), "-ERR item exists", "RESERVE on an existing key")
+    r.set("str", "v")
+    eq(raw(srv.port, "CF.RESERVE", "str", 1000),
+       "-WRONGTYPE Operation against a key holding the wrong kind of value", "RESERVE on a string")
+    cases = [
+        (["abc"], "-Bad capacity"),
+        (["3"], "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        (["1073741825"], "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        (["7", "BUCKETSIZE", "4"], "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        (["100", "BUCKETSIZE", "x"], "-Couldn't parse BUCKETSIZE"),
+        (["100", "BUCKETSIZE", "0"], "-BUCKETSIZE: value must be in the range [1, 255]"),
+        (["100", "BUCKETSIZE", "256"], "-BUCKETSIZE: value must be in the range [1, 255]"),
+        (["100", "MAXITERATIONS", "x"], "-Couldn't parse MAXITERATIONS"),
+        (["100", "MAXITERATIONS", "0"], "-MAXITERATIONS: value must be in the range [1, 65535]"),
+        (["100", "MAXITERATIONS", "65536"], "-MAXITERATIONS: value must be in the range [1, 65535]"),
+        (["100", "EXPANSION", "x"], "-Couldn't parse EXPANSION"),
+        (["100", "EXPANSION", "-1"], "-EXPANSION: value must be in the range [0, 32768]"),
+        (["100", "EXPANSION", "32769"], "-EXPANSION: value must be in the range [0, 32768]"),
+        (["100", "BUCKETSIZE", "0", "MAXITERATIONS", "0"],
+         "-MAXITERATIONS: value must be in the range [1, 65535]"),
+        (["100", "ERROR_RATE", "x"], "-Couldn't parse ERROR_RATE"),
+        (["100", "ERROR_RATE", "0"], "-ERROR_RATE: value must be in the range (0, 1)"),
+        (["100", "ERROR_RATE", "1"], "-ERROR_RATE: value must be in the range (0, 1)"),
+        (["100", "ERROR_RATE", "1e-12"],
+         "-ERROR_RATE: value too small (it needs fingerprints wider than 32 bits)"),
+        (["100", "FINGERPRINT", "0"], "-FINGERPRINT: value must be in the range [1, 32]"),
+        (["100", "FINGERPRINT", "33"], "-FINGERPRINT: value must be in the range [1, 32]"),
+        (["100", "FINGERPRINT", "8", "ERROR_RATE", "0.01"],
+         "-ERR ERROR_RATE and FINGERPRINT are mutually exclusive"),
+        (["100", "foo", "1"], "-Unknown argument received"),
+        (["100", "EXPANSION"], "-ERR wrong number of arguments for 'cf.reserve' command"),
+        (["100", "foo", "EXPANSION"], "-Unknown argument received"),
+    ]
+    for args, want in cases:
+        eq(raw(srv.port, "CF.RESERVE", "new", *args), want, "CF.RESERVE new %s" % " ".join(args))
+    eq(r.exists("new"), 0, "no key is created by a refused RESERVE")
+    eq(raw(srv.port, "CF.RESERVE", "new"), "-ERR wrong number of arguments for 'cf.reserve' command",
+       "RESERVE without capacity")
+
+    # Options are applied and reported (BUCKETSIZE rounds up to 1/2/4/8).
+    eq(cf.create("opt", 5000, expansion=3, bucket_size=3, max_iterations=77), True, "RESERVE with options")
+    i = info(r, "opt")
+    eq((i.bucketSize, i.expansionRate, i.maxIteration, i.filterNum), (4, 4, 77, 1),
+       "INFO reflects BUCKETSIZE 3->4, EXPANSION 3->4, MAXITERATIONS")
+    # ERROR_RATE picks f = ceil(log2(2b/p)); FINGERPRINT sets it directly.
+    for p in (0.01, 0.001, 0.0001):
+        key = "er%s" % p
+        eq(PLAIN[0].execute_command("CF.RESERVE", key, 1000, "ERROR_RATE", p), b"OK", "ERROR_RATE %s" % p)
+        want = math.ceil(math.log2(2 * 2 / p))
+        eq(raw_info(r, key)["Fingerprint bits"], want, "fingerprint bits for ERROR_RATE %s" % p)
+    eq(PLAIN[0].execute_command("CF.RESERVE", "fp16", 1000, "FINGERPRINT", 16), b"OK", "FINGERPRINT 16")
+    eq(raw_info(r, "fp16")["Fingerprint bits"], 16, "FINGERPRINT 16 reported")
+    # Bigger capacities get more buckets (sizing follows capacity, no power of two).
+    r.cf().create("c1", 1000)
+    r.cf().create("c2", 3000)
+    b1, b2 = info(r, "c1").bucketNum, info(r, "c2").bucketNum
+    check(2.9 < b2 / b1 < 3.1, "buckets grow linearly with capacity (%d vs %d)" % (b1, b2))
+
+
+def test_add_exists_model(srv, r):
+    cf = r.cf()
+    n = 5000
+    items = ["item:%d" % i for i in range(n)]
+    # CF.ADD auto-creates with capacity 1024 and must expand to hold 5000.
+    pipe = r.pipeline(transaction=False)
+    for it in items:
+        pipe.execute_command("CF.ADD", "m", it)
+    eq(set(pipe.execute()), {1}, "CF.ADD answers 1 for every new item")
+    i = info(r, "m")
+    eq(i.insertedNum, n, "INFO items inserted")
+    check(i.filterNum > 1, "auto-created filter expanded (%d sub-filters)" % i.filterNum)
+    eq(i.bucketSize, 2, "default bucket size is RedisBloom's 2")
+    # No false negatives, ever.
+    got = r.execute_command("CF.MEXISTS", "m", *items)
+    eq(got.count(1), n, "MEXISTS finds every inserted item")
+    # False positives stay near the bound the module itself reports.
+    absent = ["absent:%d" % i for i in range(20000)]
+    fp = r.execute_command("CF.MEXISTS", "m", *absent).count(1) / len(absent)
+    bound = float(raw_info(r, "m")["Expected false positive rate"])
+    check(fp <= 2 * bound + 0.005, "measured FPP %.4f within 2x the reported %.4f" % (fp, bound))
+    eq(cf.exists("missing-key", "x"), 0, "EXISTS on a missing key is 0")
+    eq(cf.mexists("missing-key", "x", "y"), [0, 0], "MEXISTS on a missing key")
+    eq(cf.count("missing-key", "x"), 0, "COUNT on a missing key")
+    # Deletes: one copy each; the rest stay findable.
+    for it in items[:1000]:
+        eq(cf.delete("m", it), 1, "DEL of an inserted item") if it == items[0] else cf.delete("m", it)
+    i = info(r, "m")
+    eq((i.insertedNum, i.deletedNum), (n - 1000, 1000), "INFO after 1000 deletes")
+    eq(r.execute_command("CF.MEXISTS", "m", *items[1000:]).count(1), n - 1000,
+       "no false negatives after deletes")
+    # redis-cli speaks the same commands.
+    eq(srv.cli("CF.ADD", "cli", "hello"), "1", "redis-cli CF.ADD")
+    eq(srv.cli("CF.EXISTS", "cli", "hello"), "1", "redis-cli CF.EXISTS")
+    eq(srv.cli("CF.INFO", "cli").splitlines()[0], "Size", "redis-cli CF.INFO first field")
+
+
+def test_addnx_insert(srv, r):
+    cf = r.cf()
+    eq(cf.addnx("nx", "a"), 1, "ADDNX new item")
+    eq(cf.addnx("nx", "a"), 0, "ADDNX existing item")
+    eq(cf.count("nx", "a"), 1, "ADDNX stored one copy")
+    eq(cf.insert("ins", ["a", "b", "a"]), [1, 1, 1], "INSERT replies per item")
+    eq(cf.count("ins", "a"), 2, "INSERT stored two copies of a")
+    eq(cf.insertnx("ins", ["a", "c", "c"]), [0, 1, 0], "INSERTNX replies per item")
+    eq(cf.insert("cap", ["x"], capacity=100000), [1], "INSERT CAPACITY creates")
+    check(info(r, "cap").bucketNum > info(r, "ins").bucketNum * 50, "INSERT CAPACITY is applied")
+    eq(cf.insert("cap", ["y"], capacity=5), [1], "CAPACITY is ignored when the key exists")
+    p = srv.port
+    eq(raw(p, "CF.INSERT", "none", "NOCREATE", "ITEMS", "a"), "-ERR not found", "INSERT NOCREATE on a missing key")
+    eq(raw(p, "CF.INSERT", "ins", "NOCREATE", "ITEMS", "z"), "*1", "INSERT NOCREATE on an existing key")
+    eq(raw(p, "CF.INSERT", "ins", "BOGUS", "ITEMS", "a"), "-Unknown argument received", "INSERT unknown option")
+    eq(raw(p, "CF.INSERT", "ins", "CAPACITY", "abc", "ITEMS", "a"), "-Bad capacity", "INSERT bad capacity")
+    eq(raw(p, "CF.INSERT", "new2", "CAPACITY", "1", "ITEMS", "a"),
+       "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]", "INSERT capacity range")
+    eq(raw(p, "CF.INSERT", "ins", "NOCREATE", "CAPACITY"), "-ERR wrong number of arguments for 'cf.insert' command",
+       "INSERT CAPACITY without a value")
+    eq(raw(p, "CF.INSERT", "ins", "NOCREATE", "ITEMS"), "-ERR wrong number of arguments for 'cf.insert' command",
+       "INSERT ITEMS without items")
+    eq(raw(p, "CF.INSERT", "ins", "a", "b"), "-Unknown argument received", "INSERT without ITEMS")
+    eq(raw(p, "CF.INSERTNX", "ins", "NOCREATE"), "-ERR wrong number of arguments for 'cf.insertnx' command",
+       "INSERTNX too short")
+    eq(raw(p, "CF.ADD", "ins"), "-ERR wrong number of arguments for 'cf.add' command", "ADD arity")
+    eq(raw(p, "CF.ADDNX", "ins", "a", "b"), "-ERR wrong number of arguments for 'cf.addnx' command", "ADDNX arity")
+    eq(raw(p, "CF.EXISTS", "ins"), "-ERR wrong number of arguments for 'cf.exists' command", "EXISTS arity")
+    eq(raw(p, "CF.MEXISTS", "ins"), "-ERR wrong number of arguments for 'cf.mexists' command", "MEXISTS arity")
+    eq(raw(p, "CF.COUNT", "ins"), "-ERR wrong number of arguments for 'cf.count' command", "COUNT arity")
+    eq(raw(p, "CF.DEL", "ins"), "-ERR wrong number of arguments for 'cf.del' command", "DEL arity")
+    eq(raw(p, "CF.INFO"), "-ERR wrong number of arguments for 'cf.info' command", "INFO arity")
+    eq(raw(p, "CF.COMPACT"), "-ERR wrong number of arguments for 'cf.compact' command", "COMPACT arity")
+    r.set("s", "v")
+    wt = "-WRONGTYPE Operation against a key holding the wrong kind of value"
+    for cmd in (["CF.ADD", "s", "a"], ["CF.ADDNX", "s", "a"], ["CF.INSERT", "s", "ITEMS", "a"],
+                ["CF.EXISTS", "s", "a"], ["CF.MEXISTS", "s", "a"], ["CF.COUNT", "s", "a"],
+                ["CF.DEL", "s", "a"], ["CF.INFO", "s"], ["CF.COMPACT", "s"], ["CF.SCANDUMP", "s", "0"],
+                ["CF.LOADCHUNK", "s", "1", "x"]):
+        eq(raw(p, *cmd), wt, "%s on a string key" % cmd[0])
+
+
+def test_count_del_compact(srv, r):
+    cf = r.cf()
+    for _ in range(3):
+        cf.add("cnt", "dup")
+    check(cf.count("cnt", "dup") >= 3, "COUNT is an upper bound on copies")
+    c0 = cf.count("cnt", "dup")
+    eq(cf.delete("cnt", "dup"), 1, "DEL removes one copy")
+    eq(cf.count("cnt", "dup"), c0 - 1, "COUNT drops by one")
+    eq(raw(srv.port, "CF.DEL", "nokey", "a"), "-Not found", "DEL on a missing key")
+    eq(raw(srv.port, "CF.COMPACT", "nokey"), "-Cuckoo filter was not found", "COMPACT on a missing key")
+    eq(raw(srv.port, "CF.INFO", "nokey"), "-ERR not found", "INFO on a missing key")
+    # COMPACT drops sub-filters emptied by deletes and keeps every item.
+    cf.create("cmp", 100)
+    items = ["c%d" % i for i in range(400)]
+    r.execute_command("CF.INSERT", "cmp", "ITEMS", *items)
+    nf = info(r, "cmp").filterNum
+    check(nf > 1, "the filter grew (%d sub-filters)" % nf)
+    eq(r.execute_command("CF.COMPACT", "cmp"), b"OK", "COMPACT replies OK")
+    eq(info(r, "cmp").filterNum, nf, "COMPACT keeps sub-filters that hold items")
+    for it in items[100:]:
+        cf.delete("cmp", it)
+    r.execute_command("CF.COMPACT", "cmp")
+    after = info(r, "cmp").filterNum
+    check(after < nf, "COMPACT dropped emptied sub-filters (%d -> %d)" % (nf, after))
+    eq(r.execute_command("CF.MEXISTS", "cmp", *items[:100]).count(1), 100, "items survive COMPACT")
+
+
+def test_growth_limits(srv, r):
+    cf = r.cf()
+    # EXPANSION 0: "Filter is full", nothing lost.
+    cf.create("ne", 100, expansion=0)
+    added, err = [], None
+    for i in range(1000):
+        err = error_of(cf.add, "ne", "n%d" % i)
+        if err:
+            break
+        added.append("n%d" % i)
+    eq(err, "Filter is full", "EXPANSION 0 filter reports full")
+    check(len(added) >= 100, "a non-expanding filter holds its capacity (%d >= 100)" % len(added))
+    eq(info(r, "ne").filterNum, 1, "EXPANSION 0 never grows")
+    eq(r.execute_command("CF.MEXISTS", "ne", *added).count(1), len(added), "no item lost when full")
+    eq(r.execute_command("CF.INSERT", "ne", "ITEMS", "zz1", "zz2")[0], -1, "INSERT into a full filter gives -1")
+    # The sub-filter cap: "Maximum expansions reached" at 32 sub-filters.
+    cf.create("capped", 4, expansion=1)
+    err = None
+    for i in range(5000):
+        err = error_of(cf.add, "capped", "k%d" % i)
+        if err:
+            break
+    eq(err, "Maximum expansions reached", "growth stops at the cap")
+    eq(info(r, "capped").filterNum, 32, "cap is 32 sub-filters by default")
+    # Duplicates never create sub-filters: 2b copies, then "Filter is full".
+    cf.create("dup", 1000)
+    res = [error_of(cf.add, "dup", "same") for _ in range(10)]
+    eq(res[:4], [None] * 4, "2b = 4 copies fit")
+    eq(res[4], "Filter is full", "the 5th copy is refused")
+    eq(info(r, "dup").filterNum, 1, "duplicates do not expand the filter")
+    reply = r.execute_command("CF.INSERT", "dup", "ITEMS", *(["same2"] * 100000))
+    eq((reply.count(1), reply.count(-1)), (4, 100000 - 4), "100000 duplicates: 4 stored, rest refused")
+    eq(info(r, "dup").filterNum, 1, "still one sub-filter after 100000 duplicates")
+
+
+def test_scandump_roundtrip(srv, r):
+    cf = r.cf()
+    cf.create("src", 2000, bucket_size=4)
+    items = ["s%d" % i for i in range(5000)]
+    r.execute_command("CF.INSERT", "src", "ITEMS", *items)
+    r.execute_command("CF.DEL", "src", "s0")
+    chunks = dump(r, "src")
+    check(len(chunks) >= 2, "dump has a header and body chunks (%d)" % len(chunks))
+    eq(chunks[0][0], 1, "the header comes with iterator 1")
+    load(r, "dst", chunks)
+    a, b = raw_info(r, "src"), raw_info(r, "dst")
+    eq(b, a, "loaded filter reports the same INFO")
+    probe = items + ["other%d" % i for i in range(5000)]
+    eq(r.execute_command("CF.MEXISTS", "dst", *probe), r.execute_command("CF.MEXISTS", "src", *probe),
+       "loaded filter answers identically")
+    eq(dump(r, "dst"), chunks, "dumping the copy gives the same chunks")
+    p = srv.port
+    eq(raw(p, "CF.SCANDUMP", "nokey", 0), "-ERR not found", "SCANDUMP on a missing key")
+    eq(raw(p, "CF.SCANDUMP", "src", -1), "-Invalid position", "SCANDUMP negative iterator")
+    eq(raw(p, "CF.SCANDUMP", "src", "x"), "-Invalid position", "SCANDUMP bad iterator")
+    eq(raw(p, "CF.SCANDUMP", "src", 1 << 40), "-Invalid position", "SCANDUMP iterator past the end")
+    eq(raw(p, "CF.LOADCHUNK", "src", 1, chunks[0][1]), "-ERR item exists", "LOADCHUNK header onto an existing key")
+    eq(raw(p, "CF.LOADCHUNK", "x", 0, "a"), "-Invalid position", "LOADCHUNK iterator 0")
+    eq(raw(p, "CF.LOADCHUNK", "x", 5, "a"), "-ERR not found", "LOADCHUNK body without header")
+    eq(raw(p, "CF.LOADCHUNK", "x", 1, "garbage"), "-Invalid header", "LOADCHUNK garbage header")
+    eq(raw(p, "CF.LOADCHUNK", "x", 1), "-ERR wrong number of arguments for 'cf.loadchunk' command",
+       "LOADCHUNK arity")
+    # Out of order: skip the first body chunk.
+    load(r, "ooo", chunks[:1])
+    eq(raw(p, "CF.LOADCHUNK", "ooo", chunks[2][0] if len(chunks) > 2 else chunks[1][0] + 1, chunks[1][1]),
+       "-Invalid position", "LOADCHUNK out of order")
+    eq(raw(p, "CF.ADD", "ooo", "a"), "-ERR the filter is being restored by CF.LOADCHUNK",
+       "a half-loaded key refuses other commands")
+    load(r, "ooo", chunks[1:])
+    eq(raw_info(r, "ooo"), a, "finishing the load after a refused chunk works")
+
+
+def main():
+    # Small chunks so dumps of small filters still span several chunks.
+    with Server(MOD, module_args=["CHUNK_BYTES", "1024"]) as srv:
+        r = srv.client()
+        PLAIN.append(srv.client())
+        for t in (test_reserve, test_add_exists_model, test_addnx_insert, test_count_del_compact,
+                  test_growth_limits, test_scandump_roundtrip):
+            t(srv, r)
+            check(srv.alive(), "server alive after %s" % t.__name__)
+    finish("redis_module")
+
+
+main()
