@@ -175,6 +175,10 @@ double report_now_ns(void);
  * done == total ends the line.  Cheap to call often: it prints only now and then. */
 void report_progress(const report *r, const char *phase, uint64_t done, uint64_t total);
 
+/* True when the parameters are the article's, so its figures can be shown
+ * beside ours (the seed may differ: the article's keys were its own). */
+bool report_is_article_setup(const report_params *p);
+
 /* A filter of the report's shape with f-bit fingerprints; prints the error. */
 cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size,
                             uint64_t buckets, cf_filter **out);

@@ -85,6 +85,10 @@ static void chart_fpp(const report *r, FILE *g) {
         fprintf(g, "set arrow 1 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"gray40\"\n"
                    "set label 1 \"crossover %.1f bits/item\" at %.3f, graph 0.95 left offset 0.5,0\n",
                 c->crossover_bits, c->crossover_bits, c->crossover_bits, c->crossover_bits);
+    bool art = report_is_article_setup(&r->params);
+    if (art) /* the article's three rows: bits per item, cuckoo FPP, Bloom FPP */
+        fputs("$article << EOD\n8.42 0.0296 0.0175\n12.63 0.0019 0.0024\n"
+              "16.84 0.000096 0.00028\nEOD\n", g);
     fputs("plot \"fpp.dat\" using 2:6 with lines lw 2 lc rgb \"#1f77b4\" "
           "title \"cuckoo, theory 1-(1-1/(2^f-1))^{2b load}\", \\\n"
           "  \"\" using 2:3:4:5 with yerrorbars pt 7 ps 0.8 lc rgb \"#1f77b4\" "
@@ -93,26 +97,39 @@ static void chart_fpp(const report *r, FILE *g) {
           "title \"Bloom, theory (1-e^{-kn/m})^k\", \\\n"
           "  \"\" using 2:7:8:9 with yerrorbars pt 5 ps 0.8 lc rgb \"#d62728\" "
           "title \"Bloom, measured (95% CI)\", \\\n"
-          "  \"\" using 2:11 with lines dt 3 lc rgb \"gray50\" title \"cuckoo bound 2b/2^f\"\n",
+          "  \"\" using 2:11 with lines dt 3 lc rgb \"gray50\" title \"cuckoo bound 2b/2^f\"",
           g);
+    if (art)
+        fputs(", \\\n  $article using 1:2 with points pt 6 ps 2 lw 2 lc rgb \"black\" "
+              "title \"the article (Python): cuckoo\", \\\n"
+              "  $article using 1:3 with points pt 4 ps 2 lw 2 lc rgb \"black\" "
+              "title \"the article (Python): Bloom\"", g);
+    fputs("\n", g);
 }
 
 static void chart_kicks(const report *r, FILE *g) {
     const report_params *p = &r->params;
+    double target = 100 * r->fill.load, failure = 100 * r->fill.fail_load;
     fprintf(g, "set title \"Kicks per insert vs load (f = %u, b = %u, breadth-first eviction, "
                "max kicks %u)\"\n", p->fingerprint_bits, p->bucket_size, p->max_kicks);
     fputs("set xlabel \"load when the item is inserted (%)\"\n"
           "set ylabel \"mean kicks per insert (1% bins)\"\nset y2label \"max kicks in the bin\"\n"
-          "set ytics nomirror\nset y2tics\nset grid\nset key top left box opaque\n"
-          "set xrange [0:100]\n", g);
-    fprintf(g, "set arrow 2 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"gray40\"\n"
-               "set label 2 \"first failure %.1f%%\" at %.3f, graph 0.6 right offset -0.5,0\n",
-            100 * r->fill.fail_load, 100 * r->fill.fail_load, 100 * r->fill.fail_load,
-            100 * r->fill.fail_load);
-    fputs("plot \"kicks.dat\" using 1:2 axes x1y1 with linespoints lw 2 pt 7 ps 0.5 "
-          "lc rgb \"#1f77b4\" title \"mean kicks per insert\", \\\n"
-          "  \"\" using 1:3 axes x1y2 with impulses lw 2 lc rgb \"#ff7f0e\" "
-          "title \"max kicks (right axis)\"\n", g);
+          "set ytics nomirror\nset y2tics\nset grid\n"
+          "set key top left box opaque\nset xrange [0:100]\n", g);
+    uint64_t top = 0; /* headroom above the largest max, so the steps stay visible */
+    for (int i = 0; i < REPORT_LOAD_BINS; i++)
+        if (r->fill.kicks.bin_max[i] > top) top = r->fill.kicks.bin_max[i];
+    fprintf(g, "set y2range [0:%" PRIu64 "]\nset yrange [0:*]\n", top + 1 + top / 5);
+    fprintf(g, "set arrow 1 from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb \"gray30\"\n"
+               "set label 1 \"target %.4g%%\" at %.3f, graph 0.92 right offset -0.5,0\n"
+               "set arrow 2 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"#d62728\"\n"
+               "set label 2 \"first failure %.1f%%\" at %.3f, graph 0.84 right offset -0.5,0 "
+               "tc rgb \"#d62728\"\n",
+            target, target, target, target, failure, failure, failure, failure);
+    fputs("plot \"kicks.dat\" using 1:3 axes x1y2 with histeps lw 1.5 lc rgb \"#ff7f0e\" "
+          "title \"max kicks in the bin (right axis)\", \\\n"
+          "  \"\" using 1:2 axes x1y1 with linespoints lw 2 pt 7 ps 0.5 lc rgb \"#1f77b4\" "
+          "title \"mean kicks per insert\"\n", g);
 }
 
 static void chart_max_load(const report *r, FILE *g) {

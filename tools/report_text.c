@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 /* 249036 -> "249,036" */
@@ -27,23 +28,26 @@ static const char *pct(double p, char buf[32]) {
     return buf;
 }
 
-static bool is_article_setup(const report_params *p) {
-    return p->fingerprint_bits == 12 && p->bucket_size == 4 && p->buckets == 65536 &&
-           p->load == 0.95 && p->queries == 500000 && p->max_kicks == 500;
-}
-
-/* Prints a line with the article's value in a right-hand column when shown. */
-static void line(FILE *out, bool article, const char *left, const char *theirs) {
-    if (article && theirs != NULL)
-        fprintf(out, "%-66s | %s\n", left, theirs);
+/* One line: a label, a value, and the article's value in a right-hand
+ * column when the parameters are the article's (theirs != NULL). */
+static void item(FILE *out, bool art, const char *label, const char *theirs, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void item(FILE *out, bool art, const char *label, const char *theirs, const char *fmt, ...) {
+    char value[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    if (art && theirs != NULL)
+        fprintf(out, "%-36s %-42s | %s\n", label, value, theirs);
     else
-        fprintf(out, "%s\n", left);
+        fprintf(out, "%-36s %s\n", label, value);
 }
 
 static void text_fill(const report *r, FILE *out, bool art) {
     const report_params *p = &r->params;
     const report_fill *f = &r->fill;
-    char a[32], b[32], c[32], s[160];
+    char a[32], b[32], c[32], label[64];
 
     fprintf(out, "cuckoo report: the article's experiment with libcuckoofilter %s\n",
             cf_version_string());
@@ -51,81 +55,91 @@ static void text_fill(const report *r, FILE *out, bool art) {
                  "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n\n",
             p->fingerprint_bits, p->bucket_size, grouped(p->buckets, a), grouped(f->slots, b),
             100 * p->load, p->max_kicks, grouped(p->queries, c), p->seed);
-    line(out, art, "", "article");
+    item(out, art, "", "the article (Python)", "%s", "");
 
-    snprintf(s, sizeof s, "1. items inserted at %g%% load       %s%s", 100 * p->load,
-             grouped(f->items, a), f->target_reached ? "" : "  (filter full before the target)");
-    line(out, art, s, "249,036");
-    snprintf(s, sizeof s, "   memory (bucket table)          %s B = %.4g KiB (%s B allocated)",
-             grouped(f->table_bytes, a), (double)f->table_bytes / 1024, grouped(f->memory_bytes, b));
-    line(out, art, s, "393,216 B = 384 KB");
-    snprintf(s, sizeof s, "   bits per item                  %.2f", f->bits_per_item);
-    line(out, art, s, "12.63");
+    snprintf(label, sizeof label, "1. items inserted at %g%% load", 100 * p->load);
+    item(out, art, label, "249,036", "%s%s", grouped(f->items, a),
+         f->target_reached ? "" : " (the filter filled up before the target)");
+    item(out, art, "   memory (bucket table)", "393,216 B = 384 KB", "%s B = %.4g KiB",
+         grouped(f->table_bytes, a), (double)f->table_bytes / 1024);
+    item(out, art, "   memory (all allocations)", NULL, "%s B", grouped(f->memory_bytes, a));
+    if (f->items)
+        item(out, art, "   bits per item", "12.63", "%.2f", f->bits_per_item);
 
-    snprintf(s, sizeof s, "2. false negatives                %s of %s inserted items",
-             grouped(f->false_negatives, a), grouped(f->items, b));
-    line(out, art, s, "0");
+    item(out, art, "2. false negatives", "0", "%s of %s inserted items",
+         grouped(f->false_negatives, a), grouped(f->items, b));
 
-    snprintf(s, sizeof s, "3. false-positive rate            %s (%s of %s non-members)",
-             pct(f->fpp.rate, a), grouped(f->fpp.hits, b), grouped(f->fpp.trials, c));
-    line(out, art, s, "0.1832% (916)");
-    snprintf(s, sizeof s, "   95%% confidence interval        [%s, %s] (Wilson)", pct(f->fpp.low, a),
-             pct(f->fpp.high, b));
-    line(out, art, s, NULL);
-    snprintf(s, sizeof s, "   theory 1-(1-1/(2^f-1))^(2b*load) %s, %s the interval",
-             pct(f->fpp_theory, a), f->theory_in_ci ? "inside" : "OUTSIDE");
-    line(out, art, s, NULL);
-    snprintf(s, sizeof s, "   bound 2b/2^f                   %s", pct(f->fpp_bound, a));
-    line(out, art, s, "0.195%");
+    item(out, art, "3. false-positive rate", "0.1832% (916)", "%s (%s of %s non-members)",
+         pct(f->fpp.rate, a), grouped(f->fpp.hits, b), grouped(f->fpp.trials, c));
+    item(out, art, "   95% confidence interval", NULL, "[%s, %s] (Wilson score)",
+         pct(f->fpp.low, a), pct(f->fpp.high, b));
+    item(out, art, "   theory 1-(1-1/(2^f-1))^(2b*load)", NULL, "%s, %s the interval",
+         pct(f->fpp_theory, a), f->theory_in_ci ? "inside" : "OUTSIDE");
+    item(out, art, "   bound 2b/2^f", "0.195%", "%s", pct(f->fpp_bound, a));
 
-    snprintf(s, sizeof s, "4. kicks per insert (to %g%%)      mean %.3f, p99 %" PRIu64 ", max %" PRIu64,
-             100 * p->load, f->kicks.mean, f->kicks.p99, f->kicks.max);
-    line(out, art, s, "0.888");
-    line(out, art,
-         "   (breadth-first eviction search: it moves the fewest items, so\n"
-         "    fewer kicks than the article's random walk)", NULL);
+    snprintf(label, sizeof label, "4. kicks per insert (to %g%%)", 100 * p->load);
+    item(out, art, label, "0.888 (mean)", "mean %.3f, p99 %" PRIu64 ", max %" PRIu64,
+         f->kicks.mean, f->kicks.p99, f->kicks.max);
+    item(out, art, "", NULL, "%s", "(breadth-first search for the shortest eviction path:");
+    item(out, art, "", NULL, "%s", " fewer moves than the article's random walk)");
 
-    snprintf(s, sizeof s, "5. delete %u items                 found before %u/%u, after %u/%u; "
-             "others lost %s", f->delete_items, f->delete_found_before, f->delete_items,
-             f->delete_found_after, f->delete_items, grouped(f->delete_others_lost, a));
-    line(out, art, s, "4/4: True -> False");
+    snprintf(label, sizeof label, "5. delete %u items", f->delete_items);
+    item(out, art, label, "4/4: True -> False", "found before %u/%u, after %u/%u",
+         f->delete_found_before, f->delete_items, f->delete_found_after, f->delete_items);
+    item(out, art, "   other items lost by the deletes", NULL, "%s",
+         grouped(f->delete_others_lost, a));
 
-    snprintf(s, sizeof s, "6. fill until an insert fails     load %.2f%% (%s items)%s",
-             100 * f->fail_load, grouped(f->fail_items, a), f->fail_reached ? "" : ", no failure");
-    line(out, art, s, "~96%");
-    snprintf(s, sizeof s, "   items lost at the failure      %s (a failed insert changes nothing)",
-             grouped(f->fail_lost, a));
-    line(out, art, s, "1 (dropped victim)");
+    item(out, art, "6. fill until an insert fails", "~96%", "load %.2f%% (%s items)%s",
+         100 * f->fail_load, grouped(f->fail_items, a), f->fail_reached ? "" : ", no failure");
+    item(out, art, "   items lost at that point", "1 (the dropped victim)",
+         "%s (a failed insert changes nothing)", grouped(f->fail_lost, a));
+}
+
+/* "(0.1854%)" padded to a column. */
+static const char *paren_pct(double p, char buf[32]) {
+    snprintf(buf, 32, "(%.4g%%)", 100 * p);
+    return buf;
 }
 
 static void text_compare(const report *r, FILE *out, bool art) {
+    /* The article's table: cuckoo / Bloom FPP at f = 8, 12, 16. */
+    static const struct { unsigned f; const char *theirs; } article[] = {
+        {8, "2.96% / 1.75%"}, {12, "0.19% / 0.24%"}, {16, "0.0096% / 0.028%"}};
     const report_compare *c = &r->compare;
     char a[32], b[32], x[32], y[32];
     fprintf(out, "\n7. Cuckoo vs Bloom at the same memory (b = %u, target load %g%%; Bloom gets "
-                 "the same bits\n   and its optimal k; '~' = the 95%% intervals overlap)\n",
+                 "the same bits\n   and its optimal k; '~': the two 95%% intervals overlap)\n",
             r->params.bucket_size, 100 * r->params.load);
-    fprintf(out, "    f  bits/item   load  cuckoo FPP    (theory)     k  Bloom FPP     (theory)"
-                 "     winner\n");
+    fprintf(out, "    f  bits/item   load  cuckoo FPP  (theory)      k  Bloom FPP   (theory)     "
+                 " winner%s\n", art ? "   | article: cuckoo / Bloom" : "");
     for (int i = 0; i < REPORT_SWEEP_ROWS; i++) {
         const report_compare_row *w = &c->rows[i];
         const char *win = w->winner > 0 ? "cuckoo" : w->winner < 0 ? "Bloom" : "tie";
-        fprintf(out, "  %3u  %9.2f  %4.1f%%  %-12s (%-10s)  %2u  %-12s (%-10s)  %s%s\n",
+        const char *theirs = NULL;
+        for (size_t j = 0; art && j < sizeof article / sizeof article[0]; j++)
+            if (article[j].f == w->fingerprint_bits) theirs = article[j].theirs;
+        char winner[16];
+        snprintf(winner, sizeof winner, "%s%s", w->significant || w->winner == 0 ? "" : "~", win);
+        fprintf(out, "  %3u  %9.2f  %4.1f%%  %-10s  %-12s  %2u  %-10s  %-12s  ",
                 w->fingerprint_bits, w->bits_per_item, 100 * w->load, pct(w->cuckoo.rate, a),
-                pct(w->cuckoo_theory, x), w->bloom_k, pct(w->bloom.rate, b),
-                pct(w->bloom_theory, y), w->significant || w->winner == 0 ? "" : "~", win);
+                paren_pct(w->cuckoo_theory, x), w->bloom_k, pct(w->bloom.rate, b),
+                paren_pct(w->bloom_theory, y));
+        if (theirs)
+            fprintf(out, "%-7s  | %s\n", winner, theirs);
+        else
+            fprintf(out, "%s\n", winner);
     }
     if (c->crossover_found)
-        fprintf(out, "   crossover (theory): cuckoo is smaller above %.2f bits per item, i.e. for "
-                     "FPP below %s\n", c->crossover_bits, pct(c->crossover_fpp, a));
+        fprintf(out, "   crossover (theory): cuckoo has the lower FPP above %.2f bits per item,\n"
+                     "   i.e. when the FPP wanted is below %s\n", c->crossover_bits,
+                pct(c->crossover_fpp, a));
     else
         fprintf(out, "   crossover (theory): none between f = %d and %d\n", REPORT_MIN_SWEEP_BITS,
                 REPORT_MAX_SWEEP_BITS);
     if (c->measured_from_f)
         fprintf(out, "   measured: cuckoo wins or ties from f = %u on\n", c->measured_from_f);
     if (art)
-        fprintf(out, "   article: f=8 (8.42 bits) Bloom 1.75%% vs cuckoo 2.96%%; f=12 (12.63) "
-                     "cuckoo 0.19%% vs 0.24%%;\n            f=16 (16.84) cuckoo 0.0096%% vs "
-                     "0.028%%; cuckoo wins below ~3%% FPP\n");
+        fprintf(out, "   (the article: cuckoo wins below about 3%% FPP)\n");
 }
 
 static void text_buckets(const report *r, FILE *out) {
@@ -155,7 +169,7 @@ static void text_speed(const report *r, FILE *out) {
 }
 
 void report_write_text(const report *r, FILE *out) {
-    bool art = is_article_setup(&r->params);
+    bool art = report_is_article_setup(&r->params);
     text_fill(r, out, art);
     text_compare(r, out, art);
     text_buckets(r, out);

@@ -85,3 +85,8 @@ cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_siz
                   (unsigned long long)buckets, cf_strerror(s));
     return s;
 }
+
+bool report_is_article_setup(const report_params *p) {
+    return p->fingerprint_bits == 12 && p->bucket_size == 4 && p->buckets == 65536 &&
+           p->load == 0.95 && p->queries == 500000 && p->max_kicks == 500;
+}
