@@ -54,6 +54,7 @@ class Server:
     def start(self):
         args = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
                 "--dir", self.dir, "--save", "", "--appendonly", "no",
+                "--enable-debug-command", "yes",
                 "--logfile", os.path.join(self.dir, "redis-%d.log" % self.port),
                 "--loadmodule", self.module] + self.module_args + self.extra
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
@@ -195,3 +196,9 @@ def raw(port, *args):
                 break
             buf += chunk
     return buf.split(b"\r\n", 1)[0].decode("utf-8", "replace")
+
+
+def plain(r):
+    """A client sharing r's connections but without the reply callbacks that
+    r.cf() installs (which turn CF.INFO into an object, CF.RESERVE into True)."""
+    return redis.Redis(connection_pool=r.connection_pool)

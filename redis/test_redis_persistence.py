@@ -1,0 +1,145 @@
+"""Persistence of cuckoo filters: DEBUG RELOAD, restart from RDB, AOF rewrite
+(our aof_rewrite callback, not the RDB preamble), DUMP/RESTORE, COPY,
+MEMORY USAGE, and SCANDUMP/LOADCHUNK into a fresh server.  A filter's
+signature is its SCANDUMP bytes plus CF.INFO: both must survive unchanged."""
+
+import os
+import time
+
+from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain
+
+MOD = module_path()
+PROBE = ["p%d" % i for i in range(3000)] + ["q%d" % i for i in range(3000)]
+
+
+def populate(r):
+    """Filters of several shapes; returns their key names."""
+    cf = r.cf()
+    cf.create("plain", 1000)
+    r.execute_command("CF.INSERT", "plain", "ITEMS", *PROBE[:800])
+    r.execute_command("CF.RESERVE", "lowfpp", 2000, "ERROR_RATE", "0.0001", "BUCKETSIZE", 4)
+    r.execute_command("CF.INSERT", "lowfpp", "ITEMS", *PROBE[:1500])
+    # Several sub-filters, deletes, and a COUNT > 1 item.
+    cf.create("grown", 200, expansion=2)
+    r.execute_command("CF.INSERT", "grown", "ITEMS", *PROBE[:2500])
+    for it in PROBE[:300]:
+        cf.delete("grown", it)
+    cf.add("grown", "twice")
+    cf.add("grown", "twice")
+    # Full, non-expanding (its sub-filter carries the "full" mark).
+    cf.create("full", 100, expansion=0)
+    r.execute_command("CF.INSERT", "full", "ITEMS", *PROBE[:400])
+    cf.add("auto", "x")  # auto-created with defaults
+    return ["plain", "lowfpp", "grown", "full", "auto"]
+
+
+def signature(r, key):
+    flat = plain(r).execute_command("CF.INFO", key)
+    chunks = dump(r, key)
+    # The bytes, not the chunking (servers may use different CHUNK_BYTES).
+    stream = (chunks[0][1], b"".join(c for _, c in chunks[1:]))
+    return (tuple(flat), stream, tuple(r.execute_command("CF.MEXISTS", key, *PROBE)))
+
+
+def signatures(r, keys):
+    return {k: signature(r, k) for k in keys}
+
+
+def half_load(r, src_chunks):
+    """A key in the middle of a LOADCHUNK restore (header + one chunk)."""
+    load(r, "half", src_chunks[:2])
+
+
+def finish_half(r, src_chunks):
+    load(r, "half", src_chunks[2:])
+    return signature(r, "half")
+
+
+def main():
+    with Server(MOD, module_args=["CHUNK_BYTES", "512"],
+                extra=["--aof-use-rdb-preamble", "no"]) as srv:
+        r = srv.client()
+        keys = populate(r)
+        before = signatures(r, keys)
+        grown_chunks = dump(r, "grown")
+        check(len(grown_chunks) > 3, "grown dumps in several chunks")
+        half_load(r, grown_chunks)
+        want_half = before["grown"]
+
+        # DEBUG RELOAD: save + load the RDB in place.
+        eq(r.execute_command("DEBUG", "RELOAD"), b"OK", "DEBUG RELOAD")
+        eq(signatures(r, keys), before, "filters identical after DEBUG RELOAD")
+
+        # Restart from the RDB written at shutdown.
+        srv.restart()
+        r = srv.client()
+        eq(signatures(r, keys), before, "filters identical after a restart")
+
+        # DUMP / RESTORE (rdb_save / rdb_load) and COPY (copy callback).
+        for k in keys:
+            r.restore(k + ":restored", 0, r.dump(k))
+            r.copy(k, k + ":copy")
+            eq(signature(r, k + ":restored"), before[k], "RESTORE of %s" % k)
+            eq(signature(r, k + ":copy"), before[k], "COPY of %s" % k)
+            eq(r.execute_command("DEBUG", "DIGEST-VALUE", k + ":copy"),
+               r.execute_command("DEBUG", "DIGEST-VALUE", k), "DEBUG DIGEST-VALUE of the copy of %s" % k)
+        r.cf().add("plain:copy", "only-in-copy")
+        eq(signature(r, "plain"), before["plain"], "writing the copy leaves the source alone")
+        check(r.cf().exists("plain:copy", "only-in-copy") == 1, "the copy took the write")
+
+        # AOF: the rewrite emits CF.LOADCHUNK commands; later writes append.
+        r.config_set("appendonly", "yes")
+        for _ in range(200):
+            if r.info("persistence")["aof_rewrite_in_progress"] == 0 and \
+               r.info("persistence")["aof_rewrite_scheduled"] == 0:
+                break
+            time.sleep(0.05)
+        r.bgrewriteaof()
+        for _ in range(400):
+            p = r.info("persistence")
+            if p["aof_rewrite_in_progress"] == 0 and p["aof_rewrite_scheduled"] == 0:
+                break
+            time.sleep(0.05)
+        aofdir = os.path.join(srv.dir, "appendonlydir")
+        base = [f for f in os.listdir(aofdir) if ".base." in f]
+        eq(len(base), 1, "one AOF base file")
+        with open(os.path.join(aofdir, base[0]), "rb") as f:
+            text = f.read()
+        check(b"CF.LOADCHUNK" in text, "the AOF base holds CF.LOADCHUNK commands")
+        check(not text.startswith(b"REDIS"), "the AOF base is commands, not an RDB preamble")
+        r.cf().add("auto", "after-rewrite")
+        after_aof = signatures(r, keys)
+        r.config_set("save", "")
+        srv.stop()
+        # Start again from the AOF only (no RDB).
+        for f in os.listdir(srv.dir):
+            if f.endswith(".rdb"):
+                os.remove(os.path.join(srv.dir, f))
+        srv.extra = ["--aof-use-rdb-preamble", "no", "--appendonly", "yes"]
+        srv.start()
+        r = srv.client()
+        eq(signatures(r, keys), after_aof, "filters identical after replaying the AOF")
+        eq(r.cf().exists("auto", "after-rewrite"), 1, "the write after the rewrite replayed")
+
+        # The half-loaded key survived RELOAD, restart and AOF; finish it.
+        eq(finish_half(r, grown_chunks), want_half, "a half-finished LOADCHUNK survives and completes")
+
+        # MEMORY USAGE reports the real allocation.
+        r.cf().create("big", 1000000)
+        size = int(plain(r).execute_command("CF.INFO", "big")[1])
+        mem = r.memory_usage("big")
+        check(size <= mem <= size + 65536, "MEMORY USAGE %d covers the table %d" % (mem, size))
+        check(r.memory_usage("plain") < mem / 100, "small filters use little memory")
+
+        # SCANDUMP from this server, LOADCHUNK into a fresh one.
+        with Server(MOD) as fresh:
+            r2 = fresh.client()
+            for k in keys:
+                load(r2, k, dump(r, k))
+            eq(signatures(r2, keys), signatures(r, keys), "filters identical in a fresh server")
+            check(fresh.alive(), "fresh server alive")
+        check(srv.alive(), "server alive")
+    finish("redis_persistence")
+
+
+main()

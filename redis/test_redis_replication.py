@@ -1,0 +1,79 @@
+"""A replica must hold byte-identical filters: writes before it attaches
+arrive by full sync (RDB), writes after it attaches by the replicated
+command stream, including failed inserts that mark sub-filters full,
+deletes, COMPACT and LOADCHUNK.  Compared with DEBUG DIGEST (the whole
+dataset through our digest callback) and each key's SCANDUMP bytes."""
+
+import time
+
+from cfr_testlib import Server, check, dump, eq, finish, module_path, plain
+
+MOD = module_path()
+
+
+def stream(r, key):
+    chunks = dump(r, key)
+    return chunks[0][1] + b"".join(c for _, c in chunks[1:])
+
+
+def writes(r, tag, n):
+    cf = r.cf()
+    items = ["%s:%d" % (tag, i) for i in range(n)]
+    cf.create(tag + ":grow", 100, expansion=2)
+    r.execute_command("CF.INSERT", tag + ":grow", "ITEMS", *items)
+    for it in items[: n // 3]:
+        cf.delete(tag + ":grow", it)
+    # Failed inserts change state (the "full" marks); they must replicate too.
+    cf.create(tag + ":full", 50, expansion=0)
+    r.execute_command("CF.INSERT", tag + ":full", "ITEMS", *items[:300])
+    # Duplicates: 2b copies each, then refusals.
+    r.execute_command("CF.INSERT", tag + ":auto", "ITEMS", *["a%d" % (i % 7) for i in range(50)])
+    cf.addnx(tag + ":auto", "fresh")
+    r.execute_command("CF.INSERTNX", tag + ":auto", "ITEMS", "fresh", "fresher")
+    r.execute_command("CF.COMPACT", tag + ":grow")
+    # LOADCHUNK replicates chunk by chunk.
+    for it, data in dump(r, tag + ":grow"):
+        cf.loadchunk(tag + ":loaded", it, data)
+    return [tag + s for s in (":grow", ":full", ":auto", ":loaded")]
+
+
+def wait_sync(primary, replica):
+    for _ in range(400):
+        info = replica.info("replication")
+        if info.get("master_link_status") == "up" and \
+           info.get("master_repl_offset") == primary.info("replication")["master_repl_offset"]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def main():
+    with Server(MOD, extra=["--repl-diskless-sync-delay", "0"]) as prim, Server(MOD) as repl:
+        p, r = prim.client(), repl.client()
+        keys = writes(p, "before", 3000)
+        r.replicaof("127.0.0.1", prim.port)
+        check(wait_sync(p, r), "replica synced (full sync)")
+        keys += writes(p, "after", 3000)
+        p.execute_command("WAIT", 1, 5000)
+        check(wait_sync(p, r), "replica caught up with the command stream")
+        eq(r.execute_command("DEBUG", "DIGEST"), p.execute_command("DEBUG", "DIGEST"),
+           "DEBUG DIGEST of the whole dataset")
+        for k in keys:
+            eq(r.execute_command("DEBUG", "DIGEST-VALUE", k), p.execute_command("DEBUG", "DIGEST-VALUE", k),
+               "digest of %s" % k)
+            eq(stream(r, k), stream(p, k), "SCANDUMP bytes of %s" % k)
+        eq(plain(r).execute_command("CF.INFO", "after:grow"), plain(p).execute_command("CF.INFO", "after:grow"),
+           "INFO on the replica")
+        # Replicas refuse writes but answer reads.
+        err = None
+        try:
+            r.cf().add("after:grow", "x")
+        except Exception as e:  # redis.exceptions.ReadOnlyError
+            err = str(e)
+        check(err is not None and "read only" in err.lower(), "replica refuses CF.ADD (%s)" % err)
+        eq(r.cf().exists("after:grow", "after:2999"), 1, "replica answers CF.EXISTS")
+        check(prim.alive() and repl.alive(), "both servers alive")
+    finish("redis_replication")
+
+
+main()
