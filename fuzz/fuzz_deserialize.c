@@ -1,0 +1,112 @@
+/*
+ * fuzz_deserialize.c -- any bytes given to cf_deserialize.
+ *
+ * Each input is tried twice: as it is (which mostly exercises the magic,
+ * version, truncation and checksum checks), and with its header check and
+ * trailer checksum recomputed, so that mutated fields reach the field and
+ * table validation behind the checksums.  Properties:
+ *   - a status, never a crash, and *out is NULL on failure;
+ *   - allocations never exceed what the header's parameters and the input's
+ *     length justify (the table is at most the input; the eviction scratch
+ *     is what max_kicks asks for), and nothing leaks;
+ *   - an accepted input serializes back to exactly the same bytes, and the
+ *     filter it gives answers and accepts writes.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuckoofilter.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define CHECK(c) \
+    do {         \
+        if (!(c)) abort(); \
+    } while (0)
+
+typedef struct counting {
+    size_t live, peak, calls;
+} counting;
+
+/* Sizes are kept in a header word so free knows what it releases. */
+static void *count_alloc(void *ctx, size_t size) {
+    counting *c = ctx;
+    size_t *p = malloc(size + sizeof(size_t) * 2);
+    if (p == NULL) return NULL;
+    p[0] = size;
+    c->live += size;
+    c->calls++;
+    if (c->live > c->peak) c->peak = c->live;
+    return p + 2;
+}
+
+static void count_free(void *ctx, void *ptr) {
+    counting *c = ctx;
+    size_t *p = (size_t *)ptr - 2;
+    c->live -= p[0];
+    free(p);
+}
+
+static uint64_t get_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void try_one(const uint8_t *data, size_t size) {
+    counting c = {0, 0, 0};
+    cf_allocator a = {count_alloc, count_free, &c};
+    cf_filter *f = (cf_filter *)&c; /* must be overwritten */
+    cf_status s = cf_deserialize(data, size, &a, &f);
+    /* The table never exceeds the input; the scratch follows max_kicks
+     * (16-byte nodes, max_kicks + 2b of them at most) plus a small handle. */
+    size_t max_kicks = size >= 60 ? (size_t)get_le(data + 56, 4) : 0;
+    CHECK(c.peak <= size + 8 + (max_kicks + 16) * 16 + 4096);
+    if (s != CF_OK) {
+        CHECK(f == NULL);
+        CHECK(c.live == 0);
+        return;
+    }
+    CHECK(f != NULL);
+    CHECK(cf_serialized_size(f) == size);
+    uint8_t *again = malloc(size);
+    CHECK(again != NULL);
+    size_t written = 0;
+    CHECK(cf_serialize(f, again, size, &written) == CF_OK);
+    CHECK(written == size && memcmp(again, data, size) == 0);
+    free(again);
+
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK(st.items <= st.slots);
+    uint64_t k = 0;
+    for (k = 0; k < 8; k++) (void)cf_contains(f, &k, sizeof k);
+    if (cf_insert(f, &k, sizeof k) == CF_OK) {
+        CHECK(cf_contains(f, &k, sizeof k));
+        CHECK(cf_delete(f, &k, sizeof k) == CF_OK);
+    }
+    cf_free(f);
+    CHECK(c.live == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    /* An exact-size copy, so that a read past the end is caught. */
+    uint8_t *buf = malloc(size ? size : 1);
+    CHECK(buf != NULL);
+    if (size) memcpy(buf, data, size);
+    try_one(buf, size);
+    if (size >= 64) {
+        put_le(buf + 60, (uint32_t)XXH3_64bits(buf, 60), 4);
+        if (size >= 72) put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
+        if (memcmp(buf, data, size) != 0) try_one(buf, size);
+    }
+    free(buf);
+    return 0;
+}

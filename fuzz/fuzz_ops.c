@@ -1,0 +1,154 @@
+/*
+ * fuzz_ops.c -- operation sequences on a small filter, checked against an
+ * exact model (a multiset of keys), with a twin filter that is periodically
+ * replaced by a serialize/deserialize copy of itself.
+ *
+ * Input: 8 bytes of shape (f, b, nb, max_kicks, seed), then 2-byte ops
+ * (opcode, key).  Properties checked after every op:
+ *   - no false negatives: every key the model holds is found;
+ *   - cf_count is at least the model's count; deletes of held keys succeed;
+ *   - items == the model's total; a failed insert changes no slot;
+ *   - the twin answers every op with the same status (a loaded filter
+ *     behaves exactly as the original: determinism through the format);
+ *   - serialize twice gives the same bytes, and so does the twin.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuckoofilter.h"
+
+#define CHECK(c) \
+    do {         \
+        if (!(c)) abort(); \
+    } while (0)
+
+#define KEYS 256
+
+static uint8_t *serialize(const cf_filter *f, size_t *len) {
+    *len = cf_serialized_size(f);
+    uint8_t *p = malloc(*len);
+    CHECK(p != NULL);
+    size_t w;
+    CHECK(cf_serialize(f, p, *len, &w) == CF_OK && w == *len);
+    return p;
+}
+
+static void same_bytes(const cf_filter *a, const cf_filter *b) {
+    size_t la, lb;
+    uint8_t *x = serialize(a, &la), *y = serialize(b, &lb);
+    CHECK(la == lb && memcmp(x, y, la) == 0);
+    free(x);
+    free(y);
+}
+
+/* The table bytes (header excluded: statistics change on a failed insert). */
+static int same_table(const uint8_t *x, const uint8_t *y, size_t len) {
+    return memcmp(x + 64, y + 64, len - 72) == 0;
+}
+
+static cf_filter *reload(cf_filter *f) {
+    size_t len;
+    uint8_t *a = serialize(f, &len), *b = serialize(f, &len);
+    CHECK(memcmp(a, b, len) == 0); /* serialize twice, same bytes */
+    cf_filter *g = NULL;
+    CHECK(cf_deserialize(a, len, NULL, &g) == CF_OK);
+    size_t len2;
+    uint8_t *c = serialize(g, &len2);
+    CHECK(len2 == len && memcmp(a, c, len) == 0);
+    free(a), free(b), free(c);
+    cf_free(f);
+    return g;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 8) return 0;
+    static const unsigned bucket_sizes[4] = {1, 2, 4, 8};
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.fingerprint_bits = 1 + data[0] % 32;
+    cfg.bucket_size = bucket_sizes[data[1] % 4];
+    cfg.num_buckets = 1 + data[2] % 48;
+    cfg.max_kicks = 1 + data[3] % 64;
+    cfg.seed = (uint64_t)data[4] | (uint64_t)data[5] << 8 | (uint64_t)data[6] << 16 |
+               (uint64_t)data[7] << 24;
+    cf_filter *f = NULL, *twin = NULL;
+    CHECK(cf_new(&cfg, &f) == CF_OK);
+    CHECK(cf_new(&cfg, &twin) == CF_OK);
+    unsigned model[KEYS] = {0};
+    uint64_t total = 0;
+
+    for (size_t i = 8; i + 1 < size; i += 2) {
+        unsigned op = data[i] % 8, k = data[i + 1];
+        uint64_t key = k * 0x9e3779b97f4a7c15ull; /* spread keys, keep them few */
+        cf_status s, t;
+        switch (op) {
+        case 0:
+        case 1: { /* insert, checking that a failure changes nothing */
+            size_t len;
+            uint8_t *before = serialize(f, &len);
+            s = cf_insert(f, &key, sizeof key);
+            t = cf_insert(twin, &key, sizeof key);
+            CHECK(s == t && (s == CF_OK || s == CF_E_FULL));
+            if (s == CF_OK) {
+                model[k]++, total++;
+            } else {
+                uint8_t *after = serialize(f, &len);
+                CHECK(same_table(before, after, len));
+                free(after);
+            }
+            free(before);
+            break;
+        }
+        case 2: /* insert_unique */
+            s = cf_insert_unique(f, &key, sizeof key);
+            t = cf_insert_unique(twin, &key, sizeof key);
+            CHECK(s == t);
+            CHECK(!(model[k] > 0 && s != CF_E_EXISTS));
+            if (s == CF_OK) model[k]++, total++;
+            break;
+        case 3: /* delete: only keys the model holds (others may hit collisions) */
+            if (model[k] > 0) {
+                CHECK(cf_delete(f, &key, sizeof key) == CF_OK);
+                CHECK(cf_delete(twin, &key, sizeof key) == CF_OK);
+                model[k]--, total--;
+            } else if (!cf_contains(f, &key, sizeof key)) {
+                CHECK(cf_delete(f, &key, sizeof key) == CF_E_NOT_FOUND);
+                CHECK(cf_delete(twin, &key, sizeof key) == CF_E_NOT_FOUND);
+            }
+            break;
+        case 4: /* count */
+            CHECK(cf_count(f, &key, sizeof key) >= model[k]);
+            CHECK(cf_count(f, &key, sizeof key) == cf_count(twin, &key, sizeof key));
+            break;
+        case 5: /* the twin becomes a deserialized copy of itself */
+            twin = reload(twin);
+            break;
+        case 6: /* both must be byte-identical */
+            same_bytes(f, twin);
+            break;
+        case 7: /* rarely: clear */
+            if (k == 0) {
+                CHECK(cf_clear(f) == CF_OK && cf_clear(twin) == CF_OK);
+                memset(model, 0, sizeof model);
+                total = 0;
+            }
+            break;
+        }
+        cf_stats st;
+        cf_get_stats(f, &st);
+        CHECK(st.items == total);
+        CHECK(cf_contains(f, &key, sizeof key) == cf_contains(twin, &key, sizeof key));
+    }
+    for (unsigned k = 0; k < KEYS; k++) {
+        uint64_t key = k * 0x9e3779b97f4a7c15ull;
+        if (model[k] > 0) CHECK(cf_contains(f, &key, sizeof key));
+        if (model[k] > 0) CHECK(cf_contains(twin, &key, sizeof key));
+    }
+    twin = reload(twin);
+    same_bytes(f, twin);
+    cf_free(f);
+    cf_free(twin);
+    return 0;
+}

@@ -1,0 +1,357 @@
+/*
+ * test_golden.c -- the committed golden files under tests/data/.
+ *
+ *   good/NAME.cf     must load (from memory, from the file, mapped) and
+ *                    serialize back to exactly the same bytes;
+ *   bad/NAME         each must fail with the status bad/MANIFEST gives it,
+ *                    the same through cf_deserialize, cf_load and cf_map.
+ *
+ * The files are also regenerated here from their recipes (fixed parameters,
+ * keys and mutations) and compared byte for byte with the committed ones:
+ * a change to hashing, eviction or the format that alters a single byte
+ * fails this test, and then needs a format version decision, not a silent
+ * update.  `test_golden --write tests/data` rewrites the files (run from the
+ * source tree) after such a decision.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "cf_format.h"
+#include "cuckoofilter.h"
+#include "test.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define DATA_DIR "data"
+
+typedef struct recipe {
+    const char *name;
+    unsigned fbits, b, max_kicks;
+    uint64_t nb, seed;
+    unsigned keys;       /* inserted: "key-0", "key-1", ... */
+    bool until_full;     /* keep inserting past the first CF_E_FULL */
+    unsigned dup_copies; /* then one key inserted this many times */
+} recipe;
+
+static const recipe goods[] = {
+    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0},
+    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0},
+    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0},
+    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 20, false, 0},
+    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0},
+    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0},
+    {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0},
+    {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0},
+    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4},
+};
+#define NGOOD (sizeof goods / sizeof goods[0])
+
+static cf_filter *build(const recipe *r) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.fingerprint_bits = r->fbits;
+    cfg.bucket_size = r->b;
+    cfg.num_buckets = r->nb;
+    cfg.seed = r->seed;
+    cfg.max_kicks = r->max_kicks;
+    cf_filter *f = NULL;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    char key[32];
+    for (unsigned i = 0; i < r->keys; i++) {
+        int n = snprintf(key, sizeof key, "key-%u", i);
+        cf_status s = cf_insert(f, key, (size_t)n);
+        REQUIRE(s == CF_OK || (r->until_full && s == CF_E_FULL));
+    }
+    for (unsigned i = 0; i < r->dup_copies; i++) REQUIRE(cf_insert(f, "dup", 3) == CF_OK);
+    return f;
+}
+
+typedef struct bytes {
+    uint8_t *p;
+    size_t n;
+} bytes;
+
+static bytes serialize(const cf_filter *f) {
+    bytes b = {NULL, cf_serialized_size(f)};
+    b.p = malloc(b.n + 1);
+    REQUIRE(b.p != NULL && cf_serialize(f, b.p, b.n, NULL) == CF_OK);
+    return b;
+}
+
+static bytes read_file(const char *path) {
+    bytes b = {NULL, 0};
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) return b;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    b.p = malloc((size_t)n + 1);
+    b.n = fread(b.p, 1, (size_t)n, fp);
+    fclose(fp);
+    return b;
+}
+
+/* ---- the bad files: mutations of good files ---- */
+
+typedef struct bad {
+    char name[64];
+    cf_status want;
+    const char *why;
+    bytes data;
+} bad;
+
+static bad bads[80];
+static size_t nbad;
+
+static bytes copy_of(bytes src, size_t n) {
+    bytes b = {malloc(n + 1), n};
+    memset(b.p, 0, n + 1);
+    memcpy(b.p, src.p, n < src.n ? n : src.n);
+    return b;
+}
+
+static void fix_checks(bytes b) {
+    if (b.n >= 64) cf__put_le(b.p + CF__OFF_HEADER_CHECK, (uint32_t)XXH3_64bits(b.p, 60), 4);
+    if (b.n >= 72) cf__put_le(b.p + b.n - 8, XXH3_64bits(b.p, b.n - 8), 8);
+}
+
+static void add_bad(const char *name, cf_status want, const char *why, bytes data) {
+    REQUIRE(nbad < sizeof bads / sizeof bads[0]);
+    bad *x = &bads[nbad++];
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->want = want;
+    x->why = why;
+    x->data = data;
+}
+
+/* A field set to v with both checks recomputed: only the field is wrong. */
+static void add_field(const char *name, cf_status want, const char *why, bytes good,
+                      unsigned off, unsigned width, uint64_t v) {
+    bytes b = copy_of(good, good.n);
+    cf__put_le(b.p + off, v, width);
+    fix_checks(b);
+    add_bad(name, want, why, b);
+}
+
+static void make_bads(bytes g, bytes odd) {
+    nbad = 0;
+    char name[64];
+    add_bad("empty.bin", CF_E_TRUNCATED, "zero bytes", copy_of(g, 0));
+    add_bad("magic_prefix.bin", CF_E_TRUNCATED, "the first 5 bytes of the magic", copy_of(g, 5));
+    size_t cuts[] = {9, 10, 63, 64, 65, g.n / 2, g.n - 9, g.n - 8, g.n - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        snprintf(name, sizeof name, "truncated_at_%zu.bin", cuts[i]);
+        add_bad(name, CF_E_TRUNCATED, "a good file cut short", copy_of(g, cuts[i]));
+    }
+    bytes b = copy_of(g, g.n);
+    b.p[0] = 0x88;
+    add_bad("magic_first_byte.bin", CF_E_MAGIC, "magic's first byte changed", b);
+    b = copy_of(g, g.n);
+    memmove(b.p + 4, b.p + 5, b.n - 5); /* "\r\n" -> "\n", as a text-mode copy would */
+    b.n--;
+    add_bad("magic_crlf_translated.bin", CF_E_MAGIC, "CR LF turned into LF", b);
+    b = copy_of(g, 16);
+    memcpy(b.p, "hello, world\n\n\n\n", 16);
+    add_bad("text.bin", CF_E_MAGIC, "a text file", b);
+    add_field("version_0.bin", CF_E_VERSION, "format version 0", g, CF__OFF_VERSION, 2, 0);
+    add_field("version_2.bin", CF_E_VERSION, "a future version", g, CF__OFF_VERSION, 2, 2);
+    add_field("version_ffff.bin", CF_E_VERSION, "version 65535", g, CF__OFF_VERSION, 2, 0xffff);
+    b = copy_of(g, 12);
+    cf__put_le(b.p + CF__OFF_VERSION, 2, 2);
+    add_bad("version_2_short.bin", CF_E_VERSION, "a future version, 12 bytes", b);
+
+    b = copy_of(g, g.n);
+    b.p[CF__OFF_SEED] ^= 1;
+    add_bad("header_bit_flip.bin", CF_E_CHECKSUM, "seed bit flipped, checks kept", b);
+    b = copy_of(g, g.n);
+    b.p[CF__OFF_HEADER_CHECK + 3] ^= 0x80;
+    add_bad("header_check_flip.bin", CF_E_CHECKSUM, "header check bit flipped", b);
+    b = copy_of(g, g.n);
+    b.p[CF__HEADER_SIZE + 7] ^= 0x10;
+    add_bad("table_bit_flip.bin", CF_E_CHECKSUM, "table bit flipped", b);
+    b = copy_of(g, g.n);
+    b.p[g.n - 1] ^= 1;
+    add_bad("trailer_bit_flip.bin", CF_E_CHECKSUM, "trailer bit flipped", b);
+
+    add_field("fp_bits_0.bin", CF_E_CORRUPT, "fingerprint bits 0", g, CF__OFF_FP_BITS, 1, 0);
+    add_field("fp_bits_33.bin", CF_E_CORRUPT, "fingerprint bits 33", g, CF__OFF_FP_BITS, 1, 33);
+    add_field("fp_bits_smaller.bin", CF_E_CORRUPT, "fewer bits: trailing bytes", g,
+              CF__OFF_FP_BITS, 1, g.p[CF__OFF_FP_BITS] - 1u);
+    add_field("fp_bits_larger.bin", CF_E_TRUNCATED, "more bits: the table is short", g,
+              CF__OFF_FP_BITS, 1, g.p[CF__OFF_FP_BITS] + 1u);
+    add_field("bucket_size_3.bin", CF_E_CORRUPT, "bucket size 3", g, CF__OFF_BUCKET_SIZE, 1, 3);
+    add_field("bucket_size_16.bin", CF_E_CORRUPT, "bucket size 16", g, CF__OFF_BUCKET_SIZE, 1,
+              16);
+    add_field("hash_id_2.bin", CF_E_CORRUPT, "unknown hash algorithm", g, CF__OFF_HASH_ID, 1, 2);
+    add_field("reserved_set.bin", CF_E_CORRUPT, "reserved byte not 0", g, CF__OFF_RESERVED, 1,
+              1);
+    add_field("flags_set.bin", CF_E_CORRUPT, "unknown flag", g, CF__OFF_FLAGS, 2, 0x8000);
+    add_field("buckets_0.bin", CF_E_CORRUPT, "zero buckets", g, CF__OFF_NUM_BUCKETS, 8, 0);
+    add_field("buckets_fewer.bin", CF_E_CORRUPT, "fewer buckets: trailing bytes", g,
+              CF__OFF_NUM_BUCKETS, 8, cf__get_le(g.p + CF__OFF_NUM_BUCKETS, 8) - 1);
+    add_field("buckets_more.bin", CF_E_TRUNCATED, "one bucket more than the file holds", g,
+              CF__OFF_NUM_BUCKETS, 8, cf__get_le(g.p + CF__OFF_NUM_BUCKETS, 8) + 1);
+    add_field("giant_2tb_in_small_file.bin", CF_E_TRUNCATED, "claims 2^40 buckets", g,
+              CF__OFF_NUM_BUCKETS, 8, (uint64_t)1 << 40);
+    add_field("giant_slots_overflow.bin", CF_E_TOO_LARGE, "nb * b overflows 64 bits", g,
+              CF__OFF_NUM_BUCKETS, 8, (uint64_t)1 << 62);
+    add_field("giant_bits_overflow.bin", CF_E_TOO_LARGE, "nb * b * f overflows 64 bits", g,
+              CF__OFF_NUM_BUCKETS, 8, (uint64_t)1 << 59);
+    add_field("giant_buckets_max.bin", CF_E_TOO_LARGE, "nb = 2^64 - 1", g, CF__OFF_NUM_BUCKETS,
+              8, UINT64_MAX);
+    add_field("max_kicks_0.bin", CF_E_CORRUPT, "max kicks 0", g, CF__OFF_MAX_KICKS, 4, 0);
+    add_field("max_kicks_huge.bin", CF_E_CORRUPT, "max kicks 2^32 - 1", g, CF__OFF_MAX_KICKS, 4,
+              UINT32_MAX);
+    add_field("items_over_slots.bin", CF_E_CORRUPT, "more items than slots", g, CF__OFF_ITEMS, 8,
+              UINT64_MAX);
+    add_field("items_off_by_one.bin", CF_E_CORRUPT, "item count disagrees with the table", g,
+              CF__OFF_ITEMS, 8, cf__get_le(g.p + CF__OFF_ITEMS, 8) + 1);
+    b = copy_of(g, g.n + 1);
+    fix_checks(b);
+    add_bad("trailing_byte.bin", CF_E_CORRUPT, "one byte after the trailer", b);
+    /* odd: 13 buckets x 2 slots x 7 bits = 182 bits, 2 padding bits. */
+    b = copy_of(odd, odd.n);
+    b.p[odd.n - CF__TRAILER_SIZE - 1] |= 0x80;
+    fix_checks(b);
+    add_bad("padding_bit_set.bin", CF_E_CORRUPT, "a padding bit after the last slot set", b);
+}
+
+/* ---- checks ---- */
+
+static cf_status status_by_name(const char *name) {
+#define CF_STATUS_BY_NAME_(n, v, m) \
+    if (strcmp(name, #n) == 0) return n;
+    CF_STATUS_TABLE(CF_STATUS_BY_NAME_)
+#undef CF_STATUS_BY_NAME_
+    return (cf_status)1; /* no such status */
+}
+
+static void test_good_files(void) {
+    char path[256];
+    for (size_t i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, DATA_DIR "/good/%s", goods[i].name);
+        bytes disk = read_file(path);
+        if (disk.p == NULL) fprintf(stderr, "missing %s\n", path);
+        REQUIRE(disk.p != NULL);
+        cf_filter *f = NULL, *l = NULL, *m = NULL;
+        CHECK_STATUS(cf_deserialize(disk.p, disk.n, NULL, &f), CF_OK);
+        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        REQUIRE(f && l && m);
+        bytes again = serialize(f), fromload = serialize(l), frommap = serialize(m);
+        CHECK(again.n == disk.n && memcmp(again.p, disk.p, disk.n) == 0);
+        CHECK(fromload.n == disk.n && memcmp(fromload.p, disk.p, disk.n) == 0);
+        CHECK(frommap.n == disk.n && memcmp(frommap.p, disk.p, disk.n) == 0);
+        /* The recipe rebuilds the same bytes: the format and the algorithm are stable. */
+        cf_filter *r = build(&goods[i]);
+        bytes rebuilt = serialize(r);
+        if (rebuilt.n != disk.n || memcmp(rebuilt.p, disk.p, disk.n) != 0)
+            fprintf(stderr, "%s: rebuilt bytes differ from the golden file\n", goods[i].name);
+        CHECK(rebuilt.n == disk.n && memcmp(rebuilt.p, disk.p, disk.n) == 0);
+        /* Every key of the recipe is found in the file. */
+        char key[32];
+        for (unsigned k = 0; k < goods[i].keys; k++) {
+            int n = snprintf(key, sizeof key, "key-%u", k);
+            if (cf_contains(r, key, (size_t)n)) CHECK(cf_contains(m, key, (size_t)n));
+        }
+        free(rebuilt.p), free(again.p), free(fromload.p), free(frommap.p), free(disk.p);
+        cf_free(r), cf_free(f), cf_free(l), cf_free(m);
+    }
+}
+
+static void test_bad_files(void) {
+    FILE *mf = fopen(DATA_DIR "/bad/MANIFEST", "r");
+    REQUIRE(mf != NULL);
+    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]);
+    bytes g = serialize(f0), odd = serialize(f1);
+    make_bads(g, odd);
+    char line[512], name[128], status[64];
+    size_t listed = 0;
+    while (fgets(line, sizeof line, mf) != NULL) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        REQUIRE(sscanf(line, "%127s %63s", name, status) == 2);
+        cf_status want = status_by_name(status);
+        CHECK(want != (cf_status)1);
+        listed++;
+        char path[256];
+        snprintf(path, sizeof path, DATA_DIR "/bad/%s", name);
+        bytes disk = read_file(path);
+        CHECK(disk.p != NULL);
+        if (disk.p == NULL) continue;
+        cf_filter *f = (cf_filter *)1;
+        cf_status s1 = cf_deserialize(disk.p, disk.n, NULL, &f);
+        CHECK(f == NULL);
+        cf_status s2 = cf_load(path, NULL, &f);
+        cf_status s3 = cf_map(path, true, &f);
+        if (s1 != want || s2 != want || s3 != want)
+            fprintf(stderr, "%s: want %s, got %s / %s / %s\n", name, status, cf_status_name(s1),
+                    cf_status_name(s2), cf_status_name(s3));
+        CHECK(s1 == want && s2 == want && s3 == want);
+        /* The committed file is what its recipe makes. */
+        bool found = false;
+        for (size_t i = 0; i < nbad; i++) {
+            if (strcmp(bads[i].name, name) != 0) continue;
+            found = true;
+            CHECK(bads[i].want == want);
+            CHECK(bads[i].data.n == disk.n && memcmp(bads[i].data.p, disk.p, disk.n) == 0);
+        }
+        CHECK(found);
+        free(disk.p);
+    }
+    fclose(mf);
+    CHECK_EQ(listed, nbad);
+    /* Every file in bad/ is listed. */
+    DIR *d = opendir(DATA_DIR "/bad");
+    REQUIRE(d != NULL);
+    struct dirent *e;
+    size_t files = 0;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, "MANIFEST") != 0) files++;
+    closedir(d);
+    CHECK_EQ(files, listed);
+    for (size_t i = 0; i < nbad; i++) free(bads[i].data.p);
+    free(g.p), free(odd.p);
+    cf_free(f0), cf_free(f1);
+}
+
+static int write_all(const char *dir) {
+    char path[512];
+    for (size_t i = 0; i < NGOOD; i++) {
+        cf_filter *f = build(&goods[i]);
+        snprintf(path, sizeof path, "%s/good/%s", dir, goods[i].name);
+        if (cf_save(f, path) != CF_OK) return fprintf(stderr, "cannot write %s\n", path), 1;
+        cf_free(f);
+    }
+    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]);
+    bytes g = serialize(f0), odd = serialize(f1);
+    make_bads(g, odd);
+    snprintf(path, sizeof path, "%s/bad/MANIFEST", dir);
+    FILE *mf = fopen(path, "w");
+    if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;
+    fprintf(mf, "# file  expected status  # what is wrong (made from good/%s by "
+                "tests/test_golden.c)\n", goods[1].name);
+    for (size_t i = 0; i < nbad; i++) {
+        fprintf(mf, "%-32s %-16s # %s\n", bads[i].name, cf_status_name(bads[i].want),
+                bads[i].why);
+        snprintf(path, sizeof path, "%s/bad/%s", dir, bads[i].name);
+        FILE *fp = fopen(path, "wb");
+        if (fp == NULL || fwrite(bads[i].data.p, 1, bads[i].data.n, fp) != bads[i].data.n)
+            return fprintf(stderr, "cannot write %s\n", path), 1;
+        fclose(fp);
+        free(bads[i].data.p);
+    }
+    fclose(mf);
+    free(g.p), free(odd.p);
+    cf_free(f0), cf_free(f1);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_all(argv[2]);
+    static const test_case tests[] = {TEST(test_good_files), TEST(test_bad_files)};
+    return test_run_all(tests, sizeof tests / sizeof tests[0]);
+}
