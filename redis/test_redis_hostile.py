@@ -1,0 +1,306 @@
+"""Hostile inputs: each row is a malformed command or payload with the exact
+error it must get; after every row the server must still answer PING.  The
+module runs with small limits (MAX_KEY_BYTES 1 MiB, MAX_FILTERS 8) so the
+limits themselves are exercised without allocating much."""
+
+import ctypes
+import os
+import struct
+
+from cfr_testlib import (Server, check, dump, eq, finish, module_path, plain,
+                         raw)
+
+MOD = module_path()
+LIMIT = 1 << 20
+NOMEM = ("-ERR Insufficient memory: the filter would exceed the module's per-key limit "
+         "(MAX_KEY_BYTES) or the server's memory")
+ARITY = "-ERR wrong number of arguments for '%s' command"
+
+# ---- crafting dump streams (layout in cf_redis_chain.h) ----
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def make_header(subs, expansion=1, capacity=1000, deleted=0, body_len=None, version=1,
+                nsubs=None, fix_check=True):
+    """subs: [(length, flags)].  Returns header bytes with a valid check."""
+    n = len(subs) if nsubs is None else nsubs
+    body = sum(s[0] for s in subs) if body_len is None else body_len
+    h = b"CFRDUMP\0" + struct.pack("<HHIII", version, 0, n, expansion, 0)
+    h += struct.pack("<QQQ", capacity, deleted, body)
+    for ln, fl in subs:
+        h += struct.pack("<QQ", ln, fl)
+    check_value = fnv1a64(h) if fix_check else fnv1a64(h) ^ 1
+    return h + struct.pack("<Q", check_value)
+
+
+def parse_header(h):
+    n = struct.unpack_from("<I", h, 12)[0]
+    subs = [struct.unpack_from("<QQ", h, 48 + 16 * i) for i in range(n)]
+    return subs
+
+
+try:
+    _xx = ctypes.CDLL("libxxhash.so.0")
+    _xx.XXH3_64bits.restype = ctypes.c_uint64
+    _xx.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+except OSError:
+    _xx = None
+
+
+def xxh3(data):
+    return _xx.XXH3_64bits(data, len(data))
+
+
+def reseal(sub):
+    """Recomputes a library sub-filter's header check (bytes 60..64: XXH3 of
+    bytes 0..60, low 32 bits) and its trailer (XXH3 of all but the last 8)."""
+    sub = bytearray(sub)
+    sub[60:64] = struct.pack("<I", xxh3(bytes(sub[:60])) & 0xFFFFFFFF)
+    sub[-8:] = struct.pack("<Q", xxh3(bytes(sub[:-8])))
+    return bytes(sub)
+
+
+# ---- CRC-64 (Jones, reflected) that DUMP/RESTORE payloads end with ----
+
+
+def _crc64_table():
+    poly = 0x95AC9329AC4BC9B5  # 0xad93d23594c935a9 bit-reversed
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ poly if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC = _crc64_table()
+
+
+def crc64(data):
+    c = 0
+    for b in data:
+        c = _CRC[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c
+
+
+def reseal_dump(payload):
+    body = payload[:-8]
+    return body + struct.pack("<Q", crc64(body))
+
+
+# ---- the table ----
+
+
+def rows_commands():
+    big = 1 << 30
+    return [
+        ("keyword without value at the end", ["CF.RESERVE", "h", 1000, "EXPANSION"], ARITY % "cf.reserve"),
+        ("unknown word then keyword", ["CF.RESERVE", "h", 1000, "foo", "EXPANSION"], "-Unknown argument received"),
+        ("BUCKETSIZE value missing mid-way", ["CF.RESERVE", "h", 1000, "BUCKETSIZE", 2, "MAXITERATIONS"],
+         ARITY % "cf.reserve"),
+        ("INSERT CAPACITY without value", ["CF.INSERT", "h", "CAPACITY"], ARITY % "cf.insert"),
+        ("INSERT CAPACITY then end", ["CF.INSERT", "h", "NOCREATE", "CAPACITY"], ARITY % "cf.insert"),
+        ("capacity 2^30 over the key limit", ["CF.RESERVE", "h", big], NOMEM),
+        ("capacity 2^30 with 32-bit fingerprints", ["CF.RESERVE", "h", big, "FINGERPRINT", 32], NOMEM),
+        ("INSERT CAPACITY 2^30", ["CF.INSERT", "h", "CAPACITY", big, "ITEMS", "a"], NOMEM),
+        ("capacity INT64_MAX", ["CF.RESERVE", "h", (1 << 63) - 1],
+         "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ("capacity beyond int64", ["CF.RESERVE", "h", "99999999999999999999"], "-Bad capacity"),
+        ("negative capacity", ["CF.RESERVE", "h", -5],
+         "-Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"),
+        ("ERROR_RATE nan", ["CF.RESERVE", "h", 100, "ERROR_RATE", "nan"], "-Couldn't parse ERROR_RATE"),
+        ("ERROR_RATE inf", ["CF.RESERVE", "h", 100, "ERROR_RATE", "inf"],
+         "-ERROR_RATE: value must be in the range (0, 1)"),
+        ("MAXITERATIONS huge", ["CF.RESERVE", "h", 100, "MAXITERATIONS", 1 << 40],
+         "-MAXITERATIONS: value must be in the range [1, 65535]"),
+        ("SCANDUMP huge iterator", ["CF.SCANDUMP", "ok", (1 << 63) - 1], "-Invalid position"),
+        ("LOADCHUNK garbage header", ["CF.LOADCHUNK", "h", 1, os.urandom(100)], "-Invalid header"),
+        ("LOADCHUNK empty header", ["CF.LOADCHUNK", "h", 1, b""], "-Invalid header"),
+        ("LOADCHUNK huge iterator, no key", ["CF.LOADCHUNK", "h", (1 << 63) - 1, b"x"], "-ERR not found"),
+        ("LOADCHUNK negative iterator", ["CF.LOADCHUNK", "h", -1, b"x"], "-Invalid position"),
+        ("header: 2000 sub-filters", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)] * 2000)], "-Invalid header"),
+        ("header: sub-filter of 2^62 bytes", ["CF.LOADCHUNK", "h", 1, make_header([(1 << 62, 0)])],
+         "-Invalid header"),
+        ("header: total over the key limit", ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT // 2 + 8, 0)] * 3)],
+         "-Invalid header"),
+        ("header: body length disagrees", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], body_len=99)],
+         "-Invalid header"),
+        ("header: sum overflows 64 bits",
+         ["CF.LOADCHUNK", "h", 1, make_header([(1 << 63, 0), (1 << 63, 0)], body_len=0)], "-Invalid header"),
+        ("header: bad check", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], fix_check=False)],
+         "-Invalid header"),
+        ("header: expansion 3", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], expansion=3)],
+         "-Invalid header"),
+        ("header: version 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=2)], "-Invalid header"),
+        ("header: unknown flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 4)])], "-Invalid header"),
+        ("header: tiny sub-filter", ["CF.LOADCHUNK", "h", 1, make_header([(10, 0)])], "-Invalid header"),
+        ("header: count says 1, lists 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0), (100, 0)], nsubs=1)],
+         "-Invalid header"),
+    ]
+
+
+def run_rows(srv, rows):
+    for name, args, want in rows:
+        got = raw(srv.port, *args)
+        eq(got, want, name)
+        check(srv.alive(), "server alive after: %s" % name)
+        srv.client().delete("h")
+
+
+def chunked_rows(srv, r):
+    """Valid headers followed by bad bodies; the key must vanish on failure."""
+    p = srv.port
+    r.cf().create("ok", 1000)
+    r.execute_command("CF.INSERT", "ok", "ITEMS", *["v%d" % i for i in range(500)])
+    chunks = dump(r, "ok")
+    header = chunks[0][1]
+    body = b"".join(c for _, c in chunks[1:])
+    cases = [
+        ("body of garbage", os.urandom(len(body)), "-Couldn't load chunk!"),
+        ("one table byte flipped", body[:100] + bytes([body[100] ^ 0x40]) + body[101:], "-Couldn't load chunk!"),
+        ("body longer than declared", body + b"extra", "-Couldn't load chunk!"),
+    ]
+    for name, data, want in cases:
+        eq(raw(p, "CF.LOADCHUNK", "h", 1, header), "+OK", "header before: " + name)
+        eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(data), data), want, name)
+        eq(r.exists("h"), 0, "key removed after: " + name)
+        check(srv.alive(), "server alive after: " + name)
+    # A chunk at the wrong offset is refused and the load can continue.
+    eq(raw(p, "CF.LOADCHUNK", "h", 1, header), "+OK", "header (order test)")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body) + 7, body), "-Invalid position", "chunk at a wrong offset")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body), body), "+OK", "the right chunk after a wrong one")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body), body), "-Invalid position", "a chunk after the end")
+    r.delete("h")
+    # A header that announces a big sub-filter costs only what actually arrives.
+    eq(raw(p, "CF.LOADCHUNK", "h", 1, make_header([(LIMIT - 4096, 0)])), "+OK", "header announcing ~1 MiB")
+    eq(raw(p, "CF.LOADCHUNK", "h", 2, b"x"), "+OK", "one byte of it")
+    mem = r.memory_usage("h")
+    check(mem < 64 * 1024, "memory follows received bytes, not the header's claim (%d)" % mem)
+    r.delete("h")
+
+    if _xx is None:
+        print("note: libxxhash.so.0 not loadable; skipping the resealed sub-filter cases")
+        return
+    sub = body
+    eq(reseal(sub), sub, "reseal() reproduces the library's checks")
+    crafted = []
+    b = bytearray(sub)
+    b[16:24] = struct.pack("<Q", 1 << 40)  # num_buckets: a terabyte table
+    crafted.append(("sub-filter claiming 2^40 buckets", bytes(b)))
+    b = bytearray(sub)
+    b[24:32] = struct.pack("<Q", 12345)  # another seed
+    crafted.append(("sub-filter with another seed", bytes(b)))
+    b = bytearray(sub)
+    b[32:40] = struct.pack("<Q", 499)  # items disagrees with the table
+    crafted.append(("sub-filter whose item count lies", bytes(b)))
+    b = bytearray(sub)
+    b[11] = 3  # bucket size 3
+    crafted.append(("sub-filter with bucket size 3", bytes(b)))
+    for name, data in crafted:
+        data = reseal(data)
+        eq(raw(p, "CF.LOADCHUNK", "h", 1, header), "+OK", "header before: " + name)
+        eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(data), data), "-Couldn't load chunk!", name)
+        eq(r.exists("h"), 0, "key removed after: " + name)
+        check(srv.alive(), "server alive after: " + name)
+    # Sub-filters of different widths in one chain.
+    r.execute_command("CF.RESERVE", "w8", 50, "FINGERPRINT", 8)
+    r.execute_command("CF.RESERVE", "w9", 50, "FINGERPRINT", 9)
+    s8 = b"".join(c for _, c in dump(r, "w8")[1:])
+    s9 = b"".join(c for _, c in dump(r, "w9")[1:])
+    hdr = make_header([(len(s8), 0), (len(s9), 0)])
+    eq(raw(p, "CF.LOADCHUNK", "h", 1, hdr), "+OK", "two-sub header")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(s8) + len(s9), s8 + s9), "-Couldn't load chunk!",
+       "sub-filters of different fingerprint widths")
+    check(srv.alive(), "server alive after mixed widths")
+
+
+def restore_rows(srv, r):
+    """RESTORE payloads with our bytes damaged but a correct RDB CRC: the
+    rdb_load callback must refuse them (Redis answers 'Bad data format')."""
+    payload = r.dump("ok")
+    if crc64(payload[:-8]) != struct.unpack("<Q", payload[-8:])[0]:
+        check(False, "CRC-64 of DUMP payloads not reproduced; RESTORE cases skipped")
+        return
+    at = payload.find(b"CFRDUMP")
+    check(at > 0, "our dump header is inside the DUMP payload")
+    cases = [
+        ("RESTORE with a damaged header", payload[:at + 20] + bytes([payload[at + 20] ^ 1]) + payload[at + 21:]),
+        ("RESTORE with a damaged table", payload[:-40] + bytes([payload[-40] ^ 1]) + payload[-39:]),
+        ("RESTORE truncated", payload[:at + 30] + payload[-10:]),
+    ]
+    for name, data in cases:
+        got = None
+        try:
+            r.restore("h", 0, reseal_dump(data))
+        except Exception as e:
+            got = str(e)
+        check(got is not None and "Bad data format" in got, "%s: %r" % (name, got))
+        eq(r.exists("h"), 0, "no key after: " + name)
+        check(srv.alive(), "server alive after: " + name)
+    r.restore("h", 0, payload)
+    eq(r.cf().exists("h", "v1"), 1, "an intact payload still restores")
+    r.delete("h")
+
+
+def limit_rows(srv, r):
+    cf = r.cf()
+    # Growth stops at the key's memory limit.
+    cf.create("grow", 20000, expansion=2)
+    err, i = None, 0
+    while err is None and i < 2000000:
+        reply = r.execute_command("CF.INSERT", "grow", "ITEMS", *["g%d" % j for j in range(i, i + 5000)])
+        i += 5000
+        if -1 in reply:
+            err = raw(srv.port, "CF.ADD", "grow", "one-more-%d" % i)
+    eq(err, "-ERR Insufficient memory", "growth refused at MAX_KEY_BYTES")
+    mem = r.memory_usage("grow")
+    check(mem <= LIMIT + 4096, "the key stays within its limit (%d)" % mem)
+    # The sub-filter cap (MAX_FILTERS 8).
+    cf.create("capped", 4, expansion=1)
+    err = None
+    for j in range(10000):
+        got = raw(srv.port, "CF.ADD", "capped", "c%d" % j)
+        if got != ":1":
+            err = got
+            break
+    eq(err, "-Maximum expansions reached", "MAX_FILTERS 8 reached")
+    eq(plain(r).execute_command("CF.INFO", "capped")[5], 8, "8 sub-filters")
+    # A million duplicates: bounded work, no growth.
+    reply = r.execute_command("CF.INSERT", "dups", "ITEMS", *(["same"] * 1000000))
+    eq((reply.count(1), reply.count(-1)), (4, 1000000 - 4), "a million duplicates: 2b stored")
+    eq(plain(r).execute_command("CF.INFO", "dups")[5], 1, "duplicates created no sub-filter")
+    check(srv.alive(), "server alive after the limits")
+
+
+def main():
+    with Server(MOD, module_args=["MAX_KEY_BYTES", str(LIMIT), "MAX_FILTERS", "8", "CHUNK_BYTES", "65536"]) as srv:
+        r = srv.client()
+        r.cf().create("ok", 100)
+        run_rows(srv, rows_commands())
+        r.delete("ok")
+        chunked_rows(srv, r)
+        restore_rows(srv, r)
+        limit_rows(srv, r)
+        check(srv.alive(), "server alive at the end")
+        log = srv.log_tail(200)
+        check("crashed" not in log.lower() and "assert" not in log.lower(), "no crash in the server log")
+    # Module arguments are validated too: a bad one refuses to load.
+    bad = Server(MOD, module_args=["MAX_FILTERS", "0"])
+    try:
+        bad.start()
+        check(False, "MAX_FILTERS 0 must refuse to load")
+    except RuntimeError:
+        pass
+    finally:
+        bad.stop()
+    finish("redis_hostile")
+
+
+main()
