@@ -14,12 +14,15 @@ static int fill_until_failure(report *r, report_bucket_row *row) {
     if (report_new_filter(r, p->fingerprint_bits, row->bucket_size, row->buckets, &f) != CF_OK)
         return CLI_ERROR;
     unsigned char key[8];
+    char phase[40];
+    snprintf(phase, sizeof phase, "max load with b = %u", row->bucket_size);
     uint64_t n = 0;
     for (; n <= row->slots; n++) {
         report_key(p->seed, n, true, key);
         if (cf_insert(f, key, sizeof key) != CF_OK) break;
-        report_progress(r, "max load by bucket size", n, row->slots);
+        report_progress(r, phase, n, row->slots);
     }
+    report_progress(r, phase, row->slots, row->slots);
     cf_stats s;
     cf_get_stats(f, &s);
     row->items = s.items;
@@ -46,6 +49,5 @@ int report_run_buckets(report *r) {
         int rc = fill_until_failure(r, row);
         if (rc != 0) return rc;
     }
-    report_progress(r, "max load by bucket size", 1, 1);
     return 0;
 }

@@ -64,7 +64,7 @@ double report_now_ns(void) {
 void report_progress(const report *r, const char *phase, uint64_t done, uint64_t total) {
     if (!r->show_progress) return;
     /* For long phases, printing every call would cost more than the work. */
-    if (done != total && total > 0x4000 && (done & 0x3fff) != 0) return;
+    if (done != total && total > 0x10000 && (done & 0xffff) != 0) return;
     fprintf(stderr, "\r  %-28s %3.0f%%", phase, total ? 100.0 * (double)done / (double)total : 100);
     if (done == total) fputc('\n', stderr);
     fflush(stderr);
