@@ -20,8 +20,9 @@ check_with() { local name=$1 pre=$2 cond=$3; shift 3
                awk "${vars[@]}" "BEGIN { $pre; exit !($cond) }" || fail "$name: $cond with $*"; }
 check() { local name=$1 cond=$2; shift 2; check_with "$name" "" "$cond" "$@"; }
 
-"$cuckoo" report "${small[@]}" --csv >"$dir/a.csv"
+"$cuckoo" report "${small[@]}" --csv >"$dir/a.csv" 2>"$dir/a.err"
 csv=$dir/a.csv
+[ ! -s "$dir/a.err" ] || fail "stderr is not a terminal, yet it got: $(head -c 200 "$dir/a.err")"
 
 # ---- CSV shape: one header, four columns everywhere, known sections in order
 [ "$(head -1 "$csv")" = "section,row,metric,value" ] || fail "CSV header"

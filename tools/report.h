@@ -98,7 +98,6 @@ typedef struct report_fill {
     double fail_load;
     bool fail_reached;       /* false if every slot filled without a failure */
     uint64_t fail_lost;      /* stored items not found after the failure */
-    uint64_t fail_kicks_to_failure; /* kicks in the failing phase, for the record */
 } report_fill;
 
 /* Phase 7: one fingerprint width, both filters at the same number of bits. */

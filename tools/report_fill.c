@@ -59,8 +59,6 @@ static uint64_t insert_members(fill_state *st, uint64_t from, uint64_t to, bool 
             k->total += kicks;
             if (kicks > k->max) k->max = kicks;
             st->histogram[kicks < KICK_HISTOGRAM ? kicks : KICK_HISTOGRAM - 1]++;
-        } else {
-            st->r->fill.fail_kicks_to_failure += kicks;
         }
         report_progress(st->r, phase, i - from, to - from);
     }
@@ -162,7 +160,7 @@ int report_run_fill(report *r) {
     /* 3. False positives among keys that were never inserted. */
     measure_fpp(st);
 
-    /* 5. Delete (4 comes before 5 in the output; kicks were counted in 1). */
+    /* 5. Delete (item 4, the kicks, was measured while filling in 1). */
     delete_demo(st, absent);
 
     /* 6. Fill until the first insert fails; a failed insert changes nothing,
