@@ -21,6 +21,7 @@
 #include "cf_redismodule.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One seed for every key: replicas must build the same tables, and a dump
@@ -31,14 +32,29 @@ static const uint8_t cfr_magic[8] = {'C', 'F', 'R', 'D', 'U', 'M', 'P', 0};
 
 /* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
 
+/* Set once at load (module argument SANITIZER_MALLOC 1): sanitizer test runs
+ * use libc malloc so AddressSanitizer sees the module's heap; Redis's
+ * jemalloc arenas are invisible to it.  MEMORY USAGE stays exact either way
+ * (it sums the sizes the library reports). */
+static bool cfr_libc_malloc = false;
+
+void cfr_use_libc_malloc(bool on) {
+    cfr_libc_malloc = on;
+}
+
 void *cfr_alloc(size_t n) {
+    if (cfr_libc_malloc) return malloc(n);
     /* TryAlloc returns NULL on failure; plain Alloc would abort the server. */
     if (RedisModule_TryAlloc) return RedisModule_TryAlloc(n);
     return RedisModule_Alloc(n);
 }
 
 void cfr_free(void *p) {
-    if (p) RedisModule_Free(p);
+    if (!p) return;
+    if (cfr_libc_malloc)
+        free(p);
+    else
+        RedisModule_Free(p);
 }
 
 static void *cfr_alloc_cb(void *ctx, size_t n) {

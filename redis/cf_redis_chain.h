@@ -111,6 +111,8 @@ typedef enum cfr_result {
 extern const cf_allocator cfr_allocator;
 void *cfr_alloc(size_t n);
 void cfr_free(void *p);
+/* For sanitizer runs only: allocate with libc malloc instead of Redis's. */
+void cfr_use_libc_malloc(bool on);
 
 /* Bytes a table of nb buckets would take, or UINT64_MAX on overflow. */
 uint64_t cfr_table_bytes(uint64_t nb, unsigned b, unsigned f);

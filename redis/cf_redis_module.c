@@ -19,6 +19,7 @@
  *   MAX_FILTERS n     sub-filters per key, 1..1024 (default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
+ *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
 
@@ -194,6 +195,8 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
             cfr_lim.max_key_bytes = (uint64_t)v;
         } else if (strcasecmp(name, "CHUNK_BYTES") == 0 && v >= 16 && v <= (512ll << 20)) {
             cfr_lim.chunk_bytes = (size_t)v;
+        } else if (strcasecmp(name, "SANITIZER_MALLOC") == 0 && (v == 0 || v == 1)) {
+            cfr_use_libc_malloc(v == 1);
         } else {
             RedisModule_Log(ctx, "warning",
                             "cuckoo: unknown argument or value out of range: %s %lld "

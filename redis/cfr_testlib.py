@@ -57,7 +57,17 @@ class Server:
                 "--enable-debug-command", "yes",
                 "--logfile", os.path.join(self.dir, "redis-%d.log" % self.port),
                 "--loadmodule", self.module] + self.module_args + self.extra
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        env = dict(os.environ)
+        # Sanitizer builds (redis/CMakeLists.txt): preload the shared ASan
+        # runtime into redis-server only, and let the module use libc malloc.
+        if os.environ.get("CFR_TEST_PRELOAD"):
+            env["LD_PRELOAD"] = os.environ["CFR_TEST_PRELOAD"]
+            env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
+            env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+            i = args.index(self.module) + 1
+            args[i:i] = ["SANITIZER_MALLOC", "1"]
+        self.errfile = open(os.path.join(self.dir, "stderr-%d.log" % self.port), "ab")
+        self.proc = subprocess.Popen(args, stdout=self.errfile, stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + 10
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -89,6 +99,16 @@ class Server:
         except OSError:
             return "(no log)"
 
+    def sanitizer_reports(self):
+        path = os.path.join(self.dir, "stderr-%d.log" % self.port)
+        try:
+            with open(path, errors="replace") as f:
+                text = f.read()
+        except OSError:
+            return ""
+        marks = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer")
+        return text if any(m in text for m in marks) else ""
+
     def stop(self):
         if self.proc is None:
             return
@@ -103,6 +123,11 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
+        self.errfile.close()
+        report = self.sanitizer_reports()
+        if report:
+            FAILURES.append("sanitizer report from redis-server %d" % self.port)
+            print(report[-4000:])
 
     def restart(self, extra=None):
         """Stops (saving as configured) and starts again on the same port and dir."""
@@ -115,6 +140,7 @@ class Server:
                 pass
             self.proc.wait(timeout=20)
         self.proc = None
+        self.errfile.close()
         return self.start()
 
     def __enter__(self):

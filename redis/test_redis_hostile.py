@@ -5,6 +5,7 @@ limits themselves are exercised without allocating much."""
 
 import ctypes
 import os
+import shutil
 import struct
 
 from cfr_testlib import (Server, check, dump, eq, finish, module_path, plain,
@@ -300,6 +301,7 @@ def main():
         pass
     finally:
         bad.stop()
+        shutil.rmtree(bad.dir, ignore_errors=True)
     finish("redis_hostile")
 
 
