@@ -1,0 +1,89 @@
+/*
+ * test_report_util.c -- the statistics and keys `cuckoo report` rests on:
+ * the Wilson interval, the percentile, and member / non-member keys that
+ * never coincide.  The tools are not a library, so their source is compiled
+ * in here.
+ */
+#define _POSIX_C_SOURCE 200809L /* as the tools are built: clock_gettime */
+
+#include "../tools/cli_util.c"
+#include "../tools/report_util.c"
+
+#include "test.h"
+
+static const double z95 = 1.959963984540054;
+
+static void test_wilson_edges(void) {
+    /* No hit: the interval starts at 0 and ends where a count of 0 stops
+     * being surprising, z^2 / (n + z^2). */
+    report_rate r = report_rate_of(0, 1000);
+    CHECK(r.rate == 0 && r.low == 0);
+    CHECK_DBL_NEAR(r.high, z95 * z95 / (1000 + z95 * z95), 1e-12);
+    r = report_rate_of(1000, 1000);
+    CHECK(r.rate == 1 && r.high == 1);
+    CHECK_DBL_NEAR(r.low, 1 - z95 * z95 / (1000 + z95 * z95), 1e-12);
+    r = report_rate_of(0, 0);
+    CHECK(r.low == 0 && r.high == 1);
+}
+
+static void test_wilson_properties(void) {
+    for (uint64_t n = 1; n <= 100000; n *= 10) {
+        for (uint64_t k = 0; k <= n; k += n / 10 ? n / 10 : 1) {
+            report_rate r = report_rate_of(k, n), m = report_rate_of(n - k, n);
+            CHECK(r.low <= r.rate && r.rate <= r.high);
+            CHECK(0 <= r.low && r.high <= 1);
+            /* k hits out of n mirror n - k misses. */
+            CHECK_DBL_NEAR(r.low, 1 - m.high, 1e-12);
+            CHECK_DBL_NEAR(r.high, 1 - m.low, 1e-12);
+        }
+    }
+    /* For many trials away from 0 and 1 it approaches p +- z sqrt(p(1-p)/n). */
+    report_rate r = report_rate_of(30000, 1000000);
+    double half = z95 * sqrt(0.03 * 0.97 / 1e6);
+    CHECK_DBL_NEAR(r.low, 0.03 - half, half * 0.01);
+    CHECK_DBL_NEAR(r.high, 0.03 + half, half * 0.01);
+}
+
+static void test_p99(void) {
+    uint64_t h[8] = {0};
+    h[0] = 99;
+    h[5] = 1;
+    CHECK_EQ(report_p99(h, 8), 0); /* 99 of 100 are 0 */
+    h[0] = 98;
+    h[3] = 1;
+    CHECK_EQ(report_p99(h, 8), 3);
+    h[0] = 0;
+    h[3] = 0;
+    CHECK_EQ(report_p99(h, 8), 5);
+}
+
+static int compare_keys(const void *a, const void *b) {
+    return memcmp(a, b, 8);
+}
+
+static void test_keys_disjoint_and_deterministic(void) {
+    enum { N = 1 << 15 };
+    unsigned char (*keys)[8] = malloc(2 * N * sizeof *keys);
+    REQUIRE(keys != NULL);
+    for (uint64_t i = 0; i < N; i++) {
+        report_key(2014, i, true, keys[i]);
+        report_key(2014, i, false, keys[N + i]);
+    }
+    qsort(keys, 2 * N, sizeof *keys, compare_keys);
+    size_t duplicates = 0;
+    for (size_t i = 1; i < 2 * N; i++) duplicates += memcmp(keys[i - 1], keys[i], 8) == 0;
+    CHECK_EQ(duplicates, 0);
+    free(keys);
+
+    unsigned char a[8], b[8];
+    report_key(7, 12345, true, a);
+    report_key(7, 12345, true, b);
+    CHECK(memcmp(a, b, 8) == 0);
+    report_key(8, 12345, true, b);
+    CHECK(memcmp(a, b, 8) != 0);
+    report_key(7, 12345, false, b);
+    CHECK(memcmp(a, b, 8) != 0);
+}
+
+TEST_MAIN(TEST(test_wilson_edges), TEST(test_wilson_properties), TEST(test_p99),
+          TEST(test_keys_disjoint_and_deterministic))
