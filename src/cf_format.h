@@ -77,6 +77,14 @@ uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8
 cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, bool need_scratch,
                                  cf_filter **out);
 
+/* Nonzero slots among slots [first, end) of an f-bit table.  Reads up to 7
+ * bytes past the byte holding slot end - 1 (masked out). */
+uint64_t cf__count_slots(const uint8_t *table, uint64_t first, uint64_t end, unsigned f);
+
+/* CF_E_CORRUPT unless the bits after the last slot, in the table's last
+ * byte, are all zero. */
+cf_status cf__check_padding(const cf_filter *f);
+
 /* Checks the invariants of a table in place: the padding bits after the last
  * slot are zero and the nonzero slots number exactly f->items.  O(table). */
 cf_status cf__check_table(const cf_filter *f);

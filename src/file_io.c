@@ -36,7 +36,7 @@
 #define O_CLOEXEC 0
 #endif
 
-/* Reads are done in chunks so that each chunk is hashed while still in cache. */
+/* Bound on one read()/write() call (Linux moves at most ~2 GiB per call). */
 #define CF__IO_CHUNK ((size_t)1 << 20)
 
 static bool cf__write_all(int fd, const uint8_t *p, size_t n) {
@@ -107,19 +107,26 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     f->owns_table = true;
     memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
 
+    /* One pass: each chunk is read, hashed and its slots counted while it
+     * is in cache.  A chunk of f * 2^17 bytes holds exactly 2^20 slots. */
     XXH3_state_t state;
     XXH3_INITSTATE(&state);
     XXH3_64bits_reset(&state);
     XXH3_64bits_update(&state, header, CF__HEADER_SIZE);
-    for (size_t off = 0; off < h.table_bytes;) {
-        size_t n = h.table_bytes - off < CF__IO_CHUNK ? h.table_bytes - off : CF__IO_CHUNK;
+    const size_t chunk = (size_t)h.fp_bits << 17;
+    const uint64_t slots = h.num_buckets * h.bucket_size;
+    uint64_t occupied = 0;
+    for (size_t off = 0; off < h.table_bytes; off += chunk) {
+        size_t n = h.table_bytes - off < chunk ? h.table_bytes - off : chunk;
         size_t got = cf__pread_all(fd, f->table + off, n, CF__HEADER_SIZE + (uint64_t)off);
         if (got != n) {
             s = got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
             goto fail;
         }
         XXH3_64bits_update(&state, f->table + off, n);
-        off += n;
+        uint64_t first = (uint64_t)(off / h.fp_bits) * 8;
+        uint64_t end = first + ((uint64_t)1 << 20) < slots ? first + ((uint64_t)1 << 20) : slots;
+        occupied += cf__count_slots(f->table, first, end, h.fp_bits);
     }
     uint8_t trailer[CF__TRAILER_SIZE];
     size_t got = cf__pread_all(fd, trailer, sizeof trailer, CF__HEADER_SIZE + h.table_bytes);
@@ -131,8 +138,11 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
         s = CF_E_CHECKSUM;
         goto fail;
     }
-    s = cf__check_table(f);
-    if (s != CF_OK) goto fail;
+    if ((s = cf__check_padding(f)) != CF_OK) goto fail;
+    if (occupied != h.items) {
+        s = CF_E_CORRUPT;
+        goto fail;
+    }
     close(fd);
     *out = f;
     return CF_OK;

@@ -116,39 +116,62 @@ cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, boo
     return CF_OK;
 }
 
-/* Nonzero f-bit slots in [0, slots), several per 64-bit load.  Within a load,
- * lanes of f bits: adding the low f-1 bits of each lane to all-ones carries
- * into the lane's top bit exactly when those bits are nonzero, and never
- * past it, so popcount(((w & L) + L | w) & H) is the number of nonzero lanes.
- * (cf__count_occupied does the same slot by slot, which is several times
- * slower on a gigabyte table; tests check that both agree.) */
-static uint64_t cf__count_nonzero_slots(const uint8_t *table, uint64_t slots, unsigned f) {
+/* Nonzero f-bit slots in [first, end), several per 64-bit load.  Within a
+ * load, lanes of f bits: adding the low f-1 bits of each lane to all-ones
+ * carries into the lane's top bit exactly when those bits are nonzero, and
+ * never past it, so popcount(((w & L) + L | w) & H) is the number of nonzero
+ * lanes.  (cf__count_occupied does the same slot by slot, several times
+ * slower on a gigabyte table; tests check that both agree.)  Loads may read
+ * up to 7 bytes past the last slot's byte, masked out. */
+static inline __attribute__((always_inline)) uint64_t
+cf__count_run(const uint8_t *table, uint64_t first, uint64_t end, unsigned f) {
     /* A load shifted by up to 7 bits still holds 57 whole bits. */
     unsigned per = 57 / f;
-    uint64_t highs = 0, all = 0;
+    uint64_t highs = 0;
     for (unsigned i = 0; i < per; i++) highs |= (uint64_t)1 << (i * f + f - 1);
-    all = per * f == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (per * f)) - 1;
+    uint64_t all = ((uint64_t)1 << (per * f)) - 1; /* per * f <= 57 */
     uint64_t lows = all & ~highs;
-    uint64_t n = 0, s = 0;
-    for (; s + per <= slots; s += per) {
+    uint64_t n = 0, s = first;
+    for (; s + per <= end; s += per) {
         uint64_t bit = s * f;
         uint64_t w = (cf__load64le(table + (bit >> 3)) >> (bit & 7)) & all;
         n += (uint64_t)__builtin_popcountll((((w & lows) + lows) | w) & highs);
     }
     uint64_t mask = ((uint64_t)1 << f) - 1;
-    for (; s < slots; s++) {
+    for (; s < end; s++) {
         uint64_t bit = s * f;
         n += ((cf__load64le(table + (bit >> 3)) >> (bit & 7)) & mask) != 0;
     }
     return n;
 }
 
-cf_status cf__check_table(const cf_filter *f) {
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same with the popcnt instruction: twice as fast as the portable
+ * bit-trick popcount on a gigabyte table.  Chosen at run time. */
+__attribute__((target("popcnt"))) static uint64_t
+cf__count_run_popcnt(const uint8_t *table, uint64_t first, uint64_t end, unsigned f) {
+    return cf__count_run(table, first, end, f);
+}
+#endif
+
+uint64_t cf__count_slots(const uint8_t *table, uint64_t first, uint64_t end, unsigned f) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("popcnt")) return cf__count_run_popcnt(table, first, end, f);
+#endif
+    return cf__count_run(table, first, end, f);
+}
+
+cf_status cf__check_padding(const cf_filter *f) {
     uint64_t slots = f->num_buckets * f->bucket_size;
     unsigned used = (unsigned)((slots * f->fp_bits) % 8); /* bits used in the last byte */
     CF__RETURN_IF(used != 0 && (f->table[f->table_bytes - 1] >> used) != 0, CF_E_CORRUPT);
-    CF__RETURN_IF(cf__count_nonzero_slots(f->table, slots, f->fp_bits) != f->items,
-                  CF_E_CORRUPT);
+    return CF_OK;
+}
+
+cf_status cf__check_table(const cf_filter *f) {
+    CF__FORWARD_IF_ERROR(cf__check_padding(f));
+    uint64_t slots = f->num_buckets * f->bucket_size;
+    CF__RETURN_IF(cf__count_slots(f->table, 0, slots, f->fp_bits) != f->items, CF_E_CORRUPT);
     return CF_OK;
 }
 
