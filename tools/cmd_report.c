@@ -43,7 +43,8 @@ static void usage(FILE *out) {
             "  --plot DIR            write report.csv, chart data and PNG/SVG charts to DIR\n"
             "  --help                show this help\n"
             "\n"
-            "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n",
+            "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n"
+            "Exit status: 0 done, 1 an inserted item was not found (a library bug), 2 bad usage.\n",
             DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS, DEFAULT_LOAD,
             DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED);
 }
