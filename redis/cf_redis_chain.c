@@ -13,6 +13,9 @@
  *        duplicates and made tens of thousands of them).
  *   3. Only if some sub-filter failed for lack of room (not duplicates), grow
  *      by one sub-filter, within the cap and the key's memory limit.
+ *   4. If growing is impossible, retry the newest sub-filter once even when
+ *      marked full (its other buckets may have room): at most two eviction
+ *      searches per insert, however long the chain.
  * The "full" marks are part of the persisted state, so primaries, replicas
  * and reloaded servers take the same branches.
  */
@@ -223,6 +226,14 @@ static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
     return CFR_OK;
 }
 
+/* True when both of h's buckets hold nothing but h's fingerprint (2b
+ * copies): no eviction can make room there. */
+static bool saturated(const cf_filter *f, uint64_t h) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    return cf_count_hash(f, h) >= 2 * (size_t)st.bucket_size;
+}
+
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx) {
     uint64_t h = cf_hash(c->subs[0].f, item, len);
@@ -231,16 +242,15 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             if (cf_contains_hash(c->subs[i].f, h)) return CFR_EXISTS;
     }
     cfr_chain_touch(c);
-    bool room_failure = false;
+    bool room_failure = false, newest_tried = false;
     for (uint32_t i = c->nsubs; i-- > 0;) {
         cfr_sub *s = &c->subs[i];
         if (s->flags & CFR_SUB_FULL) {
             room_failure = true;
             continue;
         }
-        cf_stats st;
-        cf_get_stats(s->f, &st);
-        if (cf_count_hash(s->f, h) >= 2 * (size_t)st.bucket_size) continue;
+        if (saturated(s->f, h)) continue;
+        newest_tried |= i == c->nsubs - 1;
         cf_status rc = cf_insert_hash(s->f, h);
         if (rc == CF_OK) return CFR_OK;
         if (rc == CF_E_FULL) {
@@ -250,8 +260,14 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     }
     if (!room_failure) return CFR_FULL; /* only duplicates stand in the way */
     cfr_result r = chain_grow(c, lim);
-    if (r != CFR_OK) return r;
-    return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+    if (r == CFR_OK)
+        return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+    /* No growth possible (EXPANSION 0, the cap, the memory limit): a "full"
+     * sub-filter may still have room in this item's buckets, so retry the
+     * newest one -- at most one extra search per insert. */
+    cf_filter *last = c->subs[c->nsubs - 1].f;
+    if (!newest_tried && !saturated(last, h) && cf_insert_hash(last, h) == CF_OK) return CFR_OK;
+    return r;
 }
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {

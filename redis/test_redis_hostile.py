@@ -256,10 +256,13 @@ def limit_rows(srv, r):
     cf.create("grow", 20000, expansion=2)
     err, i = None, 0
     while err is None and i < 2000000:
-        reply = r.execute_command("CF.INSERT", "grow", "ITEMS", *["g%d" % j for j in range(i, i + 5000)])
+        pipe = r.pipeline(transaction=False)
+        for j in range(i, i + 5000):
+            pipe.execute_command("CF.ADD", "grow", "g%d" % j)
         i += 5000
-        if -1 in reply:
-            err = raw(srv.port, "CF.ADD", "grow", "one-more-%d" % i)
+        errors = [str(x) for x in pipe.execute(raise_on_error=False) if isinstance(x, Exception)]
+        if errors:
+            err = "-ERR " + errors[0]  # redis-py strips the ERR prefix
     eq(err, "-ERR Insufficient memory", "growth refused at MAX_KEY_BYTES")
     mem = r.memory_usage("grow")
     check(mem <= LIMIT + 4096, "the key stays within its limit (%d)" % mem)
