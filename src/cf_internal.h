@@ -49,6 +49,8 @@ struct cf_filter {
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
     size_t table_bytes;     /* ceil(nb * b * f / 8)                               */
     uint64_t num_buckets;   /* nb >= 1                                            */
+    uint64_t block_buckets; /* L: power of two, a block of about a page or less   */
+    uint64_t tail_start;    /* first bucket of the partial last block (or nb)     */
     uint64_t items;         /* nonzero slots                                      */
     uint64_t seed;
     uint64_t total_kicks;
@@ -105,11 +107,31 @@ static inline uint64_t cf__mix64(uint64_t x) {
     return x;
 }
 
-/* alt(i, fp) = (c - i) mod nb with c = H(fp) mod nb: an involution on
- * [0, nb) for every nb, since (c - (c - i)) == i. */
-static inline uint64_t cf__alt_index(uint64_t i, uint32_t fp, uint64_t nb) {
-    uint64_t c = cf__range(cf__mix64(fp), nb);
-    return c >= i ? c - i : c + (nb - i);
+/* (c - i) mod n for i < n: an involution on [0, n) for any n and any c < n. */
+static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
+    return c >= i ? c - i : c + (n - i);
+}
+
+#ifndef CF_GLOBAL_FRACTION_SHIFT
+#define CF_GLOBAL_FRACTION_SHIFT 2
+#endif
+
+/* alt(i, fp): see the picture in ops.c.  One fingerprint in four takes a
+ * global partner, (c - i) mod nb; the others a partner in i's own block of
+ * L buckets (i XOR odd d), or, in the last, partial block, a reflection
+ * within it.  Each case maps its domain onto itself and is its own inverse,
+ * and which case applies depends only on fp and i's block, which i and its
+ * partner share; so alt(alt(i, fp), fp) == i for every nb. */
+static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
+    uint64_t m = cf__mix64(fp);
+#ifdef CF_NO_LOCAL
+    return cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
+#endif
+    if ((m & ((1u << CF_GLOBAL_FRACTION_SHIFT) - 1)) == 0)
+        return cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
+    if (i < f->tail_start) return i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
+    uint64_t tail = f->num_buckets - f->tail_start;
+    return f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
 }
 
 /* ---- bit-packed table access ---- */

@@ -60,7 +60,7 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
         uint64_t bucket = q[head].bucket;
         for (unsigned s = 0; s < f->bucket_size; s++) {
             uint32_t moving = cf__slot_get(f, bucket, s);
-            uint64_t child = cf__alt_index(bucket, moving, f->num_buckets);
+            uint64_t child = cf__alt_index(f, bucket, moving);
             if (child == bucket || cf__on_path(q, (int32_t)head, child)) continue;
             int free_slot = cf__bucket_find(f, child, 0);
             if (free_slot >= 0) {
