@@ -47,6 +47,9 @@ static const recipe goods[] = {
     {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0},
     {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0},
     {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4},
+    /* 512-bucket (4 KiB) blocks: two blocks of block-local partners and a
+     * 6-bucket tail, so the local and the global alternate buckets both occur. */
+    {"blocks_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0},
 };
 #define NGOOD (sizeof goods / sizeof goods[0])
 
