@@ -143,25 +143,34 @@ static inline void cf__prefetch_slots(const cf_filter *f, cf__slots p) {
     __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
 }
 
+/* Batches run a ring of located keys: key j is located, and its buckets
+ * prefetched, CF__BATCH keys before it is probed, so reads overlap. */
+static inline void cf__ring_fill(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+                                 size_t n) {
+    for (size_t j = 0; j < n && j < CF__BATCH; j++) {
+        ring[j] = cf__locate(f, hashes[j]);
+        cf__prefetch_slots(f, ring[j]);
+    }
+}
+
+static inline cf__slots cf__ring_next(const cf_filter *f, cf__slots *ring,
+                                      const uint64_t *hashes, size_t n, size_t j) {
+    cf__slots p = ring[j % CF__BATCH];
+    if (j + CF__BATCH < n) {
+        ring[j % CF__BATCH] = cf__locate(f, hashes[j + CF__BATCH]);
+        cf__prefetch_slots(f, ring[j % CF__BATCH]);
+    }
+    return p;
+}
+
 cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    /* A ring of located keys: key j is located (and its buckets prefetched)
-     * CF__BATCH keys before it is inserted. */
     cf__slots ring[CF__BATCH];
-    size_t ahead = n < CF__BATCH ? n : CF__BATCH;
-    for (size_t j = 0; j < ahead; j++) {
-        ring[j] = cf__locate(f, hashes[j]);
-        cf__prefetch_slots(f, ring[j]);
-    }
+    cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
-        cf__slots p = ring[j % CF__BATCH];
-        if (j + CF__BATCH < n) {
-            ring[j % CF__BATCH] = cf__locate(f, hashes[j + CF__BATCH]);
-            cf__prefetch_slots(f, ring[j % CF__BATCH]);
-        }
-        cf_status s = cf__insert_slots(f, p);
+        cf_status s = cf__insert_slots(f, cf__ring_next(f, ring, hashes, n, j));
         if (s != CF_OK) return s;
         if (inserted != NULL) *inserted = j + 1;
     }
@@ -171,18 +180,12 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
     size_t found = 0;
-    cf__slots p[CF__BATCH];
-    for (size_t base = 0; base < n; base += CF__BATCH) {
-        size_t m = n - base < CF__BATCH ? n - base : CF__BATCH;
-        for (size_t j = 0; j < m; j++) {
-            p[j] = cf__locate(f, hashes[base + j]);
-            cf__prefetch_slots(f, p[j]);
-        }
-        for (size_t j = 0; j < m; j++) {
-            bool hit = cf__contains_slots(f, p[j]);
-            found += hit;
-            if (out != NULL) out[base + j] = hit;
-        }
+    cf__slots ring[CF__BATCH];
+    cf__ring_fill(f, ring, hashes, n);
+    for (size_t j = 0; j < n; j++) {
+        bool hit = cf__contains_slots(f, cf__ring_next(f, ring, hashes, n, j));
+        found += hit;
+        if (out != NULL) out[j] = hit;
     }
     return found;
 }
