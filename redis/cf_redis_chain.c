@@ -117,6 +117,20 @@ static cfr_chain *chain_alloc(uint32_t cap_subs) {
     return c;
 }
 
+/* Makes room for one more sub-filter slot (the array doubles). */
+static bool ensure_slot(cfr_chain *c) {
+    if (c->nsubs < c->cap_subs) return true;
+    uint32_t cap = c->cap_subs * 2;
+    cfr_sub *subs = cfr_alloc(sizeof *subs * cap);
+    if (!subs) return false;
+    memset(subs, 0, sizeof *subs * cap);
+    memcpy(subs, c->subs, sizeof *subs * c->nsubs);
+    cfr_free(c->subs);
+    c->subs = subs;
+    c->cap_subs = cap;
+    return true;
+}
+
 static void load_state_free(cfr_chain *c) {
     cfr_free(c->load_lens);
     cfr_free(c->load_flags);
@@ -178,7 +192,7 @@ static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
                          const char **err) {
     *out = NULL;
-    cfr_chain *c = chain_alloc(lim->max_filters);
+    cfr_chain *c = chain_alloc(1);
     if (!c) {
         *err = "ERR Insufficient memory";
         return CFR_NOMEM;
@@ -211,7 +225,8 @@ static void sub_params(const cfr_chain *c, cfr_params *p) {
 
 static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
     if (c->expansion == 0) return CFR_FULL;
-    if (c->nsubs >= lim->max_filters || c->nsubs >= c->cap_subs) return CFR_MAX_FILTERS;
+    if (c->nsubs >= lim->max_filters) return CFR_MAX_FILTERS;
+    if (!ensure_slot(c)) return CFR_NOMEM;
     cfr_params p;
     sub_params(c, &p);
     cf_stats last;
@@ -424,7 +439,7 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
     }
     if (sum != body) return CFR_BAD_HEADER;
 
-    cfr_chain *c = chain_alloc(n > lim->max_filters ? (uint32_t)n : lim->max_filters);
+    cfr_chain *c = chain_alloc((uint32_t)n);
     if (!c) return CFR_NOMEM;
     c->loading = true;
     c->load_nsubs = (uint32_t)n;
