@@ -3,7 +3,9 @@
  * (never a crash) for every truncation, every flipped bit and every field
  * made inconsistent.  Files: save / load / map, read-only mapped filters.
  */
+#include <signal.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -449,6 +451,37 @@ static void test_load_multi_chunk(void) {
     unlink(path);
 }
 
+/* A full disk, simulated with a file-size limit (writes fail with EFBIG):
+ * cf_save fails with CF_E_IO, the old file is untouched and no temporary
+ * file is left behind. */
+static void test_save_disk_full(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/full.cf", tmpdir());
+    cf_filter *small = make(&shapes[2], 1), *big = make(&shapes[0], 1);
+    CHECK_STATUS(cf_save(small, path), CF_OK);
+    size_t len;
+    uint8_t *before = serialize(small, &len);
+    struct rlimit old, lim;
+    REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    lim = old;
+    lim.rlim_cur = 1000; /* bytes: less than the big filter's file */
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    cf_status s = cf_save(big, path);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, prev);
+    CHECK_STATUS(s, CF_E_IO);
+    cf_filter *l = NULL;
+    CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+    size_t llen;
+    uint8_t *after = serialize(l, &llen);
+    CHECK(llen == len && memcmp(before, after, len) == 0);
+    unlink(path);
+    CHECK_EQ(rmdir(tmpdir()), 0); /* empty: no temporary file left */
+    free(before), free(after);
+    cf_free(l), cf_free(small), cf_free(big);
+}
+
 static void test_save_keeps_mode_and_no_temp(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/m.cf", tmpdir());
@@ -468,5 +501,5 @@ static void test_save_keeps_mode_and_no_temp(void) {
 TEST_MAIN(TEST(test_round_trip), TEST(test_deterministic), TEST(test_layout),
           TEST(test_truncations), TEST(test_bit_flips), TEST(test_inconsistent_fields),
           TEST(test_table_invariants), TEST(test_fast_count), TEST(test_params),
-          TEST(test_alloc_failures), TEST(test_files), TEST(test_load_multi_chunk),
+          TEST(test_alloc_failures), TEST(test_files), TEST(test_load_multi_chunk), TEST(test_save_disk_full),
           TEST(test_save_keeps_mode_and_no_temp))

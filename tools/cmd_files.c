@@ -105,6 +105,7 @@ typedef struct adder {
     bool keep_hashes;
     bool drain;          /* after a failure, keep counting the stream */
     bool progress;       /* print progress on stderr */
+    long long input_bytes; /* size of stdin when it is a file (for a percentage), else 0 */
     bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
 } adder;
 
@@ -141,8 +142,14 @@ static cf_status grow(adder *a, cf_config *cfg) {
 static bool add_one(void *ctx, const char *key, size_t len) {
     adder *a = ctx;
     a->seen++;
-    if (a->progress && (a->seen & 0xffff) == 0)
-        fprintf(stderr, "\r%llu keys", (unsigned long long)a->seen);
+    if (a->progress && (a->seen & 0xffff) == 0) {
+        long long at = a->input_bytes > 0 ? (long long)ftello(stdin) : -1;
+        if (at >= 0)
+            fprintf(stderr, "\r%llu keys, %3lld%%", (unsigned long long)a->seen,
+                    at * 100 / a->input_bytes);
+        else
+            fprintf(stderr, "\r%llu keys", (unsigned long long)a->seen);
+    }
     if (a->failure != CF_OK) return a->drain;
     uint64_t h = cf_hash(a->f, key, len);
     cf_status s = a->unique ? cf_insert_unique_hash(a->f, h) : cf_insert_hash(a->f, h);
@@ -207,6 +214,8 @@ int cli_cmd_build(int argc, char **argv) {
     a.drain = !o.grow;
     a.keep_hashes = o.grow;
     a.progress = isatty(STDERR_FILENO);
+    struct stat in;
+    if (fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)) a.input_bytes = in.st_size;
     cf_status s = cf_new(&o.cfg, &a.f);
     if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
 
@@ -221,7 +230,7 @@ int cli_cmd_build(int argc, char **argv) {
         }
         a.failure = CF_OK;
     }
-    if (a.progress) fprintf(stderr, "\r%llu keys\n", (unsigned long long)a.seen);
+    if (a.progress) fprintf(stderr, "\r%llu keys        \n", (unsigned long long)a.seen);
 
     int rc = CLI_OK;
     if (!read_ok) {
