@@ -559,11 +559,21 @@ static void run_case(const options *o, bench_case *c, const uint64_t *keys, look
                      const cf_stats *shape) {
     uint64_t fill = fill_count(shape->slots, o->load);
     for (unsigned rep = 0; rep < c->reps; rep++) {
-        if (o->impl[IMPL_PROBE]) run_probe(o, c, rep, shape->table_bytes);
-        if (o->impl[IMPL_OURS]) run_ours(o, c, rep, keys, sets);
-        if (o->impl[IMPL_REF] && c->fp_bits <= 16)
-            run_ref(o, c, rep, keys, sets, shape->num_buckets);
-        if (o->impl[IMPL_BLOOM]) run_bloom(o, c, rep, keys, sets, fill, shape->table_bytes);
+        /* Rotate the order each repetition, so that a neighbour's burst of
+         * work on this shared machine does not always land on the same filter. */
+        for (unsigned k = 0; k < IMPL_COUNT; k++) {
+            bench_impl impl = (bench_impl)((k + rep) % IMPL_COUNT);
+            if (!o->impl[impl]) continue;
+            switch (impl) {
+            case IMPL_PROBE: run_probe(o, c, rep, shape->table_bytes); break;
+            case IMPL_OURS: run_ours(o, c, rep, keys, sets); break;
+            case IMPL_REF:
+                if (c->fp_bits <= 16) run_ref(o, c, rep, keys, sets, shape->num_buckets);
+                break;
+            case IMPL_BLOOM: run_bloom(o, c, rep, keys, sets, fill, shape->table_bytes); break;
+            default: break;
+            }
+        }
     }
 }
 
