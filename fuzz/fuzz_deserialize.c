@@ -10,8 +10,16 @@
  *     length justify (the table is at most the input; the eviction scratch
  *     is what max_kicks asks for), and nothing leaks;
  *   - an accepted input serializes back to exactly the same bytes, and the
- *     filter it gives answers and accepts writes.
+ *     filter it gives answers and accepts writes;
+ *   - the file readers agree: the same bytes in a file give the same status
+ *     through cf_load and cf_map(verify = true) (Linux: an in-memory file).
  */
+#if defined(__linux__)
+#define _GNU_SOURCE /* memfd_create */
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +67,29 @@ static void put_le(uint8_t *p, uint64_t v, unsigned n) {
     for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* The same bytes through the file readers, which must agree with memory. */
+static void try_files(const uint8_t *data, size_t size, cf_status want) {
+#if defined(__linux__)
+    static int fd = -2; /* one in-memory file for the whole run */
+    if (fd == -2) fd = memfd_create("fuzz_deserialize", 0);
+    if (fd < 0) return;
+    CHECK(ftruncate(fd, 0) == 0);
+    CHECK(size == 0 || pwrite(fd, data, size, 0) == (ssize_t)size);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    cf_filter *f = NULL;
+    cf_status s = cf_load(path, NULL, &f);
+    CHECK(s == want && (f != NULL) == (s == CF_OK));
+    cf_free(f);
+    f = NULL;
+    s = cf_map(path, true, &f);
+    CHECK(s == want && (f != NULL) == (s == CF_OK));
+    cf_free(f);
+#else
+    (void)data, (void)size, (void)want;
+#endif
+}
+
 static void try_one(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
     cf_allocator a = {count_alloc, count_free, &c};
@@ -68,6 +99,7 @@ static void try_one(const uint8_t *data, size_t size) {
      * (16-byte nodes, max_kicks + 2b of them at most) plus a small handle. */
     size_t max_kicks = size >= 60 ? (size_t)get_le(data + 56, 4) : 0;
     CHECK(c.peak <= size + 8 + (max_kicks + 16) * 16 + 4096);
+    try_files(data, size, s);
     if (s != CF_OK) {
         CHECK(f == NULL);
         CHECK(c.live == 0);
