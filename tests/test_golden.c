@@ -321,6 +321,87 @@ static void test_bad_files(void) {
     cf_free(f0), cf_free(f1);
 }
 
+/* ---- an independent reader written from docs/FORMAT.md alone ---- */
+
+typedef struct spec_filter {
+    const uint8_t *table;
+    unsigned f, b;
+    uint64_t nb, seed, block, tail;
+} spec_filter;
+
+static uint64_t spec_range(uint64_t x, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)x * n) >> 64);
+}
+
+static uint64_t spec_reflect(uint64_t c, uint64_t i, uint64_t n) {
+    return c >= i ? c - i : c + n - i;
+}
+
+static uint64_t spec_alt(const spec_filter *sf, uint64_t i, uint64_t fp) {
+    uint64_t m = fp;
+    m ^= m >> 30, m *= 0xbf58476d1ce4e5b9ull;
+    m ^= m >> 27, m *= 0x94d049bb133111ebull;
+    m ^= m >> 31;
+    if (m % 4 == 0) return spec_reflect(spec_range(m, sf->nb), i, sf->nb);
+    if (i < sf->tail) return i ^ (((m >> 8) % sf->block) | 1);
+    uint64_t n = sf->nb - sf->tail;
+    return sf->tail + spec_reflect(spec_range(m, n), i - sf->tail, n);
+}
+
+static uint64_t spec_slot(const spec_filter *sf, uint64_t k) {
+    uint64_t v = 0;
+    for (unsigned j = 0; j < sf->f; j++) {
+        uint64_t bit = k * sf->f + j;
+        v |= (uint64_t)((sf->table[bit / 8] >> (bit % 8)) & 1) << j;
+    }
+    return v;
+}
+
+static bool spec_contains(const spec_filter *sf, const char *key, size_t len) {
+    uint64_t h = XXH3_64bits_withSeed(key, len, sf->seed);
+    uint64_t fp = (((h & 0xffffffffu) * (((uint64_t)1 << sf->f) - 1)) >> 32) + 1;
+    uint64_t i1 = spec_range(h, sf->nb), i2 = spec_alt(sf, i1, fp);
+    CHECK_EQ(spec_alt(sf, i2, fp), i1); /* an involution */
+    for (unsigned s = 0; s < sf->b; s++)
+        if (spec_slot(sf, i1 * sf->b + s) == fp || spec_slot(sf, i2 * sf->b + s) == fp)
+            return true;
+    return false;
+}
+
+static void test_spec_reader(void) {
+    char path[256], key[32];
+    for (size_t i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, DATA_DIR "/good/%s", goods[i].name);
+        bytes disk = read_file(path);
+        REQUIRE(disk.p != NULL && disk.n >= 72);
+        spec_filter sf;
+        sf.table = disk.p + 64;
+        sf.f = disk.p[10];
+        sf.b = disk.p[11];
+        sf.nb = cf__get_le(disk.p + 16, 8);
+        sf.seed = cf__get_le(disk.p + 24, 8);
+        sf.block = 1;
+        while (sf.block * 2 * sf.b * sf.f <= 32768) sf.block *= 2;
+        sf.tail = sf.b == 1 ? 0 : sf.nb - sf.nb % sf.block;
+        CHECK_EQ(disk.n, 64 + (sf.nb * sf.b * sf.f + 7) / 8 + 8);
+        CHECK_EQ(cf__get_le(disk.p + disk.n - 8, 8), XXH3_64bits(disk.p, disk.n - 8));
+        uint64_t nonzero = 0;
+        for (uint64_t k = 0; k < sf.nb * sf.b; k++) nonzero += spec_slot(&sf, k) != 0;
+        CHECK_EQ(nonzero, cf__get_le(disk.p + 32, 8));
+        cf_filter *m = NULL;
+        REQUIRE(cf_map(path, true, &m) == CF_OK);
+        /* The spec's lookup and the library's agree on members and non-members. */
+        for (unsigned k = 0; k < goods[i].keys + 2000; k++) {
+            int n = k < goods[i].keys ? snprintf(key, sizeof key, "key-%u", k)
+                                      : snprintf(key, sizeof key, "absent-%u", k);
+            CHECK_EQ(spec_contains(&sf, key, (size_t)n), cf_contains(m, key, (size_t)n));
+        }
+        if (goods[i].dup_copies) CHECK(spec_contains(&sf, "dup", 3));
+        cf_free(m);
+        free(disk.p);
+    }
+}
+
 static int write_all(const char *dir) {
     char path[512];
     for (size_t i = 0; i < NGOOD; i++) {
@@ -355,6 +436,7 @@ static int write_all(const char *dir) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_all(argv[2]);
-    static const test_case tests[] = {TEST(test_good_files), TEST(test_bad_files)};
+    static const test_case tests[] = {TEST(test_good_files), TEST(test_bad_files),
+                                      TEST(test_spec_reader)};
     return test_run_all(tests, sizeof tests / sizeof tests[0]);
 }
