@@ -11,6 +11,9 @@
  *      - those whose two buckets already hold 2b copies of this fingerprint
  *        (nothing can move there; RedisBloom grew a sub-filter per 2b
  *        duplicates and made tens of thousands of them).
+ *      A sub-filter is marked full when an insert fails there (really_full()
+ *      discounts failures next to copies of the item in a lightly loaded
+ *      table: they say little about the rest of it).
  *   3. Only if some sub-filter failed for lack of room (not duplicates), grow
  *      by one sub-filter, within the cap and the key's memory limit.
  *   4. If growing is impossible, retry the newest sub-filter once even when
@@ -241,12 +244,23 @@ static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
     return CFR_OK;
 }
 
-/* True when both of h's buckets hold nothing but h's fingerprint (2b
- * copies): no eviction can make room there. */
-static bool saturated(const cf_filter *f, uint64_t h) {
+/* 2b: when an item's two buckets hold this many copies of its fingerprint,
+ * no eviction can make room for another. */
+static size_t two_buckets(const cf_filter *f) {
     cf_stats st;
     cf_get_stats(f, &st);
-    return cf_count_hash(f, h) >= 2 * (size_t)st.bucket_size;
+    return 2 * (size_t)st.bucket_size;
+}
+
+/* Whether a failed insert shows the table full.  A failure of an item with
+ * no copy in its buckets does.  One with copies (or colliding fingerprints)
+ * there may be about those two buckets only, so it counts only once the
+ * table is at least half as loaded as it is sized for. */
+static bool really_full(const cf_filter *f, size_t copies) {
+    if (copies == 0) return true;
+    cf_stats st;
+    cf_get_stats(f, &st);
+    return st.load_factor >= 0.5 * cf_default_max_load(st.bucket_size);
 }
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
@@ -264,11 +278,12 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             room_failure = true;
             continue;
         }
-        if (saturated(s->f, h)) continue;
+        size_t copies = cf_count_hash(s->f, h);
+        if (copies >= two_buckets(s->f)) continue;
         newest_tried |= i == c->nsubs - 1;
         cf_status rc = cf_insert_hash(s->f, h);
         if (rc == CF_OK) return CFR_OK;
-        if (rc == CF_E_FULL) {
+        if (rc == CF_E_FULL && really_full(s->f, copies)) {
             s->flags |= CFR_SUB_FULL;
             room_failure = true;
         }
@@ -281,7 +296,8 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
      * sub-filter may still have room in this item's buckets, so retry the
      * newest one -- at most one extra search per insert. */
     cf_filter *last = c->subs[c->nsubs - 1].f;
-    if (!newest_tried && !saturated(last, h) && cf_insert_hash(last, h) == CF_OK) return CFR_OK;
+    if (!newest_tried && cf_count_hash(last, h) < two_buckets(last) && cf_insert_hash(last, h) == CF_OK)
+        return CFR_OK;
     return r;
 }
 

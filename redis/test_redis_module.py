@@ -178,7 +178,7 @@ def test_count_del_compact(srv, r):
     # COMPACT drops sub-filters emptied by deletes and keeps every item.
     cf.create("cmp", 100)
     items = ["c%d" % i for i in range(400)]
-    r.execute_command("CF.INSERT", "cmp", "ITEMS", *items)
+    eq(set(r.execute_command("CF.INSERT", "cmp", "ITEMS", *items)), {1}, "all 400 inserted")
     nf = info(r, "cmp").filterNum
     check(nf > 1, "the filter grew (%d sub-filters)" % nf)
     eq(r.execute_command("CF.COMPACT", "cmp"), b"OK", "COMPACT replies OK")
@@ -226,6 +226,13 @@ def test_growth_limits(srv, r):
     reply = r.execute_command("CF.INSERT", "dup", "ITEMS", *(["same2"] * 100000))
     eq((reply.count(1), reply.count(-1)), (4, 100000 - 4), "100000 duplicates: 4 stored, rest refused")
     eq(info(r, "dup").filterNum, 1, "still one sub-filter after 100000 duplicates")
+    # Repeats of many items in a lightly loaded filter do not grow it either.
+    cf.create("rep", 20000)
+    batch = ["r%d" % i for i in range(4000)]
+    for _ in range(3):
+        r.execute_command("CF.INSERT", "rep", "ITEMS", *batch)
+    eq(info(r, "rep").filterNum, 1, "three copies of 4000 items keep one sub-filter")
+    eq(r.execute_command("CF.MEXISTS", "rep", *batch).count(1), 4000, "and all are found")
 
 
 def test_scandump_roundtrip(srv, r):
