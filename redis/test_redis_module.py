@@ -227,7 +227,7 @@ def test_growth_limits(srv, r):
     eq((reply.count(1), reply.count(-1)), (4, 100000 - 4), "100000 duplicates: 4 stored, rest refused")
     eq(info(r, "dup").filterNum, 1, "still one sub-filter after 100000 duplicates")
     # Repeats of many items in a lightly loaded filter do not grow it either.
-    cf.create("rep", 20000)
+    cf.create("rep", 40000)
     batch = ["r%d" % i for i in range(4000)]
     for _ in range(3):
         r.execute_command("CF.INSERT", "rep", "ITEMS", *batch)
