@@ -37,6 +37,7 @@ typedef enum bench_metric {
     M_DEPENDENT,  /* probe: dependent random line reads                   */
     M_RANDOM1,    /* probe: independent random lines, many in flight      */
     M_RANDOM2,    /* probe: pairs of independent random lines             */
+    M_PAGE2,      /* probe: pairs of random lines sharing a 4 KiB page    */
     M_COUNT
 } bench_metric;
 

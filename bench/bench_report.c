@@ -19,7 +19,8 @@ const char *const bench_impl_names[IMPL_COUNT] = {"ours", "ref", "bloom", "probe
 
 const char *const bench_metric_names[M_COUNT] = {
     "insert",      "insert_batch", "lookup_pos", "lookup_neg", "lookup_mixed", "lookup_mixed_hash",
-    "batch_mixed", "delete",     "dependent",  "random1",      "random2"};
+    "batch_mixed", "delete",     "dependent",  "random1",      "random2",
+    "page2"};
 
 /* Rows of the table: the library's metric, the baselines' metric it is set
  * against (the batched insert hashes its keys too, so it faces the plain
@@ -155,9 +156,10 @@ void bench_print_case(FILE *out, const bench_case *c) {
     if (fp->present)
         fprintf(out,
                 "  probe over %.2f MB: dependent %.1f ns/read, independent %.1f ns/line, "
-                "%.1f ns/pair (the limit)\n",
+                "%.1f ns/pair (the limit), %.1f ns/pair in one page\n",
                 (double)fp->table_bytes / 1e6, bench_case_median(c, IMPL_PROBE, M_DEPENDENT),
-                bench_case_median(c, IMPL_PROBE, M_RANDOM1), limit);
+                bench_case_median(c, IMPL_PROBE, M_RANDOM1), limit,
+                bench_case_median(c, IMPL_PROBE, M_PAGE2));
     for (int impl = IMPL_OURS; impl <= IMPL_REF; impl++) {
         const bench_facts *f = &c->facts[impl];
         if (!f->present) continue;

@@ -359,9 +359,11 @@ static void run_probe(const options *o, bench_case *c, unsigned rep, size_t byte
     c->samples[IMPL_PROBE][M_DEPENDENT][rep] = pr.dependent_ns;
     c->samples[IMPL_PROBE][M_RANDOM1][rep] = pr.random1_ns;
     c->samples[IMPL_PROBE][M_RANDOM2][rep] = pr.random2_ns;
+    c->samples[IMPL_PROBE][M_PAGE2][rep] = pr.page2_ns;
     c->ops[IMPL_PROBE][M_DEPENDENT] = o->probe_steps;
     c->ops[IMPL_PROBE][M_RANDOM1] = 2 * pairs;
     c->ops[IMPL_PROBE][M_RANDOM2] = pairs;
+    c->ops[IMPL_PROBE][M_PAGE2] = pairs;
     c->facts[IMPL_PROBE].present = true;
     c->facts[IMPL_PROBE].table_bytes = pr.bytes;
 }

@@ -19,6 +19,7 @@
 /* How far ahead the prefetching loops issue reads: enough to cover the
  * ~30 misses a core keeps in flight. */
 #define PROBE_AHEAD 32
+#define PROBE_PAGE_LINES (4096 / PROBE_LINE)
 
 typedef struct probe_line {
     uint64_t next;
@@ -91,6 +92,14 @@ bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
                            probe_prefetched(lines, idx, 2 * pairs, 1));
     out->random2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
                            probe_prefetched(lines, idx, 2 * pairs, 2));
+    /* Second line of each pair moved into its first line's page. */
+    for (uint64_t i = 0; i < pairs; i++) {
+        uint64_t page = idx[2 * i] / PROBE_PAGE_LINES * PROBE_PAGE_LINES;
+        uint64_t in_page = nlines - page < PROBE_PAGE_LINES ? nlines - page : PROBE_PAGE_LINES;
+        idx[2 * i + 1] = page + bench_below(bench_splitmix64(&rng), in_page);
+    }
+    out->page2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
+                         probe_prefetched(lines, idx, 2 * pairs, 2));
     free(lines);
     free(idx);
     return true;

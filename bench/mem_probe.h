@@ -12,7 +12,9 @@
  *   random1     independent reads of random lines, with many in flight
  *               (the best of a plain loop and one prefetching ahead);
  *   random2     the same, two random lines per "key": the parallel limit for a
- *               two-bucket lookup, the figure batched lookups are held to.
+ *               two-bucket lookup, the figure batched lookups are held to;
+ *   page2       two random lines of one 4 KiB page per key: the limit for a
+ *               lookup whose buckets share a page (one page walk, not two).
  */
 #ifndef CF_BENCH_MEM_PROBE_H
 #define CF_BENCH_MEM_PROBE_H
@@ -26,6 +28,7 @@ typedef struct mem_probe_result {
     double dependent_ns; /* ns per read, dependent chain                          */
     double random1_ns;   /* ns per line, independent reads, many in flight        */
     double random2_ns;   /* ns per pair of independent random lines               */
+    double page2_ns;     /* ns per pair of random lines within one 4 KiB page     */
 } mem_probe_result;
 
 /* Probes an array of about `bytes` bytes (at least one cache line): `steps`
