@@ -130,7 +130,7 @@ static void try_one(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* An exact-size copy, so that a read past the end is caught. */
-    uint8_t *buf = malloc(size ? size : 1);
+    uint8_t *buf = calloc(size ? size : 1, 1);
     CHECK(buf != NULL);
     if (size) memcpy(buf, data, size);
     try_one(buf, size);

@@ -406,14 +406,15 @@ static int write_all(const char *dir) {
     char path[512];
     for (size_t i = 0; i < NGOOD; i++) {
         cf_filter *f = build(&goods[i]);
-        snprintf(path, sizeof path, "%s/good/%s", dir, goods[i].name);
+        if (snprintf(path, sizeof path, "%s/good/%s", dir, goods[i].name) >= (int)sizeof path)
+            return 1;
         if (cf_save(f, path) != CF_OK) return fprintf(stderr, "cannot write %s\n", path), 1;
         cf_free(f);
     }
     cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]);
     bytes g = serialize(f0), odd = serialize(f1);
     make_bads(g, odd);
-    snprintf(path, sizeof path, "%s/bad/MANIFEST", dir);
+    if (snprintf(path, sizeof path, "%s/bad/MANIFEST", dir) >= (int)sizeof path) return 1;
     FILE *mf = fopen(path, "w");
     if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;
     fprintf(mf, "# file  expected status  # what is wrong (made from good/%s by "
@@ -421,7 +422,8 @@ static int write_all(const char *dir) {
     for (size_t i = 0; i < nbad; i++) {
         fprintf(mf, "%-32s %-16s # %s\n", bads[i].name, cf_status_name(bads[i].want),
                 bads[i].why);
-        snprintf(path, sizeof path, "%s/bad/%s", dir, bads[i].name);
+        if (snprintf(path, sizeof path, "%s/bad/%s", dir, bads[i].name) >= (int)sizeof path)
+            return 1;
         FILE *fp = fopen(path, "wb");
         if (fp == NULL || fwrite(bads[i].data.p, 1, bads[i].data.n, fp) != bads[i].data.n)
             return fprintf(stderr, "cannot write %s\n", path), 1;
