@@ -10,7 +10,8 @@
  * A reader that opened or mapped the old file keeps the old inode, so files
  * are replaced, never modified in place: a mapping never sees bytes change
  * under it.  A crash before the rename leaves the old file and a stray
- * *.tmp; after it, the new file.
+ * *.tmp; after it, the new file.  (A symbolic link at path is replaced by
+ * the file, as with any rename-based save.)
  *
  * Load reads the header first and validates it (cf__header_decode) before
  * allocating: the table allocated is exactly what the file's size holds.
