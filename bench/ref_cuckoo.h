@@ -14,8 +14,8 @@
  *     a victim that still has no home is kept in a one-entry stash (as the
  *     paper's code does) so the benchmark never loses a key, and further
  *     inserts fail while the stash is occupied.
- * Keys are hashed with XXH3-64 and the same seed handling as the library, so
- * the hashing cost is the same on both sides.
+ * Keys are hashed with XXH3-64 through an out-of-line call, as in the
+ * library, so the hashing cost is the same on both sides.
  */
 #ifndef CF_BENCH_REF_CUCKOO_H
 #define CF_BENCH_REF_CUCKOO_H
