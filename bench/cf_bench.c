@@ -511,6 +511,12 @@ static int parse_options(int argc, char **argv, options *o) {
         if (!lookups_set) o->lookups = 250000;
         o->probe_steps = 200000;
     }
+    bool any = false;
+    for (int k = 0; k < IMPL_COUNT; k++) any |= o->impl[k];
+    if (!any) {
+        fprintf(stderr, "cf-bench: --impl selects nothing\n");
+        return 2;
+    }
     if (ops) { /* the callgrind workload: small, fixed, and no timing-only parts */
         o->n[0] = ops, o->n_count = 1;
         if (!reps_set) o->reps = 1;
@@ -607,6 +613,8 @@ int main(int argc, char **argv) {
         /* The library holds the most keys (the reference's table is never
          * larger), so its fill bounds the key stream. */
         uint64_t max_fill = fill_count(shape.slots, o.load);
+        if (!o.impl[IMPL_OURS] && !o.impl[IMPL_REF] && !o.impl[IMPL_BLOOM])
+            max_fill = 1; /* the probe alone needs no keys */
         lookup_sets sets = {0};
         sets.count = o.lookups < max_fill ? o.lookups : max_fill;
         double need = 8.0 * (double)max_fill + 41.0 * (double)sets.count +
