@@ -156,8 +156,11 @@ cf_filter *files_map(const char *path) {
 }
 
 bool files_save(const cf_filter *f, const char *path) {
+    errno = 0;
     cf_status s = cf_save(f, path);
-    if (s != CF_OK) cli_error("%s: cannot write: %s", path, cf_strerror(s));
+    int err = errno;
+    if (s == CF_E_IO && err != 0) cli_error("%s: cannot write: %s", path, strerror(err));
+    else if (s != CF_OK) cli_error("%s: cannot write: %s", path, cf_strerror(s));
     return s == CF_OK;
 }
 
