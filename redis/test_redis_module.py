@@ -5,7 +5,7 @@ socket, and a model (a Python set) that the filter must never contradict."""
 import math
 
 from cfr_testlib import (Server, check, dump, eq, error_of, finish, load,
-                         module_path, raw)
+                         module_path, plain, raw)
 
 MOD = module_path()
 
@@ -272,13 +272,79 @@ def test_scandump_roundtrip(srv, r):
     eq(raw_info(r, "ooo"), a, "finishing the load after a refused chunk works")
 
 
+def test_random_model(srv, r):
+    """Random ADD / ADDNX / INSERT / DEL against an exact multiset, with
+    DEBUG RELOAD now and then: no false negatives, COUNT never below the
+    model, DEL of a stored item always succeeds.  Two chains: equal-sized
+    sub-filters (EXPANSION 1, the default), where a delete is exactly as safe
+    as in one filter; and doubling ones with 32-bit fingerprints, where the
+    cross-sub-filter collision that could make a delete take another item's
+    fingerprint (docs/REDIS.md) has probability ~2^-29 per delete."""
+    random_model(r, "rm1", ["BUCKETSIZE", 4])
+    random_model(r, "rm2", ["EXPANSION", 2, "FINGERPRINT", 32])
+
+
+def random_model(r, key, options):
+    import random
+    rng = random.Random(2026)
+    p = plain(r)
+    p.execute_command("CF.RESERVE", key, 300, *options)
+    model = {}
+    universe = ["u%d" % i for i in range(3000)]
+    for step in range(40):
+        pipe = p.pipeline(transaction=False)
+        ops, queued_dels = [], {}
+        for _ in range(250):
+            x = rng.choice(universe)
+            k = rng.random()
+            if k < 0.45:
+                ops.append(("add", x))
+                pipe.execute_command("CF.ADD", key, x)
+            elif k < 0.6:
+                ops.append(("addnx", x))
+                pipe.execute_command("CF.ADDNX", key, x)
+            elif k < 0.75:
+                ops.append(("insert", x))
+                pipe.execute_command("CF.INSERT", key, "ITEMS", x)
+            else:
+                # Only delete copies known to be stored (cf_delete's contract),
+                # counting the deletes already queued in this batch.
+                if model.get(x, 0) - queued_dels.get(x, 0) <= 0:
+                    continue
+                queued_dels[x] = queued_dels.get(x, 0) + 1
+                ops.append(("del", x))
+                pipe.execute_command("CF.DEL", key, x)
+        for (op, x), res in zip(ops, pipe.execute(raise_on_error=False)):
+            if op == "insert":
+                res = res[0]
+            if op == "del":
+                check(res == 1, key + " step %d: DEL of a stored %s answered %r" % (step, x, res))
+                model[x] -= 1
+            elif res == 1:
+                model[x] = model.get(x, 0) + 1
+            elif op == "addnx" and res == 0:
+                pass  # may exist: a false positive or a stored copy
+            else:
+                check(model.get(x, 0) >= 2, key + " step %d: %s refused (%r) with %d copies" % (step, op, res, model.get(x, 0)))
+        stored = [x for x, n in model.items() if n > 0]
+        got = p.execute_command("CF.MEXISTS", key, *stored) if stored else []
+        check(all(v == 1 for v in got), key + " step %d: a stored item is missing" % step)
+        for x in rng.sample(stored, min(20, len(stored))):
+            check(p.execute_command("CF.COUNT", key, x) >= model[x], key + " step %d: COUNT of %s" % (step, x))
+        if step % 10 == 9:
+            p.execute_command("DEBUG", "RELOAD")
+    info = raw_info(r, key)
+    eq(info["Number of items inserted"], sum(model.values()), "INFO items equals the model's total")
+    check(info["Number of filters"] > 1, "%s grew (%d sub-filters)" % (key, info["Number of filters"]))
+
+
 def main():
     # Small chunks so dumps of small filters still span several chunks.
     with Server(MOD, module_args=["CHUNK_BYTES", "1024"]) as srv:
         r = srv.client()
         PLAIN.append(srv.client())
         for t in (test_reserve, test_add_exists_model, test_addnx_insert, test_count_del_compact,
-                  test_growth_limits, test_scandump_roundtrip):
+                  test_growth_limits, test_scandump_roundtrip, test_random_model):
             t(srv, r)
             check(srv.alive(), "server alive after %s" % t.__name__)
     finish("redis_module")
