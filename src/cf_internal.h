@@ -44,6 +44,12 @@ typedef struct cf__bfs_node {
     uint8_t depth;
 } cf__bfs_node;
 
+/* The eviction search keeps up to this many nodes (16 KiB) on the stack, so
+ * filters with a budget up to CF__STACK_NODES - 2 (the default 500 among
+ * them) carry no scratch memory: small filters stay small (one Redis key
+ * per filter is common). */
+#define CF__STACK_NODES 1024
+
 struct cf_filter {
     cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
@@ -70,8 +76,8 @@ struct cf_filter {
     bool owns_table;        /* table came from alloc (false when mapped)          */
     void *map_base;         /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;    /* scratch for the eviction search (max_kicks + 2b)   */
-    size_t queue_cap;
+    cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack */
+    size_t queue_cap;       /* nodes in queue (0: the search uses the stack)      */
 };
 
 /* ---- allocation through the filter's allocator ---- */

@@ -5,7 +5,8 @@
  *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
  *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
  *        │                 └──────────┴──────────┴─────┴──────────┘
- *        └──► queue: scratch nodes for the eviction search (evict.c)
+ *        └──► queue: eviction search scratch, only for budgets too large for
+ *             the stack (evict.c)
  *
  * The handle, the table and the queue all come from the filter's allocator.
  * A mapped filter (file_io.c) points its table into a read-only mapping
@@ -60,7 +61,7 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->max_kicks = max_kicks;
     f->flags = flags;
     cf__derive_layout(f);
-    if (need_scratch) {
+    if (need_scratch && (size_t)max_kicks + 2 > CF__STACK_NODES) {
         /* Two roots plus one node per bucket the search may visit. */
         f->queue_cap = (size_t)max_kicks + 2;
         f->queue = cf__alloc(&alloc, f->queue_cap * sizeof *f->queue);
