@@ -14,15 +14,100 @@
  * marks the first matching slot exactly (higher bits may be spurious).
  * Otherwise (e.g. b = 8 with f > 8) the slots are read one by one; both paths
  * are tested to give identical answers (tests/test_model.c forces each).
+ *
+ * Semi-sorted buckets (semisort.h) are decoded whole: their slot order is
+ * the sorted order, so a write re-sorts the bucket.  Every caller reads a
+ * slot index and writes it back before touching that bucket again (evict.c
+ * moves each bucket on a path once), so indexes stay meaningful.
  */
 #ifndef CF_BUCKET_H
 #define CF_BUCKET_H
 
 #include "cf_internal.h"
+#include "semisort.h"
 
 static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
     uint64_t bit = bucket * f->bucket_bits;
     return (cf__load64le(f->table + (bit >> 3)) >> (bit & 7)) & f->bucket_mask;
+}
+
+static inline void cf__bucket_store_word(cf_filter *f, uint64_t bucket, uint64_t w) {
+    uint64_t bit = bucket * f->bucket_bits;
+    uint8_t *p = f->table + (bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint64_t x = cf__load64le(p);
+    cf__store64le(p, (x & ~(f->bucket_mask << shift)) | (w << shift));
+}
+
+/* ---- semi-sorted buckets: four fingerprints in ascending order ---- */
+static inline void cf__semisort_read(const cf_filter *f, uint64_t bucket, uint32_t fp[4]) {
+    uint64_t w = cf__bucket_word(f, bucket);
+    unsigned prefixes = cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)];
+    unsigned s = f->fp_bits - 4;
+    uint64_t suffix_mask = ((uint64_t)1 << s) - 1;
+    for (unsigned k = 0; k < 4; k++)
+        fp[k] = (uint32_t)((((prefixes >> (4 * k)) & 15u) << s) |
+                           ((w >> (CF__SEMISORT_CODE_BITS + k * s)) & suffix_mask));
+}
+
+static inline void cf__sort_swap(uint32_t *a, uint32_t *b) {
+    uint32_t lo = *a < *b ? *a : *b, hi = *a < *b ? *b : *a;
+    *a = lo;
+    *b = hi;
+}
+
+static inline void cf__semisort_write(cf_filter *f, uint64_t bucket, uint32_t fp[4]) {
+    /* A five-comparator sorting network for four values. */
+    cf__sort_swap(&fp[0], &fp[1]);
+    cf__sort_swap(&fp[2], &fp[3]);
+    cf__sort_swap(&fp[0], &fp[2]);
+    cf__sort_swap(&fp[1], &fp[3]);
+    cf__sort_swap(&fp[1], &fp[2]);
+    unsigned s = f->fp_bits - 4, prefixes = 0;
+    uint64_t suffix_mask = ((uint64_t)1 << s) - 1, w = 0;
+    for (unsigned k = 0; k < 4; k++) {
+        prefixes |= (fp[k] >> s) << (4 * k);
+        w |= (fp[k] & suffix_mask) << (CF__SEMISORT_CODE_BITS + k * s);
+    }
+    cf__bucket_store_word(f, bucket, w | cf__semisort_encode(prefixes));
+}
+
+/* First slot of a semi-sorted bucket holding v, or -1, without decoding
+ * every fingerprint: the 4-bit prefixes are compared all at once (a nibble
+ * of x is zero exactly where the prefix matches; adding 7 to each nibble's
+ * low bits carries into its top bit unless they are all zero), and only
+ * the few slots whose prefix matches compare their suffix. */
+static inline int cf__semisort_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    uint64_t w = cf__bucket_word(f, bucket);
+    unsigned s = f->fp_bits - 4;
+    uint32_t x = cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)] ^ ((v >> s) * 0x1111u);
+    uint32_t match = ~(((x & 0x7777u) + 0x7777u) | x) & 0x8888u;
+    uint64_t suffixes = w >> CF__SEMISORT_CODE_BITS, suffix_mask = ((uint64_t)1 << s) - 1;
+    for (; match != 0; match &= match - 1) {
+        unsigned k = (unsigned)__builtin_ctz(match) >> 2;
+        if (((suffixes >> (k * s)) & suffix_mask) == (v & suffix_mask)) return (int)k;
+    }
+    return -1;
+}
+
+static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    if (f->semi_sort) {
+        uint32_t fp[4];
+        cf__semisort_read(f, bucket, fp);
+        return fp[slot];
+    }
+    return cf__packed_slot_get(f, bucket, slot);
+}
+
+static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t v) {
+    if (f->semi_sort) {
+        uint32_t fp[4];
+        cf__semisort_read(f, bucket, fp);
+        fp[slot] = v;
+        cf__semisort_write(f, bucket, fp);
+        return;
+    }
+    cf__packed_slot_set(f, bucket, slot, v);
 }
 
 /* Bit mask with the top bit of every lane of w that is zero (lowest exact). */
@@ -37,6 +122,7 @@ static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t 
         uint64_t z = cf__zero_lanes(f, x);
         return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
     }
+    if (f->semi_sort) return cf__semisort_find(f, bucket, v);
     for (unsigned s = 0; s < f->bucket_size; s++)
         if (cf__slot_get(f, bucket, s) == v) return (int)s;
     return -1;
@@ -47,14 +133,27 @@ static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t 
         uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
         return cf__zero_lanes(f, x) != 0;
     }
+    if (f->semi_sort) return cf__semisort_find(f, bucket, v) >= 0;
     for (unsigned s = 0; s < f->bucket_size; s++)
         if (cf__slot_get(f, bucket, s) == v) return true;
     return false;
 }
 
+/* All of a bucket's fingerprints, in slot order, decoded once. */
+static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
+                                   uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+    if (f->semi_sort) {
+        cf__semisort_read(f, bucket, fp);
+        return;
+    }
+    for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__packed_slot_get(f, bucket, s);
+}
+
 static inline unsigned cf__bucket_count(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    uint32_t fp[CF_MAX_BUCKET_SIZE];
+    cf__bucket_read(f, bucket, fp);
     unsigned n = 0;
-    for (unsigned s = 0; s < f->bucket_size; s++) n += cf__slot_get(f, bucket, s) == v;
+    for (unsigned s = 0; s < f->bucket_size; s++) n += fp[s] == v;
     return n;
 }
 

@@ -44,6 +44,12 @@ typedef struct cf__bfs_node {
     uint8_t depth;
 } cf__bfs_node;
 
+/* The eviction search keeps up to this many nodes (16 KiB) on the stack, so
+ * filters with a budget up to CF__STACK_NODES - 2 (the default 500 among
+ * them) carry no scratch memory: small filters stay small (one Redis key
+ * per filter is common). */
+#define CF__STACK_NODES 1024
+
 struct cf_filter {
     cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
@@ -60,17 +66,18 @@ struct cf_filter {
     unsigned max_kicks;
     unsigned flags;
     uint64_t fp_mask;       /* (1 << f) - 1                                       */
-    unsigned bucket_bits;   /* b * f                                              */
+    unsigned bucket_bits;   /* b * f, or 4f - 4 semi-sorted                       */
     uint64_t bucket_mask;   /* low b*f bits set (SWAR path)                       */
     uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
     uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
     bool swar;              /* every bucket fits one 64-bit load at its bit offset */
+    bool semi_sort;         /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
     bool read_only;         /* table lives in a read-only mapping                 */
     bool owns_table;        /* table came from alloc (false when mapped)          */
     void *map_base;         /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;    /* scratch for the eviction search (max_kicks + 2b)   */
-    size_t queue_cap;
+    cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack */
+    size_t queue_cap;       /* nodes in queue (0: the search uses the stack)      */
 };
 
 /* ---- allocation through the filter's allocator ---- */
@@ -151,12 +158,13 @@ static inline void cf__store64le(uint8_t *p, uint64_t v) {
     memcpy(p, &v, sizeof v);
 }
 
-static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+/* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
+static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
     uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
     return (uint32_t)((cf__load64le(f->table + (bit >> 3)) >> (bit & 7)) & f->fp_mask);
 }
 
-static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
+static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
     uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
     uint8_t *p = f->table + (bit >> 3);
     unsigned shift = (unsigned)(bit & 7);
@@ -165,8 +173,14 @@ static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, ui
     cf__store64le(p, w);
 }
 
-/* Bytes of a table of nb buckets, or 0 with *status set when it cannot exist. */
-cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, size_t *out);
+/* Bits of one bucket: b * f, or 4f - 4 semi-sorted. */
+static inline unsigned cf__bucket_bits(unsigned b, unsigned f, unsigned flags) {
+    return (flags & CF_SEMI_SORT) ? 4 * f - 4 : b * f;
+}
+
+/* Sets *out to the bytes of a table of nb buckets; CF_E_TOO_LARGE when its
+ * size overflows. */
+cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, size_t *out);
 
 /* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
 void cf__derive_layout(cf_filter *f);
@@ -175,7 +189,7 @@ void cf__derive_layout(cf_filter *f);
  * with the given parameters, already validated.  Used by cf_new and the
  * deserializer so that both build the same object. */
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned max_kicks, bool need_scratch, cf_filter **out);
+                           unsigned flags, unsigned max_kicks, bool need_scratch, cf_filter **out);
 
 /* Counts nonzero slots (used to validate a loaded table's item count). */
 uint64_t cf__count_occupied(const cf_filter *f);
@@ -185,7 +199,12 @@ uint64_t cf__count_occupied(const cf_filter *f);
 cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
                              unsigned *max_kicks);
 
+/* Validates a semi-sorted table: every code valid, every bucket sorted,
+ * nonzero slots == items.  CF_OK or CF_E_CORRUPT. */
+cf_status cf__check_semisorted(const cf_filter *f);
+
 /* Checks the parameters a filter can be built from; CF_OK or CF_E_PARAM. */
-cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks);
+cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks,
+                          unsigned flags);
 
 #endif /* CF_INTERNAL_H */

@@ -35,20 +35,25 @@ static bool cf__valid_bucket_size(unsigned b) {
     return b == 1 || b == 2 || b == 4 || b == 8;
 }
 
-cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks) {
+cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks,
+                          unsigned flags) {
     CF__RETURN_IF(fbits < CF_MIN_FINGERPRINT_BITS || fbits > CF_MAX_FINGERPRINT_BITS, CF_E_PARAM);
     CF__RETURN_IF(!cf__valid_bucket_size(b), CF_E_PARAM);
+    CF__RETURN_IF((flags & ~CF_SEMI_SORT) != 0, CF_E_PARAM);
+    /* A semi-sorted bucket (4f - 4 bits) must fit one 64-bit load. */
+    CF__RETURN_IF((flags & CF_SEMI_SORT) && (b != 4 || fbits < 5 || fbits > 16), CF_E_PARAM);
     CF__RETURN_IF(nb == 0, CF_E_PARAM);
     CF__RETURN_IF(max_kicks == 0 || max_kicks > (1u << 24), CF_E_PARAM);
     return CF_OK;
 }
 
-cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, size_t *out) {
+cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, size_t *out) {
     *out = 0;
     uint64_t slots = nb * b; /* b <= 8, so overflow shows as a failed division */
     CF__RETURN_IF(slots / b != nb, CF_E_TOO_LARGE);
-    uint64_t bits = slots * f;
-    CF__RETURN_IF(bits / f != slots, CF_E_TOO_LARGE);
+    unsigned per_bucket = cf__bucket_bits(b, f, flags);
+    uint64_t bits = nb * per_bucket;
+    CF__RETURN_IF(bits / per_bucket != nb, CF_E_TOO_LARGE);
     uint64_t bytes = bits / 8 + (bits % 8 != 0);
     /* Keep room for the padding and the handle, and for ptrdiff_t arithmetic. */
     CF__RETURN_IF(bytes > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
@@ -69,7 +74,6 @@ cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b,
     *b = cfg->bucket_size ? cfg->bucket_size : CF_DEFAULT_BUCKET_SIZE;
     CF__RETURN_IF(!cf__valid_bucket_size(*b), CF_E_PARAM);
     *max_kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
-    CF__RETURN_IF(cfg->flags != 0, CF_E_PARAM);
 
     if (cfg->fingerprint_bits != 0) {
         *fbits = cfg->fingerprint_bits;
@@ -91,5 +95,5 @@ cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b,
         CF__RETURN_IF(!(buckets < 1.8e19), CF_E_TOO_LARGE);
         *nb = buckets < 1.0 ? 1 : (uint64_t)buckets;
     }
-    return cf__check_shape(*fbits, *b, *nb, *max_kicks);
+    return cf__check_shape(*fbits, *b, *nb, *max_kicks, cfg->flags);
 }

@@ -51,15 +51,19 @@ static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, int32_t at, unsi
 }
 
 cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
-    cf__bfs_node *q = f->queue;
+    cf__bfs_node on_stack[CF__STACK_NODES];
+    cf__bfs_node *q = f->queue_cap != 0 ? f->queue : on_stack;
+    size_t cap = f->queue_cap != 0 ? f->queue_cap : (size_t)f->max_kicks + 2;
     size_t tail = 0;
     q[tail++] = (cf__bfs_node){.bucket = i1, .parent = -1};
     if (i2 != i1) q[tail++] = (cf__bfs_node){.bucket = i2, .parent = -1};
 
     for (size_t head = 0; head < tail && head < f->max_kicks; head++) {
         uint64_t bucket = q[head].bucket;
+        uint32_t resident[CF_MAX_BUCKET_SIZE];
+        cf__bucket_read(f, bucket, resident);
         for (unsigned s = 0; s < f->bucket_size; s++) {
-            uint32_t moving = cf__slot_get(f, bucket, s);
+            uint32_t moving = resident[s];
             uint64_t child = cf__alt_index(f, bucket, moving);
             if (child == bucket || cf__on_path(q, (int32_t)head, child)) continue;
             int free_slot = cf__bucket_find(f, child, 0);
@@ -67,7 +71,7 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
                 cf__apply_path(f, q, (int32_t)head, s, child, (unsigned)free_slot, fp);
                 return CF_OK;
             }
-            if (tail < f->queue_cap && q[head].depth < UINT8_MAX)
+            if (tail < cap && q[head].depth < UINT8_MAX)
                 q[tail++] = (cf__bfs_node){.bucket = child,
                                            .parent = (int32_t)head,
                                            .slot = (uint8_t)s,

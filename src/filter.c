@@ -5,7 +5,8 @@
  *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
  *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
  *        │                 └──────────┴──────────┴─────┴──────────┘
- *        └──► queue: scratch nodes for the eviction search (evict.c)
+ *        └──► queue: eviction search scratch, only for budgets too large for
+ *             the stack (evict.c)
  *
  * The handle, the table and the queue all come from the filter's allocator.
  * A mapped filter (file_io.c) points its table into a read-only mapping
@@ -15,15 +16,17 @@
 
 #include <sys/mman.h>
 
-#include "cf_internal.h"
+#include "bucket.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
     f->fp_mask = ((uint64_t)1 << fb) - 1;
-    f->bucket_bits = fb * b;
+    f->semi_sort = (f->flags & CF_SEMI_SORT) != 0;
+    f->bucket_bits = cf__bucket_bits(b, fb, f->flags);
     /* A bucket starting at bit offset o within its first byte needs o + b*f
      * bits in one load; offsets are all 0 when b*f is a multiple of 8. */
-    f->swar = f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64);
+    f->swar = !f->semi_sort &&
+              (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
     f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
     /* Blocks of at most 4 KiB keep most alternate buckets on the same page.
      * With one slot per bucket, local partners cost too much load (35%
@@ -44,7 +47,7 @@ void cf__derive_layout(cf_filter *f) {
 }
 
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned max_kicks, bool need_scratch, cf_filter **out) {
+                           unsigned flags, unsigned max_kicks, bool need_scratch, cf_filter **out) {
     *out = NULL;
     cf_allocator alloc;
     cf__allocator_resolve(a, &alloc);
@@ -56,8 +59,9 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->bucket_size = b;
     f->fp_bits = fbits;
     f->max_kicks = max_kicks;
+    f->flags = flags;
     cf__derive_layout(f);
-    if (need_scratch) {
+    if (need_scratch && (size_t)max_kicks + 2 > CF__STACK_NODES) {
         /* Two roots plus one node per bucket the search may visit. */
         f->queue_cap = (size_t)max_kicks + 2;
         f->queue = cf__alloc(&alloc, f->queue_cap * sizeof *f->queue);
@@ -79,12 +83,12 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     uint64_t nb;
     CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
     size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, &bytes));
+    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
 
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, max_kicks, true, &f));
+    CF__FORWARD_IF_ERROR(
+        cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, true, &f));
     f->seed = cfg->seed;
-    f->flags = cfg->flags;
     f->table_bytes = bytes;
     f->table = cf__alloc(&f->alloc, bytes + CF__TABLE_PAD);
     if (f->table == NULL) {
@@ -128,6 +132,23 @@ uint64_t cf__count_occupied(const cf_filter *f) {
     return n;
 }
 
+cf_status cf__check_semisorted(const cf_filter *f) {
+    uint64_t occupied = 0;
+    for (uint64_t i = 0; i < f->num_buckets; i++) {
+        /* Only codes the encoder produces, and only sorted buckets: one
+         * bucket content has exactly one encoding, so files stay canonical. */
+        CF__RETURN_IF((cf__bucket_word(f, i) & ((1u << CF__SEMISORT_CODE_BITS) - 1)) >=
+                          CF__SEMISORT_CODES,
+                      CF_E_CORRUPT);
+        uint32_t fp[4];
+        cf__semisort_read(f, i, fp);
+        CF__RETURN_IF(fp[0] > fp[1] || fp[1] > fp[2] || fp[2] > fp[3], CF_E_CORRUPT);
+        occupied += (fp[0] != 0) + (fp[1] != 0) + (fp[2] != 0) + (fp[3] != 0);
+    }
+    CF__RETURN_IF(occupied != f->items, CF_E_CORRUPT);
+    return CF_OK;
+}
+
 void cf_get_stats(const cf_filter *f, cf_stats *out) {
     memset(out, 0, sizeof *out);
     out->items = f->items;
@@ -139,7 +160,8 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     out->flags = f->flags;
     out->seed = f->seed;
     out->load_factor = (double)f->items / (double)out->slots;
-    double table_bits = (double)out->slots * f->fp_bits;
+    double table_bits = (double)f->num_buckets * f->bucket_bits;
+    out->bits_per_slot = f->bucket_bits / f->bucket_size;
     out->bits_per_item = f->items ? table_bits / (double)f->items : 0.0;
     out->expected_fpp = cf_theoretical_fpp(f->fp_bits, f->bucket_size, out->load_factor);
     out->table_bytes = f->table_bytes;

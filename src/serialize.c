@@ -74,12 +74,11 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
 
     CF__RETURN_IF(h->hash_id != CF__HASH_XXH3_64, CF_E_CORRUPT);
     CF__RETURN_IF(buf[CF__OFF_RESERVED] != 0, CF_E_CORRUPT);
-    CF__RETURN_IF(h->flags != 0, CF_E_CORRUPT); /* version 1 defines no flag */
-    CF__RETURN_IF(cf__check_shape(h->fp_bits, h->bucket_size, h->num_buckets, h->max_kicks) !=
-                      CF_OK,
+    CF__RETURN_IF(cf__check_shape(h->fp_bits, h->bucket_size, h->num_buckets, h->max_kicks,
+                                  h->flags) != CF_OK,
                   CF_E_CORRUPT);
     /* Slots are counted in 64 bits before any byte count is formed. */
-    CF__FORWARD_IF_ERROR(cf__table_bytes(h->num_buckets, h->bucket_size, h->fp_bits,
+    CF__FORWARD_IF_ERROR(cf__table_bytes(h->num_buckets, h->bucket_size, h->fp_bits, h->flags,
                                          &h->table_bytes));
     CF__RETURN_IF(h->table_bytes > SIZE_MAX - CF__HEADER_SIZE - CF__TRAILER_SIZE,
                   CF_E_TOO_LARGE);
@@ -105,11 +104,10 @@ cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, boo
                                  cf_filter **out) {
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits,
-                                          h->max_kicks, need_scratch, &f));
+                                          h->flags, h->max_kicks, need_scratch, &f));
     f->table_bytes = h->table_bytes;
     f->items = h->items;
     f->seed = h->seed;
-    f->flags = h->flags;
     f->total_kicks = h->total_kicks;
     f->failed_inserts = h->failed_inserts;
     *out = f;
@@ -162,14 +160,14 @@ uint64_t cf__count_slots(const uint8_t *table, uint64_t first, uint64_t end, uns
 }
 
 cf_status cf__check_padding(const cf_filter *f) {
-    uint64_t slots = f->num_buckets * f->bucket_size;
-    unsigned used = (unsigned)((slots * f->fp_bits) % 8); /* bits used in the last byte */
+    unsigned used = (unsigned)((f->num_buckets * f->bucket_bits) % 8); /* bits in the last byte */
     CF__RETURN_IF(used != 0 && (f->table[f->table_bytes - 1] >> used) != 0, CF_E_CORRUPT);
     return CF_OK;
 }
 
 cf_status cf__check_table(const cf_filter *f) {
     CF__FORWARD_IF_ERROR(cf__check_padding(f));
+    if (f->semi_sort) return cf__check_semisorted(f);
     uint64_t slots = f->num_buckets * f->bucket_size;
     CF__RETURN_IF(cf__count_slots(f->table, 0, slots, f->fp_bits) != f->items, CF_E_CORRUPT);
     return CF_OK;

@@ -29,30 +29,36 @@ static void counting_free(void *ctx, void *p) {
     free(p);
 }
 
-/* Creates, fills, queries and frees a filter and a Bloom filter. */
+/* Creates, fills, queries and frees two filters (the second with an
+ * eviction budget too large for the stack, so it allocates scratch) and a
+ * Bloom filter. */
 static cf_status workload(counting *c) {
     cf_allocator a = {counting_alloc, counting_free, c};
-    cf_config cfg;
-    cf_config_init(&cfg);
-    cfg.capacity = 1000;
-    cfg.allocator = &a;
-    cf_filter *f;
-    cf_status s = cf_new(&cfg, &f);
-    if (s != CF_OK) {
-        CHECK(f == NULL);
-        return s;
+    static const unsigned budgets[] = {500, 5000};
+    for (int i = 0; i < 2; i++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = 1000;
+        cfg.max_kicks = budgets[i];
+        cfg.allocator = &a;
+        cf_filter *f;
+        cf_status s = cf_new(&cfg, &f);
+        if (s != CF_OK) {
+            CHECK(f == NULL);
+            return s;
+        }
+        for (uint64_t k = 0; k < 950; k++) CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_OK);
+        for (uint64_t k = 0; k < 950; k++) CHECK(cf_contains(f, &k, sizeof k));
+        CHECK_GE(cf_memory_usage(f), 1000 * 13 / 8);
+        cf_free(f);
     }
-    for (uint64_t k = 0; k < 900; k++) CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_OK);
-    for (uint64_t k = 0; k < 900; k++) CHECK(cf_contains(f, &k, sizeof k));
-    CHECK_GE(cf_memory_usage(f), 1000 * 13 / 8);
-    cf_free(f);
 
     cf_bloom_config bc;
     cf_bloom_config_init(&bc);
     bc.capacity = 1000;
     bc.allocator = &a;
     cf_bloom *b;
-    s = cf_bloom_new(&bc, &b);
+    cf_status s = cf_bloom_new(&bc, &b);
     if (s != CF_OK) {
         CHECK(b == NULL);
         return s;
@@ -68,7 +74,7 @@ static void test_every_allocation_can_fail(void) {
     CHECK_STATUS(workload(&probe), CF_OK);
     CHECK_EQ(probe.live, 0);
     long total = probe.calls;
-    CHECK_GE(total, 4); /* handle, scratch, table; Bloom handle, bits */
+    CHECK_EQ(total, 7); /* 2 x (handle, table), scratch of the second; Bloom handle, bits */
     for (long n = 1; n <= total; n++) {
         counting c = {0, n, 0};
         CHECK_STATUS(workload(&c), CF_E_NOMEM);

@@ -24,6 +24,7 @@ typedef struct model {
 typedef struct shape {
     unsigned f, b;
     uint64_t nb;
+    unsigned flags;
 } shape;
 
 static void check_no_false_negatives(const cf_filter *f, const model *m) {
@@ -62,6 +63,7 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
     cfg.fingerprint_bits = sh.f;
     cfg.bucket_size = sh.b;
     cfg.num_buckets = sh.nb;
+    cfg.flags = sh.flags;
     cfg.seed = seed;
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
@@ -152,16 +154,25 @@ static void test_tiny_tables(void) {
     for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
         for (size_t s = 0; s < 4; s++)
             for (size_t n = 0; n < 4; n++)
-                run_shape((shape){widths[w], sizes[s], buckets[n]}, 2000);
+                run_shape((shape){widths[w], sizes[s], buckets[n], 0}, 2000);
 }
 
 static void test_odd_and_prime_tables(void) {
     static const shape shapes[] = {
-        {12, 4, 97},  {12, 4, 1000}, {8, 4, 1024},  {7, 2, 4099}, {13, 8, 313},
-        {16, 4, 509}, {5, 1, 1021},  {31, 2, 777}, {32, 4, 255},  {1, 4, 64},
-        {2, 8, 129},  {9, 8, 2048},  {24, 4, 3001}, {12, 1, 8191}, {3, 2, 600},
+        {12, 4, 97, 0},  {12, 4, 1000, 0}, {8, 4, 1024, 0},  {7, 2, 4099, 0}, {13, 8, 313, 0},
+        {16, 4, 509, 0}, {5, 1, 1021, 0},  {31, 2, 777, 0},  {32, 4, 255, 0}, {1, 4, 64, 0},
+        {2, 8, 129, 0},  {9, 8, 2048, 0},  {24, 4, 3001, 0}, {12, 1, 8191, 0}, {3, 2, 600, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 500000);
+}
+
+static void test_semisorted_tables(void) {
+    static const shape shapes[] = {
+        {5, 4, 1, CF_SEMI_SORT},     {5, 4, 3, CF_SEMI_SORT},    {8, 4, 2, CF_SEMI_SORT},
+        {12, 4, 97, CF_SEMI_SORT},   {12, 4, 1000, CF_SEMI_SORT}, {16, 4, 509, CF_SEMI_SORT},
+        {7, 4, 4099, CF_SEMI_SORT},  {13, 4, 2048, CF_SEMI_SORT},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 300000);
 }
 
 static void test_alt_index_is_involution(void) {
@@ -172,7 +183,7 @@ static void test_alt_index_is_involution(void) {
     for (size_t n = 0; n < sizeof buckets / sizeof *buckets; n++) {
         for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
             cf_filter *f; /* a handle without a table: enough for index arithmetic */
-            REQUIRE(cf__filter_alloc(NULL, buckets[n], 4, widths[w], 500, false, &f) == CF_OK);
+            REQUIRE(cf__filter_alloc(NULL, buckets[n], 4, widths[w], 0, 500, false, &f) == CF_OK);
             uint64_t nb = buckets[n];
             for (int t = 0; t < 5000; t++, trials++) {
                 /* Half the probes in the last, partial block. */
@@ -205,4 +216,4 @@ static void test_fingerprint_range(void) {
 }
 
 TEST_MAIN(TEST(test_alt_index_is_involution), TEST(test_fingerprint_range), TEST(test_tiny_tables),
-          TEST(test_odd_and_prime_tables))
+          TEST(test_odd_and_prime_tables), TEST(test_semisorted_tables))
