@@ -19,17 +19,10 @@
 #define CFR_DEFAULT_BUCKET 2        /* RedisBloom's default BUCKETSIZE */
 #define CFR_DEFAULT_FP_BITS 8       /* RedisBloom's (only) width: same default FPP */
 #define CFR_MAX_CAPACITY (1ll << 30)
-/* Default eviction budget (MAXITERATIONS).  The library keeps a scratch queue
- * of 16 bytes per step in every filter, 8 KB at 500 steps: more than the
- * whole table of a 1024-item filter.  Small tables fill to ~87% with 100
- * steps, large ones need ~500 to stay above the 84% they are sized for
- * (measured with b = 2), so small filters get the smaller budget. */
-#define CFR_SMALL_CAPACITY 8192
-#define CFR_SMALL_MAX_KICKS 100
-
-static long long default_max_kicks(long long capacity) {
-    return capacity < CFR_SMALL_CAPACITY ? CFR_SMALL_MAX_KICKS : CF_DEFAULT_MAX_KICKS;
-}
+/* Default eviction budget (MAXITERATIONS): the library's.  Its search runs
+ * on the stack up to ~1000 steps, so the budget costs no memory per key;
+ * tables need ~500 steps to stay above the 84% they are sized for (b = 2). */
+#define CFR_DEFAULT_MAX_KICKS CF_DEFAULT_MAX_KICKS
 
 static const char *const ERR_LOADING = "ERR the filter is being restored by CF.LOADCHUNK";
 static const char *const ERR_NOMEM = "ERR Insufficient memory";
@@ -76,7 +69,7 @@ static void default_params(cfr_params *p, uint64_t capacity) {
     p->capacity = capacity;
     p->bucket_size = CFR_DEFAULT_BUCKET;
     p->fingerprint_bits = CFR_DEFAULT_FP_BITS;
-    p->max_kicks = (unsigned)default_max_kicks((long long)capacity);
+    p->max_kicks = (unsigned)CFR_DEFAULT_MAX_KICKS;
     p->expansion = 1;
 }
 
@@ -114,7 +107,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         *slot = i + 1;
     }
     /* Checked in RedisBloom's order: MAXITERATIONS, BUCKETSIZE, EXPANSION. */
-    long long m = default_max_kicks(capacity), b = CFR_DEFAULT_BUCKET, e = 1, bits = 0;
+    long long m = CFR_DEFAULT_MAX_KICKS, b = CFR_DEFAULT_BUCKET, e = 1, bits = 0;
     double rate = 0;
     if (mi && RedisModule_StringToLongLong(argv[mi], &m) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Couldn't parse MAXITERATIONS");
