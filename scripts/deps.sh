@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
-          redis-server redis-tools python3-redis)
+          redis-server redis-tools python3-redis valgrind)
 
 missing=()
 for p in "${packages[@]}"; do
