@@ -97,6 +97,12 @@ KEY_PHASE(phase_ours_lookup_neg, const cf_filter *, cf_contains(h, &keys[i], KEY
 KEY_PHASE(phase_ours_lookup_mixed, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_ours_lookup_mixed_hash, const cf_filter *, cf_contains_hash(h, keys[i]))
 KEY_PHASE(phase_ours_delete, cf_filter *, cf_delete(h, &keys[i], KEY_LEN) == CF_OK)
+KEY_PHASE(phase_semi_insert, cf_filter *, cf_insert(h, &keys[i], KEY_LEN) == CF_OK)
+KEY_PHASE(phase_semi_lookup_pos, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_semi_lookup_neg, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_semi_lookup_mixed, const cf_filter *, cf_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_semi_lookup_mixed_hash, const cf_filter *, cf_contains_hash(h, keys[i]))
+KEY_PHASE(phase_semi_delete, cf_filter *, cf_delete(h, &keys[i], KEY_LEN) == CF_OK)
 KEY_PHASE(phase_ref_insert, ref_cuckoo *, ref_cuckoo_insert(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_ref_lookup_pos, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_ref_lookup_neg, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
@@ -107,9 +113,8 @@ KEY_PHASE(phase_bloom_lookup_pos, const cf_bloom *, cf_bloom_contains(h, &keys[i
 KEY_PHASE(phase_bloom_lookup_neg, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_bloom_lookup_mixed, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 
-__attribute__((noinline)) static uint64_t phase_ours_batch_mixed(const cf_filter *f,
-                                                                 const uint64_t *h, uint64_t n,
-                                                                 size_t batch, bool *out) {
+static inline uint64_t batch_mixed(const cf_filter *f, const uint64_t *h, uint64_t n,
+                                          size_t batch, bool *out) {
     uint64_t found = 0;
     for (uint64_t i = 0; i < n; i += batch) {
         size_t k = (size_t)(n - i < batch ? n - i : batch);
@@ -120,9 +125,8 @@ __attribute__((noinline)) static uint64_t phase_ours_batch_mixed(const cf_filter
 
 /* Fills f with keys[0..n) through cf_insert_batch, hashing `batch` keys at a
  * time into chunk; returns how many were inserted (a failed one is skipped). */
-__attribute__((noinline)) static uint64_t phase_ours_insert_batch(cf_filter *f,
-                                                                  const uint64_t *keys, uint64_t n,
-                                                                  size_t batch, uint64_t *chunk) {
+static inline uint64_t insert_batch(cf_filter *f, const uint64_t *keys, uint64_t n,
+                                    size_t batch, uint64_t *chunk) {
     uint64_t inserted = 0;
     for (uint64_t i = 0; i < n;) {
         size_t k = (size_t)(n - i < batch ? n - i : batch);
@@ -134,6 +138,37 @@ __attribute__((noinline)) static uint64_t phase_ours_insert_batch(cf_filter *f,
     }
     return inserted;
 }
+
+#define BATCH_PHASES(impl)                                                                  \
+    __attribute__((noinline)) static uint64_t phase_##impl##_batch_mixed(                  \
+        const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch, bool *out) {       \
+        return batch_mixed(f, h, n, batch, out);                                            \
+    }                                                                                       \
+    __attribute__((noinline)) static uint64_t phase_##impl##_insert_batch(                 \
+        cf_filter *f, const uint64_t *keys, uint64_t n, size_t batch, uint64_t *chunk) {    \
+        return insert_batch(f, keys, n, batch, chunk);                                      \
+    }
+BATCH_PHASES(ours)
+BATCH_PHASES(semi)
+
+/* The library's phases, once per layout, so callgrind tells them apart. */
+typedef struct lib_phases {
+    uint64_t (*insert)(cf_filter *, const uint64_t *, uint64_t);
+    uint64_t (*insert_batch)(cf_filter *, const uint64_t *, uint64_t, size_t, uint64_t *);
+    uint64_t (*lookup_pos)(const cf_filter *, const uint64_t *, uint64_t);
+    uint64_t (*lookup_neg)(const cf_filter *, const uint64_t *, uint64_t);
+    uint64_t (*lookup_mixed)(const cf_filter *, const uint64_t *, uint64_t);
+    uint64_t (*lookup_mixed_hash)(const cf_filter *, const uint64_t *, uint64_t);
+    uint64_t (*batch_mixed)(const cf_filter *, const uint64_t *, uint64_t, size_t, bool *);
+    uint64_t (*delete_)(cf_filter *, const uint64_t *, uint64_t);
+} lib_phases;
+
+#define LIB_PHASES(impl)                                                                    \
+    {phase_##impl##_insert,       phase_##impl##_insert_batch, phase_##impl##_lookup_pos,   \
+     phase_##impl##_lookup_neg,   phase_##impl##_lookup_mixed, phase_##impl##_lookup_mixed_hash, \
+     phase_##impl##_batch_mixed,  phase_##impl##_delete}
+static const lib_phases ours_phases = LIB_PHASES(ours);
+static const lib_phases semi_phases = LIB_PHASES(semi);
 
 /* Runs expr, storing its result in var and the ns per operation in dst. */
 #define TIME_PHASE(var, dst, n, expr)                            \
@@ -199,47 +234,50 @@ static uint64_t fill_count(uint64_t slots, double load) {
 
 /* ------------------------------------------------------------- runners */
 
+/* The library, plain (IMPL_OURS) or semi-sorted (IMPL_SEMI). */
 static void run_ours(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
-                     lookup_sets *s) {
+                     lookup_sets *s, bench_impl impl) {
+    const lib_phases *ph = impl == IMPL_SEMI ? &semi_phases : &ours_phases;
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = c->n;
     cfg.fingerprint_bits = c->fp_bits;
     cfg.bucket_size = c->bucket_size;
     cfg.seed = o->seed;
+    cfg.flags = impl == IMPL_SEMI ? CF_SEMI_SORT : 0;
     cf_filter *f = NULL;
     cf_status st = cf_new(&cfg, &f);
     if (st != CF_OK) {
-        fprintf(stderr, "cf-bench: cf_new: %s\n", cf_strerror(st));
+        fprintf(stderr, "cf-bench: cf_new(%s, f=%u): %s\n", bench_impl_names[impl], c->fp_bits,
+                cf_strerror(st));
         return;
     }
     cf_stats stats;
     cf_get_stats(f, &stats);
     uint64_t fill = fill_count(stats.slots, o->load);
-    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_OURS];
+    double (*smp)[BENCH_MAX_REPS] = c->samples[impl];
     uint64_t inserted, pos, neg, mixed, by_hash, batched, deleted;
 
-    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, phase_ours_insert(f, keys, fill));
-    c->ops[IMPL_OURS][M_INSERT] = fill;
+    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, ph->insert(f, keys, fill));
+    c->ops[impl][M_INSERT] = fill;
     cf_get_stats(f, &stats);
 
     uint64_t n = build_sets(s, keys, fill, o->seed);
-    TIME_PHASE(pos, smp[M_POS][rep], n, phase_ours_lookup_pos(f, s->pos, n));
-    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_ours_lookup_neg(f, s->neg, n));
-    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_ours_lookup_mixed(f, s->mixed, n));
+    TIME_PHASE(pos, smp[M_POS][rep], n, ph->lookup_pos(f, s->pos, n));
+    TIME_PHASE(neg, smp[M_NEG][rep], n, ph->lookup_neg(f, s->neg, n));
+    TIME_PHASE(mixed, smp[M_MIXED][rep], n, ph->lookup_mixed(f, s->mixed, n));
     for (uint64_t i = 0; i < n; i++) s->hashes[i] = cf_hash(f, &s->mixed[i], KEY_LEN);
-    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, phase_ours_lookup_mixed_hash(f, s->hashes, n));
-    TIME_PHASE(batched, smp[M_BATCH][rep], n,
-               phase_ours_batch_mixed(f, s->hashes, n, o->batch, s->out));
+    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, ph->lookup_mixed_hash(f, s->hashes, n));
+    TIME_PHASE(batched, smp[M_BATCH][rep], n, ph->batch_mixed(f, s->hashes, n, o->batch, s->out));
     if (by_hash != mixed || batched != mixed)
         fprintf(stderr,
-                "cf-bench: WARNING: N=%" PRIu64 " f=%u: mixed lookups found %" PRIu64
+                "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: mixed lookups found %" PRIu64
                 " by key, %" PRIu64 " by hash, %" PRIu64 " batched\n",
-                c->n, c->fp_bits, mixed, by_hash, batched);
-    TIME_PHASE(deleted, smp[M_DELETE][rep], n, phase_ours_delete(f, s->pos, n));
-    for (int m = M_POS; m <= M_DELETE; m++) c->ops[IMPL_OURS][m] = n;
+                bench_impl_names[impl], c->n, c->fp_bits, mixed, by_hash, batched);
+    TIME_PHASE(deleted, smp[M_DELETE][rep], n, ph->delete_(f, s->pos, n));
+    for (int m = M_POS; m <= M_DELETE; m++) c->ops[impl][m] = n;
 
-    bench_facts *fa = &c->facts[IMPL_OURS];
+    bench_facts *fa = &c->facts[impl];
     fa->present = true;
     fa->items = stats.items;
     fa->num_buckets = stats.num_buckets;
@@ -258,14 +296,14 @@ static void run_ours(const options *o, bench_case *c, unsigned rep, const uint64
     if (cf_new(&cfg, &f) != CF_OK) return;
     uint64_t batch_inserted;
     TIME_PHASE(batch_inserted, smp[M_INSERT_BATCH][rep], fill,
-               phase_ours_insert_batch(f, keys, fill, o->batch, s->chunk));
-    c->ops[IMPL_OURS][M_INSERT_BATCH] = fill;
+               ph->insert_batch(f, keys, fill, o->batch, s->chunk));
+    c->ops[impl][M_INSERT_BATCH] = fill;
     cf_get_stats(f, &stats);
     if (batch_inserted != inserted || stats.items != fa->items || stats.total_kicks != fa->kicks)
         fprintf(stderr,
-                "cf-bench: WARNING: N=%" PRIu64 " f=%u: batched fill differs: %" PRIu64
+                "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: batched fill differs: %" PRIu64
                 " inserted, %" PRIu64 " kicks (one by one: %" PRIu64 ", %" PRIu64 ")\n",
-                c->n, c->fp_bits, batch_inserted, stats.total_kicks, inserted, fa->kicks);
+                bench_impl_names[impl], c->n, c->fp_bits, batch_inserted, stats.total_kicks, inserted, fa->kicks);
     cf_free(f);
 }
 
@@ -380,7 +418,8 @@ static void usage(FILE *out) {
           "  --load X        fill each table to this fraction of its slots (default 0.95)\n"
           "  --lookups L     keys per lookup and delete phase, at most the items (default 2M)\n"
           "  --batch B       hashes per cf_contains_batch / cf_insert_batch call (default 1024)\n"
-          "  --impl LIST     among ours,ref,bloom,probe (default all)\n"
+          "  --impl LIST     among ours,semi,ref,bloom,probe (default all; semi =\n"
+          "                  the library with CF_SEMI_SORT, for 5 <= f <= 16)\n"
           "  --csv FILE      also write every median (and min, max) as CSV\n"
           "  --quick         N = 1M, 1 repetition, 250k lookups: a smoke run of seconds\n"
           "  --ops K         fixed small workload for valgrind --tool=callgrind: N = K,\n"
@@ -574,7 +613,12 @@ static void run_case(const options *o, bench_case *c, const uint64_t *keys, look
             if (!o->impl[impl]) continue;
             switch (impl) {
             case IMPL_PROBE: run_probe(o, c, rep, shape->table_bytes); break;
-            case IMPL_OURS: run_ours(o, c, rep, keys, sets); break;
+            case IMPL_OURS: run_ours(o, c, rep, keys, sets, IMPL_OURS); break;
+            case IMPL_SEMI:
+                /* Semi-sorting exists for b = 4 and 5 <= f <= 16 only. */
+                if (c->fp_bits >= 5 && c->fp_bits <= 16)
+                    run_ours(o, c, rep, keys, sets, IMPL_SEMI);
+                break;
             case IMPL_REF:
                 if (c->fp_bits <= 16) run_ref(o, c, rep, keys, sets, shape->num_buckets);
                 break;
@@ -613,7 +657,7 @@ int main(int argc, char **argv) {
         /* The library holds the most keys (the reference's table is never
          * larger), so its fill bounds the key stream. */
         uint64_t max_fill = fill_count(shape.slots, o.load);
-        if (!o.impl[IMPL_OURS] && !o.impl[IMPL_REF] && !o.impl[IMPL_BLOOM])
+        if (!o.impl[IMPL_OURS] && !o.impl[IMPL_SEMI] && !o.impl[IMPL_REF] && !o.impl[IMPL_BLOOM])
             max_fill = 1; /* the probe alone needs no keys */
         lookup_sets sets = {0};
         sets.count = o.lookups < max_fill ? o.lookups : max_fill;
