@@ -52,4 +52,20 @@ for row in f=8:bloom f=12:cuckoo f=16:cuckoo; do
   [ "$(get "$csv" compare "${row%:*}" winner)" = "${row#*:}" ] || fail "${row%:*}: ${row#*:} should win"
   [ "$(get "$csv" compare "${row%:*}" significant)" = true ] || fail "${row%:*}: not significant"
 done
+
+# Semi-sorted buckets (phase 7's third series): one bit less per slot, so at
+# 12 bits 11 * slots / items = 11.58 bits per item (issue 5: <= 11.6), and a
+# crossover with Bloom near the paper's "about 3%", where plain buckets cross
+# below 1% (0.42% in theory).
+[ "$(get "$csv" semi_sort "" available)" = true ] || fail "no semi-sorted series"
+sbpi=$(get "$csv" compare_semi f=12 bits_per_item)
+check "semi f=12 bits/item = 11*slots/items" "(x - 11*nb*b/i)^2 < 1e-12" x="$sbpi" nb="$nb" b="$b" i="$items"
+[ "$(awk -v x="$sbpi" 'BEGIN { printf "%.2f", x }')" = 11.58 ] || fail "semi f=12 is not 11.58 bits/item"
+check "semi f=12 within issue 5's 11.6 bits per item" "x+0 <= 11.6" x="$sbpi"
+check "semi-sorted crossover near the paper's 3%" "p+0 > 0.02 && p+0 < 0.04" p="$(get "$csv" crossover_semi "" fpp)"
+check "plain crossover below 1%" "p+0 < 0.01" p="$(get "$csv" crossover "" fpp)"
+for w in 9 12 16; do
+  [ "$(get "$csv" compare_semi f=$w winner)/$(get "$csv" compare_semi f=$w significant)" = cuckoo/true ] ||
+    fail "semi f=$w: cuckoo should win significantly"
+done
 echo "test_report_defaults: ok"

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork, isatty */
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@ static void usage(FILE *out) {
             "  --queries N           non-member lookups per FPP measure  (default %d)\n"
             "  --max-kicks N         eviction budget per insert, >= 1    (default %d)\n"
             "  --seed N              hash and key seed                   (default %d)\n"
+            "  --semi-sort           phases 1-6 on semi-sorted buckets: f - 1 bits per slot\n"
+            "                        (needs bucket size 4 and f from %d to %d); phase 7 always\n"
+            "                        adds the semi-sorted series when the bucket size is 4\n"
             "  --csv                 print CSV (section,row,metric,value) instead of a table\n"
             "  --json                print JSON instead of a table\n"
             "  --plot DIR            write report.csv, chart data and PNG/SVG charts to DIR\n"
@@ -46,12 +50,17 @@ static void usage(FILE *out) {
             "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n"
             "Exit status: 0 done, 1 an inserted item was not found (a library bug), 2 bad usage.\n",
             DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS, DEFAULT_LOAD,
-            DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED);
+            DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED, REPORT_SEMI_MIN_BITS,
+            REPORT_SEMI_MAX_BITS);
 }
 
-static int bad_usage(const char *fmt, const char *arg) {
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
     fputs("cuckoo report: ", stderr);
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputs("\n\n", stderr);
     usage(stderr);
     return CLI_ERROR;
@@ -85,6 +94,8 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
             if (p->format != REPORT_TEXT && p->format != want)
                 return bad_usage("%s: --csv and --json exclude each other", a);
             p->format = want;
+        } else if (strcmp(a, "--semi-sort") == 0) {
+            p->semi_sort = true;
         } else if ((v = flag_value(argc, argv, &i, "--fingerprint-bits", &m)) || m) {
             if (!v || !cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
                                           &p->fingerprint_bits))
@@ -112,12 +123,19 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
             if (!v || !cli_parse_u64(v, &p->seed))
                 return bad_usage("--seed wants an unsigned 64-bit integer, got '%s'", v ? v : "");
         } else if ((v = flag_value(argc, argv, &i, "--plot", &m)) || m) {
-            if (!v || *v == '\0') return bad_usage("--plot wants a directory%s", "");
+            if (!v || *v == '\0') return bad_usage("--plot wants a directory");
             p->plot_dir = v;
         } else {
             return bad_usage("unknown option '%s'", a);
         }
     }
+    /* Checked once every flag is read: the order of the flags must not matter. */
+    if (p->semi_sort && p->bucket_size != REPORT_SEMI_BUCKET_SIZE)
+        return bad_usage("--semi-sort needs 4 slots per bucket (a semi-sorted bucket holds 4 "
+                         "fingerprints), got --bucket-size %u", p->bucket_size);
+    if (p->semi_sort && !report_semi_supported(p->bucket_size, p->fingerprint_bits))
+        return bad_usage("--semi-sort needs --fingerprint-bits from %d to %d, got %u",
+                         REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS, p->fingerprint_bits);
     return 0;
 }
 
@@ -138,7 +156,7 @@ int cli_cmd_report(int argc, char **argv) {
     report_params *p = &r->params;
     *p = (report_params){DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS,
                          DEFAULT_LOAD, DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED,
-                         REPORT_TEXT, NULL};
+                         false, REPORT_TEXT, NULL};
     bool help = false;
     int rc = parse_flags(argc, argv, p, &help);
     if (rc == 0 && help) usage(stdout);

@@ -30,6 +30,12 @@
 #define REPORT_MIN_SWEEP_BITS 4
 #define REPORT_MAX_SWEEP_BITS 24
 #define REPORT_SWEEP_ROWS (REPORT_MAX_SWEEP_BITS - REPORT_MIN_SWEEP_BITS + 1)
+/* Semi-sorted buckets (CF_SEMI_SORT) exist for 4 slots per bucket and these
+ * widths (cuckoofilter.h); the sweep adds them as a third series. */
+#define REPORT_SEMI_BUCKET_SIZE 4
+#define REPORT_SEMI_MIN_BITS 5
+#define REPORT_SEMI_MAX_BITS 16
+#define REPORT_SEMI_ROWS (REPORT_SEMI_MAX_BITS - REPORT_SEMI_MIN_BITS + 1)
 /* Bucket sizes the library supports, for the maximum-load experiment. */
 #define REPORT_BUCKET_ROWS 4
 /* Kicks per insert are averaged over load bins of 1% for the kicks-vs-load chart. */
@@ -47,6 +53,7 @@ typedef struct report_params {
     uint64_t queries;          /* non-member lookups per FPP measurement */
     unsigned max_kicks;
     uint64_t seed;             /* both the filters' hash seed and the keys' */
+    bool semi_sort;            /* phases 1-6 on semi-sorted buckets (CF_SEMI_SORT) */
     report_format format;
     const char *plot_dir;      /* NULL: no plots */
 } report_params;
@@ -80,7 +87,8 @@ typedef struct report_fill {
     uint64_t items;          /* inserted before the first failure or the target */
     bool target_reached;
     double load;             /* items / slots */
-    size_t table_bytes;      /* ceil(nb * b * f / 8) */
+    unsigned bits_per_slot;  /* f, or f - 1 semi-sorted */
+    size_t table_bytes;      /* ceil(nb * b * bits_per_slot / 8) */
     size_t memory_bytes;     /* everything the filter allocated */
     double bits_per_item;    /* table bits / items */
     uint64_t false_negatives;
@@ -100,12 +108,14 @@ typedef struct report_fill {
     uint64_t fail_lost;      /* stored items not found after the failure */
 } report_fill;
 
-/* Phase 7: one fingerprint width, both filters at the same number of bits. */
+/* Phase 7: one fingerprint width, a cuckoo filter (plain or semi-sorted) and
+ * a Bloom filter of exactly its table's bits. */
 typedef struct report_compare_row {
     unsigned fingerprint_bits;
     uint64_t items;          /* same items in both filters */
     double load;             /* of the cuckoo filter */
-    uint64_t table_bits;     /* nb * b * f = the Bloom filter's num_bits */
+    unsigned bits_per_slot;  /* f plain, f - 1 semi-sorted */
+    uint64_t table_bits;     /* slots * bits_per_slot = the Bloom filter's num_bits */
     double bits_per_item;
     report_rate cuckoo;
     report_rate bloom;
@@ -116,15 +126,24 @@ typedef struct report_compare_row {
     bool significant;        /* the two 95% intervals do not overlap */
 } report_compare_row;
 
-typedef struct report_compare {
-    report_compare_row rows[REPORT_SWEEP_ROWS];
+/* Where a cuckoo series and Bloom cross. */
+typedef struct report_crossover {
     /* Where the theoretical curves cross (cuckoo better above). */
-    bool crossover_found;
-    double crossover_bits;   /* bits per item, interpolated */
-    double crossover_fpp;
+    bool found;
+    double bits;             /* bits per item, interpolated */
+    double fpp;
     /* Smallest fingerprint width from which the measured cuckoo FPP is never
      * above Bloom's (0 if the last row is not a cuckoo win or tie). */
     unsigned measured_from_f;
+} report_crossover;
+
+typedef struct report_compare {
+    report_compare_row rows[REPORT_SWEEP_ROWS];  /* plain buckets, f = 4..24 */
+    report_crossover crossover;
+    /* Semi-sorted buckets, f = 5..16, only when the bucket size is 4. */
+    bool semi_available;
+    report_compare_row semi[REPORT_SEMI_ROWS];
+    report_crossover semi_crossover;
 } report_compare;
 
 /* Phase 8: fill to the first failure with each bucket size, same slots. */
@@ -142,6 +161,9 @@ typedef struct report_bucket_row {
 typedef struct report_speed {
     double cuckoo_insert_ns;
     double cuckoo_lookup_ns;
+    bool has_semi;           /* the requested width has a semi-sorted row */
+    double semi_insert_ns;
+    double semi_lookup_ns;
     double bloom_insert_ns;
     double bloom_lookup_ns;
 } report_speed;
@@ -178,9 +200,13 @@ void report_progress(const report *r, const char *phase, uint64_t done, uint64_t
  * beside ours (the seed may differ: the article's keys were its own). */
 bool report_is_article_setup(const report_params *p);
 
-/* A filter of the report's shape with f-bit fingerprints; prints the error. */
+/* True when semi-sorted buckets exist for bucket size b and width f. */
+bool report_semi_supported(unsigned bucket_size, unsigned fbits);
+
+/* A filter of the report's shape with f-bit fingerprints and cf_config.flags
+ * `flags` (0 or CF_SEMI_SORT); prints the error. */
 cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size,
-                            uint64_t buckets, cf_filter **out);
+                            uint64_t buckets, unsigned flags, cf_filter **out);
 
 /* ---- the phases: 0 on success, else a CLI exit code after printing why ---- */
 int report_run_fill(report *r);

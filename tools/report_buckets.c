@@ -11,7 +11,9 @@
 static int fill_until_failure(report *r, report_bucket_row *row) {
     const report_params *p = &r->params;
     cf_filter *f;
-    if (report_new_filter(r, p->fingerprint_bits, row->bucket_size, row->buckets, &f) != CF_OK)
+    /* Plain buckets for every row: semi-sorting exists for b = 4 only, and
+     * the rows must differ in the bucket size alone. */
+    if (report_new_filter(r, p->fingerprint_bits, row->bucket_size, row->buckets, 0, &f) != CF_OK)
         return CLI_ERROR;
     unsigned char key[8];
     char phase[40];

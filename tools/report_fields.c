@@ -70,6 +70,7 @@ static void fields_fill(emitter *e, const report *r) {
     u64(e, "queries", p->queries);
     u64(e, "max_kicks", p->max_kicks);
     u64(e, "seed", p->seed);
+    flag(e, "semi_sort", p->semi_sort);
     text(e, "library", cf_version_string());
 
     section(e, "fill", false);
@@ -78,6 +79,7 @@ static void fields_fill(emitter *e, const report *r) {
     u64(e, "items", f->items);
     flag(e, "target_reached", f->target_reached);
     num(e, "load", f->load);
+    u64(e, "bits_per_slot", f->bits_per_slot);
     u64(e, "table_bytes", f->table_bytes);
     num(e, "table_kib", (double)f->table_bytes / 1024.0);
     u64(e, "memory_bytes", f->memory_bytes);
@@ -116,14 +118,14 @@ static void fields_fill(emitter *e, const report *r) {
     u64(e, "lost", f->fail_lost);
 }
 
-static void fields_compare(emitter *e, const report *r) {
-    const report_compare *c = &r->compare;
-    section(e, "compare", true);
-    for (int i = 0; i < REPORT_SWEEP_ROWS; i++) {
-        const report_compare_row *w = &c->rows[i];
+static void compare_rows(emitter *e, const char *name, const report_compare_row *rows, int n) {
+    section(e, name, true);
+    for (int i = 0; i < n; i++) {
+        const report_compare_row *w = &rows[i];
         row(e, "f", w->fingerprint_bits);
         u64(e, "items", w->items);
         num(e, "load", w->load);
+        u64(e, "bits_per_slot", w->bits_per_slot);
         u64(e, "table_bits", w->table_bits);
         num(e, "bits_per_item", w->bits_per_item);
         rate(e, "cuckoo_", &w->cuckoo);
@@ -134,11 +136,30 @@ static void fields_compare(emitter *e, const report *r) {
         text(e, "winner", w->winner > 0 ? "cuckoo" : w->winner < 0 ? "bloom" : "tie");
         flag(e, "significant", w->significant);
     }
-    section(e, "crossover", false);
-    flag(e, "found", c->crossover_found);
-    num(e, "bits_per_item", c->crossover_found ? c->crossover_bits : NAN);
-    num(e, "fpp", c->crossover_found ? c->crossover_fpp : NAN);
-    u64(e, "measured_from_f", c->measured_from_f);
+}
+
+static void crossover(emitter *e, const char *name, const report_crossover *x) {
+    section(e, name, false);
+    flag(e, "found", x->found);
+    num(e, "bits_per_item", x->found ? x->bits : NAN);
+    num(e, "fpp", x->found ? x->fpp : NAN);
+    u64(e, "measured_from_f", x->measured_from_f);
+}
+
+static void fields_compare(emitter *e, const report *r) {
+    const report_compare *c = &r->compare;
+    compare_rows(e, "compare", c->rows, REPORT_SWEEP_ROWS);
+    crossover(e, "crossover", &c->crossover);
+
+    /* The semi-sorted series: absent (no rows, no crossover) unless b = 4. */
+    section(e, "semi_sort", false);
+    flag(e, "available", c->semi_available);
+    text(e, "reason", c->semi_available ? NULL : "needs bucket size 4");
+    u64(e, "bucket_size", REPORT_SEMI_BUCKET_SIZE);
+    u64(e, "min_f", REPORT_SEMI_MIN_BITS);
+    u64(e, "max_f", REPORT_SEMI_MAX_BITS);
+    compare_rows(e, "compare_semi", c->semi, c->semi_available ? REPORT_SEMI_ROWS : 0);
+    crossover(e, "crossover_semi", &c->semi_crossover);
 }
 
 static void fields_buckets(emitter *e, const report *r) {

@@ -1,6 +1,7 @@
 /*
  * report_fill.c -- phases 1 to 6 of the report, in the article's order, on
- * one filter of the requested shape:
+ * one filter of the requested shape (plain buckets, or semi-sorted ones with
+ * --semi-sort: f - 1 bits per slot, the FPP of f-bit fingerprints):
  *
  *   fill to floor(load * slots) items ---> check every item (false negatives)
  *     ---> query non-members (FPP) ---> delete 4 items, check, put them back
@@ -131,7 +132,8 @@ int report_run_fill(report *r) {
     fill_state *st = calloc(1, sizeof *st);
     if (st == NULL) return cli_error("out of memory");
     st->r = r;
-    if (report_new_filter(r, p->fingerprint_bits, p->bucket_size, p->buckets, &st->f) != CF_OK) {
+    if (report_new_filter(r, p->fingerprint_bits, p->bucket_size, p->buckets,
+                          p->semi_sort ? CF_SEMI_SORT : 0, &st->f) != CF_OK) {
         free(st);
         return CLI_ERROR;
     }
@@ -146,6 +148,7 @@ int report_run_fill(report *r) {
     out->target_reached = !failed;
     cf_get_stats(st->f, &s);
     out->load = s.load_factor;
+    out->bits_per_slot = s.bits_per_slot;
     out->table_bytes = s.table_bytes;
     out->memory_bytes = s.memory_bytes;
     out->bits_per_item = s.bits_per_item;

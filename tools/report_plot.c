@@ -3,6 +3,8 @@
  *
  *   DIR/report.csv      the full CSV (as --csv prints it)
  *   DIR/fpp.dat         FPP vs bits per item, both filters, measured and theory
+ *   DIR/fpp_semi.dat    the same for semi-sorted buckets (b = 4 only; else a
+ *                       comment saying why it is empty)
  *   DIR/kicks.dat       mean and max kicks per insert per 1% of load
  *   DIR/max_load.dat    maximum load per bucket size, with the paper's values
  *   DIR/report.gp       the gnuplot script that turns them into
@@ -33,11 +35,11 @@ static void put_positive(FILE *f, double v) {
         fputs(" NaN", f);
 }
 
-static void write_fpp(const report *r, FILE *f) {
+static void write_rows(const report *r, FILE *f, const report_compare_row *rows, int n) {
     fputs("# f bits_per_item cuckoo_fpp cuckoo_low cuckoo_high cuckoo_theory"
           " bloom_fpp bloom_low bloom_high bloom_theory bound_2b_over_2f\n", f);
-    for (int i = 0; i < REPORT_SWEEP_ROWS; i++) {
-        const report_compare_row *w = &r->compare.rows[i];
+    for (int i = 0; i < n; i++) {
+        const report_compare_row *w = &rows[i];
         fprintf(f, "%u %.4f", w->fingerprint_bits, w->bits_per_item);
         bool c = w->cuckoo.hits > 0, b = w->bloom.hits > 0;
         put_positive(f, c ? w->cuckoo.rate : 0);
@@ -51,6 +53,18 @@ static void write_fpp(const report *r, FILE *f) {
         put_positive(f, ldexp(2.0 * r->params.bucket_size, -(int)w->fingerprint_bits));
         fputc('\n', f);
     }
+}
+
+static void write_fpp(const report *r, FILE *f) {
+    write_rows(r, f, r->compare.rows, REPORT_SWEEP_ROWS);
+}
+
+static void write_fpp_semi(const report *r, FILE *f) {
+    if (r->compare.semi_available)
+        write_rows(r, f, r->compare.semi, REPORT_SEMI_ROWS);
+    else
+        fprintf(f, "# no semi-sorted series: it needs 4 slots per bucket, not %u\n",
+                r->params.bucket_size);
 }
 
 static void write_kicks(const report *r, FILE *f) {
@@ -73,6 +87,17 @@ static void write_max_load(const report *r, FILE *f) {
 }
 
 /* One chart's gnuplot commands, drawn once per terminal. */
+/* A dotted vertical line at a crossover, labelled near the top. */
+static void crossover_line(FILE *g, int id, const report_crossover *x, const char *what,
+                           const char *colour, double height) {
+    if (!x->found) return;
+    fprintf(g, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"%s\"\n"
+               "set label %d \"%s crossover %.1f bits/item\" at %.3f, graph %.2f left "
+               "offset 0.5,0 tc rgb \"%s\"\n",
+            id, x->bits, x->bits, colour, id, what, x->bits, x->bits, height, colour);
+}
+
+/* One chart's gnuplot commands, drawn once per terminal. */
 static void chart_fpp(const report *r, FILE *g) {
     const report_compare *c = &r->compare;
     fprintf(g, "set title \"False-positive rate at equal memory: cuckoo (b = %u, load %g%%) "
@@ -81,10 +106,8 @@ static void chart_fpp(const report *r, FILE *g) {
           "set ylabel \"false-positive rate (log scale)\"\n"
           "set logscale y\nset format y \"10^{%L}\"\nset grid\nset key bottom left box opaque\n",
           g);
-    if (c->crossover_found)
-        fprintf(g, "set arrow 1 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"gray40\"\n"
-                   "set label 1 \"crossover %.1f bits/item\" at %.3f, graph 0.95 left offset 0.5,0\n",
-                c->crossover_bits, c->crossover_bits, c->crossover_bits, c->crossover_bits);
+    crossover_line(g, 1, &c->crossover, "plain", "#1f77b4", 0.95);
+    if (c->semi_available) crossover_line(g, 2, &c->semi_crossover, "semi-sorted", "#2ca02c", 0.88);
     bool art = report_is_article_setup(&r->params);
     if (art) /* the article's three rows: bits per item, cuckoo FPP, Bloom FPP */
         fputs("$article << EOD\n8.42 0.0296 0.0175\n12.63 0.0019 0.0024\n"
@@ -92,8 +115,15 @@ static void chart_fpp(const report *r, FILE *g) {
     fputs("plot \"fpp.dat\" using 2:6 with lines lw 2 lc rgb \"#1f77b4\" "
           "title \"cuckoo, theory 1-(1-1/(2^f-1))^{2b load}\", \\\n"
           "  \"\" using 2:3:4:5 with yerrorbars pt 7 ps 0.8 lc rgb \"#1f77b4\" "
-          "title \"cuckoo, measured (95% CI)\", \\\n"
-          "  \"\" using 2:10 with lines lw 2 dt 2 lc rgb \"#d62728\" "
+          "title \"cuckoo, measured (95% CI)\", \\\n",
+          g);
+    if (c->semi_available)
+        fputs("  \"fpp_semi.dat\" using 2:6 with lines lw 2 dt 5 lc rgb \"#2ca02c\" "
+              "title \"semi-sorted cuckoo (f-1 bits per slot), theory\", \\\n"
+              "  \"\" using 2:3:4:5 with yerrorbars pt 9 ps 1.1 lc rgb \"#2ca02c\" "
+              "title \"semi-sorted cuckoo, measured (95% CI)\", \\\n",
+              g);
+    fputs("  \"fpp.dat\" using 2:10 with lines lw 2 dt 2 lc rgb \"#d62728\" "
           "title \"Bloom, theory (1-e^{-kn/m})^k\", \\\n"
           "  \"\" using 2:7:8:9 with yerrorbars pt 5 ps 0.8 lc rgb \"#d62728\" "
           "title \"Bloom, measured (95% CI)\", \\\n"
@@ -196,6 +226,7 @@ int report_plot(const report *r, const char *dir) {
         return cli_error("cannot create %s: %s", dir, strerror(errno));
     int rc = write_file(r, dir, "report.csv", report_write_csv);
     if (rc == 0) rc = write_file(r, dir, "fpp.dat", write_fpp);
+    if (rc == 0) rc = write_file(r, dir, "fpp_semi.dat", write_fpp_semi);
     if (rc == 0) rc = write_file(r, dir, "kicks.dat", write_kicks);
     if (rc == 0) rc = write_file(r, dir, "max_load.dat", write_max_load);
     if (rc == 0) rc = write_file(r, dir, "report.gp", write_script);

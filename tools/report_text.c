@@ -52,16 +52,20 @@ static void text_fill(const report *r, FILE *out, bool art) {
     fprintf(out, "cuckoo report: the article's experiment with libcuckoofilter %s\n",
             cf_version_string());
     fprintf(out, "  %u-bit fingerprints, %u slots per bucket, %s buckets (%s slots), target load "
-                 "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n\n",
+                 "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n",
             p->fingerprint_bits, p->bucket_size, grouped(p->buckets, a), grouped(f->slots, b),
             100 * p->load, p->max_kicks, grouped(p->queries, c), p->seed);
-    item(out, art, "", "the article (Python)", "%s", "");
+    if (p->semi_sort)
+        fprintf(out, "  semi-sorted buckets (--semi-sort): %u bits per slot, the FPP of %u-bit "
+                     "fingerprints\n", f->bits_per_slot, p->fingerprint_bits);
+    fputc('\n', out);
+    if (art) item(out, art, "", "the article (Python)", "%s", "");
 
     snprintf(label, sizeof label, "1. items inserted at %g%% load", 100 * p->load);
     item(out, art, label, "249,036", "%s%s", grouped(f->items, a),
          f->target_reached ? "" : " (the filter filled up before the target)");
-    item(out, art, "   memory (bucket table)", "393,216 B = 384 KB", "%s B = %.4g KiB",
-         grouped(f->table_bytes, a), (double)f->table_bytes / 1024);
+    item(out, art, "   memory (bucket table)", "393,216 B = 384 KB", "%s B = %.4g KiB (%u bits "
+         "per slot)", grouped(f->table_bytes, a), (double)f->table_bytes / 1024, f->bits_per_slot);
     item(out, art, "   memory (all allocations)", NULL, "%s B", grouped(f->memory_bytes, a));
     if (f->items)
         item(out, art, "   bits per item", "12.63", "%.2f", f->bits_per_item);
@@ -101,52 +105,79 @@ static const char *paren_pct(double p, char buf[32]) {
     return buf;
 }
 
-static void text_compare(const report *r, FILE *out, bool art) {
-    /* The article's table: cuckoo / Bloom FPP at f = 8, 12, 16. */
-    static const struct { unsigned f; const char *theirs; } article[] = {
-        {8, "2.96% / 1.75%"}, {12, "0.19% / 0.24%"}, {16, "0.0096% / 0.028%"}};
-    const report_compare *c = &r->compare;
+/* The crossover and measured-winner lines under a comparison table. */
+static void text_crossover(FILE *out, const report_crossover *x, const char *what, unsigned lo,
+                           unsigned hi) {
+    char a[32];
+    if (x->found)
+        fprintf(out, "   crossover (theory): %s has the lower FPP above %.2f bits per item,\n"
+                     "   i.e. when the FPP wanted is below %s\n", what, x->bits, pct(x->fpp, a));
+    else
+        fprintf(out, "   crossover (theory): none between f = %u and %u\n", lo, hi);
+    if (x->measured_from_f)
+        fprintf(out, "   measured: %s wins or ties from f = %u on\n", what, x->measured_from_f);
+}
+
+/* One line per width.  theirs(f) gives the article's figures for the
+ * right-hand column, or NULL. */
+static void text_rows(FILE *out, const report_compare_row *rows, int n,
+                      const char *(*theirs)(unsigned f)) {
     char a[32], b[32], x[32], y[32];
-    fprintf(out, "\n7. Cuckoo vs Bloom at the same memory (b = %u, target load %g%%; Bloom gets "
-                 "the same bits\n   and its optimal k; '~': the two 95%% intervals overlap)\n",
-            r->params.bucket_size, 100 * r->params.load);
-    fprintf(out, "    f  bits/item   load  cuckoo FPP  (theory)      k  Bloom FPP   (theory)     "
-                 " winner%s\n", art ? "   | article: cuckoo / Bloom" : "");
-    for (int i = 0; i < REPORT_SWEEP_ROWS; i++) {
-        const report_compare_row *w = &c->rows[i];
+    for (int i = 0; i < n; i++) {
+        const report_compare_row *w = &rows[i];
         const char *win = w->winner > 0 ? "cuckoo" : w->winner < 0 ? "Bloom" : "tie";
-        const char *theirs = NULL;
-        for (size_t j = 0; art && j < sizeof article / sizeof article[0]; j++)
-            if (article[j].f == w->fingerprint_bits) theirs = article[j].theirs;
+        const char *article = theirs ? theirs(w->fingerprint_bits) : NULL;
         char winner[16];
         snprintf(winner, sizeof winner, "%s%s", w->significant || w->winner == 0 ? "" : "~", win);
         fprintf(out, "  %3u  %9.2f  %4.1f%%  %-10s  %-12s  %2u  %-10s  %-12s  ",
                 w->fingerprint_bits, w->bits_per_item, 100 * w->load, pct(w->cuckoo.rate, a),
                 paren_pct(w->cuckoo_theory, x), w->bloom_k, pct(w->bloom.rate, b),
                 paren_pct(w->bloom_theory, y));
-        if (theirs)
-            fprintf(out, "%-7s  | %s\n", winner, theirs);
+        if (article)
+            fprintf(out, "%-7s  | %s\n", winner, article);
         else
             fprintf(out, "%s\n", winner);
     }
-    if (c->crossover_found)
-        fprintf(out, "   crossover (theory): cuckoo has the lower FPP above %.2f bits per item,\n"
-                     "   i.e. when the FPP wanted is below %s\n", c->crossover_bits,
-                pct(c->crossover_fpp, a));
-    else
-        fprintf(out, "   crossover (theory): none between f = %d and %d\n", REPORT_MIN_SWEEP_BITS,
-                REPORT_MAX_SWEEP_BITS);
-    if (c->measured_from_f)
-        fprintf(out, "   measured: cuckoo wins or ties from f = %u on\n", c->measured_from_f);
+}
+
+/* The article's table: cuckoo / Bloom FPP at f = 8, 12, 16. */
+static const char *article_compare(unsigned f) {
+    return f == 8 ? "2.96% / 1.75%" : f == 12 ? "0.19% / 0.24%" : f == 16 ? "0.0096% / 0.028%" : NULL;
+}
+
+static void text_compare(const report *r, FILE *out, bool art) {
+    const report_compare *c = &r->compare;
+    fprintf(out, "\n7. Cuckoo vs Bloom at the same memory (b = %u, target load %g%%; Bloom gets "
+                 "the same bits\n   and its optimal k; '~': the two 95%% intervals overlap)\n",
+            r->params.bucket_size, 100 * r->params.load);
+    fprintf(out, "    f  bits/item   load  cuckoo FPP  (theory)      k  Bloom FPP   (theory)     "
+                 " winner%s\n", art ? "   | article: cuckoo / Bloom" : "");
+    text_rows(out, c->rows, REPORT_SWEEP_ROWS, art ? article_compare : NULL);
+    text_crossover(out, &c->crossover, "cuckoo", REPORT_MIN_SWEEP_BITS, REPORT_MAX_SWEEP_BITS);
+
+    if (!c->semi_available) {
+        fprintf(out, "\n   semi-sorted buckets: not measured, they need 4 slots per bucket "
+                     "(--bucket-size 4), not %u\n", r->params.bucket_size);
+        return;
+    }
+    fprintf(out, "\n   semi-sorted buckets (f = %d..%d): the same FPP per width for f - 1 bits per "
+                 "slot;\n   Bloom gets the semi-sorted table's bits\n",
+            REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS);
+    fprintf(out, "    f  bits/item   load  semi FPP    (theory)      k  Bloom FPP   (theory)     "
+                 " winner\n");
+    text_rows(out, c->semi, REPORT_SEMI_ROWS, NULL);
+    text_crossover(out, &c->semi_crossover, "semi-sorted cuckoo", REPORT_SEMI_MIN_BITS,
+                   REPORT_SEMI_MAX_BITS);
     if (art)
-        fprintf(out, "   (the article: cuckoo wins below about 3%% FPP)\n");
+        fprintf(out, "   (the article: cuckoo wins below about 3%% FPP; the paper's figure is for "
+                     "semi-sorted buckets)\n");
 }
 
 static void text_buckets(const report *r, FILE *out) {
     static const char *paper[REPORT_BUCKET_ROWS] = {"~50%", "~84%", "~95%", "~98%"};
     char a[32], b[32];
-    fprintf(out, "\n8. maximum load by bucket size (%u-bit fingerprints, same slots, first "
-                 "failed insert)\n     b  buckets      max load   kicks/insert  lost   paper\n",
+    fprintf(out, "\n8. maximum load by bucket size (%u-bit fingerprints, plain buckets, same slots, "
+                 "first failed insert)\n     b  buckets      max load   kicks/insert  lost   paper\n",
             r->params.fingerprint_bits);
     for (int i = 0; i < REPORT_BUCKET_ROWS; i++) {
         const report_bucket_row *w = &r->buckets[i];
@@ -163,6 +194,10 @@ static void text_speed(const report *r, FILE *out) {
     fprintf(out, "   cuckoo  insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)\n",
             s->cuckoo_insert_ns, 1e3 / s->cuckoo_insert_ns, s->cuckoo_lookup_ns,
             1e3 / s->cuckoo_lookup_ns);
+    if (s->has_semi)
+        fprintf(out, "   semi    insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)"
+                     "   (semi-sorted)\n", s->semi_insert_ns, 1e3 / s->semi_insert_ns,
+                s->semi_lookup_ns, 1e3 / s->semi_lookup_ns);
     fprintf(out, "   Bloom   insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)\n",
             s->bloom_insert_ns, 1e3 / s->bloom_insert_ns, s->bloom_lookup_ns,
             1e3 / s->bloom_lookup_ns);

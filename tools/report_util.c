@@ -71,9 +71,10 @@ void report_progress(const report *r, const char *phase, uint64_t done, uint64_t
 }
 
 cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size,
-                            uint64_t buckets, cf_filter **out) {
+                            uint64_t buckets, unsigned flags, cf_filter **out) {
     cf_config cfg;
     cf_config_init(&cfg);
+    cfg.flags = flags;
     cfg.fingerprint_bits = fbits;
     cfg.bucket_size = bucket_size;
     cfg.num_buckets = buckets;
@@ -81,12 +82,19 @@ cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_siz
     cfg.seed = r->params.seed;
     cf_status s = cf_new(&cfg, out);
     if (s != CF_OK)
-        cli_error("cannot create a filter (f=%u, b=%u, %llu buckets): %s", fbits, bucket_size,
+        cli_error("cannot create a %sfilter (f=%u, b=%u, %llu buckets): %s",
+                  (flags & CF_SEMI_SORT) ? "semi-sorted " : "", fbits, bucket_size,
                   (unsigned long long)buckets, cf_strerror(s));
     return s;
 }
 
+bool report_semi_supported(unsigned bucket_size, unsigned fbits) {
+    return bucket_size == REPORT_SEMI_BUCKET_SIZE && fbits >= REPORT_SEMI_MIN_BITS &&
+           fbits <= REPORT_SEMI_MAX_BITS;
+}
+
 bool report_is_article_setup(const report_params *p) {
-    return p->fingerprint_bits == 12 && p->bucket_size == 4 && p->buckets == 65536 &&
+    /* The article's table had plain buckets: its memory figures are those. */
+    return !p->semi_sort && p->fingerprint_bits == 12 && p->bucket_size == 4 && p->buckets == 65536 &&
            p->load == 0.95 && p->queries == 500000 && p->max_kicks == 500;
 }
