@@ -34,6 +34,8 @@ expect 2 "$cuckoo" create "$dir/g.cf" --capacity 10 --fpp 0.1 --fingerprint-bits
 expect 2 "$cuckoo" create "$dir/g.cf" --capacity 10 --bucket-size 3; one_line_error
 expect 2 "$cuckoo" create "$dir/g.cf" --capacity x; one_line_error
 expect 2 "$cuckoo" create "$dir/g.cf" --capacity 10 --bogus; one_line_error
+expect 2 "$cuckoo" create "$dir/g.cf" --capacity; one_line_error
+grep -q 'needs a value' "$dir/err" || fail "missing value message: $(cat "$dir/err")"
 [[ -e $dir/g.cf ]] && fail "a failed create wrote a file"
 expect 0 "$cuckoo" add "$f" apple banana
 expect 0 "$cuckoo" query "$f" apple banana

@@ -10,11 +10,10 @@
 #include "cli.h"
 
 /* "--name value" or "--name=value": the value, or NULL when a is not --name.
- * *missing is set when --name is last with no value. */
+ * *missing is set (never cleared) when --name is last with no value. */
 static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing) {
     size_t n = strlen(name);
     const char *a = argv[*i];
-    *missing = false;
     if (strncmp(a, name, n) != 0) return NULL;
     if (a[n] == '=') return a + n + 1;
     if (a[n] != '\0') return NULL;
@@ -27,7 +26,7 @@ static const char *flag_value(int argc, char **argv, int *i, const char *name, b
 
 static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     const char *v;
-    bool missing;
+    bool missing = false;
     *matched = true;
     if ((v = flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.capacity) || o->cfg.capacity == 0)
