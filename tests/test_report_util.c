@@ -1,7 +1,7 @@
 /*
  * test_report_util.c -- the statistics and keys `cuckoo report` rests on:
- * the Wilson interval, the percentile, and member / non-member keys that
- * never coincide.  The tools are not a library, so their source is compiled
+ * the Wilson interval, the percentile, member / non-member keys that never
+ * coincide, and the semi-sorted range the library accepts.  The tools are not a library, so their source is compiled
  * in here.
  */
 #define _POSIX_C_SOURCE 200809L /* as the tools are built: clock_gettime */
@@ -85,5 +85,36 @@ static void test_keys_disjoint_and_deterministic(void) {
     CHECK(memcmp(a, b, 8) != 0);
 }
 
+/* The report's semi-sorted range (bucket size 4, f = 5..16) is the one the
+ * library accepts: it must neither skip widths nor try ones cf_new refuses. */
+static void test_semi_range_is_the_library_s(void) {
+    static const unsigned sizes[] = {1, 2, 4, 8};
+    unsigned disagree = 0, supported = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (unsigned f = CF_MIN_FINGERPRINT_BITS; f <= CF_MAX_FINGERPRINT_BITS; f++) {
+            cf_config cfg;
+            cf_config_init(&cfg);
+            cfg.flags = CF_SEMI_SORT;
+            cfg.bucket_size = sizes[i];
+            cfg.fingerprint_bits = f;
+            cfg.num_buckets = 16;
+            cf_filter *filter = NULL;
+            bool ok = cf_new(&cfg, &filter) == CF_OK;
+            if (ok) {
+                cf_stats st;
+                cf_get_stats(filter, &st);
+                /* One bit less per slot, as the report's bits per item assume. */
+                CHECK_EQ(st.bits_per_slot, f - 1);
+                CHECK_EQ(st.table_bytes, (size_t)(16 * 4 * (f - 1) + 7) / 8);
+            }
+            cf_free(filter);
+            disagree += ok != report_semi_supported(sizes[i], f);
+            supported += ok;
+        }
+    }
+    CHECK_EQ(disagree, 0);
+    CHECK_EQ(supported, REPORT_SEMI_ROWS);
+}
+
 TEST_MAIN(TEST(test_wilson_edges), TEST(test_wilson_properties), TEST(test_p99),
-          TEST(test_keys_disjoint_and_deterministic))
+          TEST(test_keys_disjoint_and_deterministic), TEST(test_semi_range_is_the_library_s))
