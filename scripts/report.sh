@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j "$(nproc 2>/dev/null || echo 2)"
+mkdir -p build
+log=build/release-build.log
+echo "building (log: $log) ..." >&2
+{ cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release &&
+  cmake --build build/release -j "$(nproc 2>/dev/null || echo 2)"; } >"$log" 2>&1 ||
+  { cat "$log" >&2; echo "build failed" >&2; exit 1; }
 build/release/tools/cuckoo report --plot report "$@"
