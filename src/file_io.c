@@ -109,7 +109,8 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
 
     /* One pass: each chunk is read, hashed and its slots counted while it
-     * is in cache.  A chunk of f * 2^17 bytes holds exactly 2^20 slots. */
+     * is in cache.  A chunk of f * 2^17 bytes holds exactly 2^20 slots.
+     * Semi-sorted tables are not slot arrays: they are checked whole below. */
     XXH3_state_t state;
     XXH3_INITSTATE(&state);
     XXH3_64bits_reset(&state);
@@ -127,7 +128,7 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
         XXH3_64bits_update(&state, f->table + off, n);
         uint64_t first = (uint64_t)(off / h.fp_bits) * 8;
         uint64_t end = first + ((uint64_t)1 << 20) < slots ? first + ((uint64_t)1 << 20) : slots;
-        occupied += cf__count_slots(f->table, first, end, h.fp_bits);
+        if (!f->semi_sort) occupied += cf__count_slots(f->table, first, end, h.fp_bits);
     }
     uint8_t trailer[CF__TRAILER_SIZE];
     size_t got = cf__pread_all(fd, trailer, sizeof trailer, CF__HEADER_SIZE + h.table_bytes);
@@ -140,7 +141,8 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
         goto fail;
     }
     if ((s = cf__check_padding(f)) != CF_OK) goto fail;
-    if (occupied != h.items) {
+    if (f->semi_sort && (s = cf__check_table(f)) != CF_OK) goto fail;
+    if (!f->semi_sort && occupied != h.items) {
         s = CF_E_CORRUPT;
         goto fail;
     }
