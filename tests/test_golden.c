@@ -35,23 +35,28 @@ typedef struct recipe {
     unsigned keys;       /* inserted: "key-0", "key-1", ... */
     bool until_full;     /* keep inserting past the first CF_E_FULL */
     unsigned dup_copies; /* then one key inserted this many times */
+    unsigned flags;
 } recipe;
 
 static const recipe goods[] = {
-    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0},
-    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0},
-    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0},
-    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 20, false, 0},
-    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0},
-    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0},
-    {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0},
-    {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0},
-    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4},
+    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0, 0},
+    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0, 0},
+    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0, 0},
+    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 20, false, 0, 0},
+    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0, 0},
+    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0, 0},
+    {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0, 0},
+    {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0, 0},
+    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0},
     /* 512-bucket (4 KiB) blocks: two blocks of block-local partners and a
      * 6-bucket tail, so the local and the global alternate buckets both occur. */
-    {"blocks_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0},
+    {"blocks_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0, 0},
+    /* Semi-sorted buckets (flag 1): 4f - 4 bits per bucket. */
+    {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT},
+    {"semisort_f16_b4_nb1030.cf", 16, 4, 500, 1030, 22, 3700, false, 0, CF_SEMI_SORT},
 };
 #define NGOOD (sizeof goods / sizeof goods[0])
+#define SEMI 10 /* semisort_f9_b4_nb50.cf, the source of the semi-sorted bad files */
 
 static cf_filter *build(const recipe *r) {
     cf_config cfg;
@@ -61,6 +66,7 @@ static cf_filter *build(const recipe *r) {
     cfg.num_buckets = r->nb;
     cfg.seed = r->seed;
     cfg.max_kicks = r->max_kicks;
+    cfg.flags = r->flags;
     cf_filter *f = NULL;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
     char key[32];
@@ -96,6 +102,56 @@ static bytes read_file(const char *path) {
     b.n = fread(b.p, 1, (size_t)n, fp);
     fclose(fp);
     return b;
+}
+
+/* ---- semi-sorted buckets, from docs/FORMAT.md ---- */
+
+/* code -> p0 | p1 << 4 | p2 << 8 | p3 << 12, or 0xffffffff for unused codes:
+ * built by enumerating the sorted prefix quadruples and ranking each. */
+static uint32_t spec_decode[4096];
+
+static unsigned spec_binom(unsigned n, unsigned k) {
+    unsigned r = 1;
+    for (unsigned i = 0; i < k; i++) r = r * (n - i) / (i + 1);
+    return k > n ? 0 : r;
+}
+
+static void spec_build_decode(void) {
+    for (unsigned c = 0; c < 4096; c++) spec_decode[c] = 0xffffffffu;
+    for (unsigned p3 = 0; p3 < 16; p3++)
+        for (unsigned p2 = 0; p2 <= p3; p2++)
+            for (unsigned p1 = 0; p1 <= p2; p1++)
+                for (unsigned p0 = 0; p0 <= p1; p0++) {
+                    unsigned code = spec_binom(p0, 1) + spec_binom(p1 + 1, 2) +
+                                    spec_binom(p2 + 2, 3) + spec_binom(p3 + 3, 4);
+                    REQUIRE(code < 3876 && spec_decode[code] == 0xffffffffu);
+                    spec_decode[code] = p0 | p1 << 4 | p2 << 8 | p3 << 12;
+                }
+}
+
+static uint64_t spec_bits(const uint8_t *table, uint64_t bit, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned j = 0; j < n; j++, bit++) v |= (uint64_t)((table[bit / 8] >> (bit % 8)) & 1) << j;
+    return v;
+}
+
+static void spec_put_bits(uint8_t *table, uint64_t bit, unsigned n, uint64_t v) {
+    for (unsigned j = 0; j < n; j++, bit++) {
+        table[bit / 8] = (uint8_t)(table[bit / 8] & ~(1u << (bit % 8)));
+        table[bit / 8] = (uint8_t)(table[bit / 8] | ((v >> j) & 1) << (bit % 8));
+    }
+}
+
+/* The four fingerprints of semi-sorted bucket i (f-bit fingerprints);
+ * false for an unused code. */
+static bool spec_semisort_bucket(const uint8_t *table, unsigned f, uint64_t i, uint64_t fp[4]) {
+    uint64_t base = i * (4 * f - 4);
+    uint32_t prefixes = spec_decode[spec_bits(table, base, 12)];
+    if (prefixes == 0xffffffffu) return false;
+    for (unsigned k = 0; k < 4; k++)
+        fp[k] = (uint64_t)((prefixes >> (4 * k)) & 15) << (f - 4) |
+                spec_bits(table, base + 12 + k * (f - 4), f - 4);
+    return true;
 }
 
 /* ---- the bad files: mutations of good files ---- */
@@ -140,7 +196,7 @@ static void add_field(const char *name, cf_status want, const char *why, bytes g
     add_bad(name, want, why, b);
 }
 
-static void make_bads(bytes g, bytes odd) {
+static void make_bads(bytes g, bytes odd, bytes semi) {
     nbad = 0;
     char name[64];
     add_bad("empty.bin", CF_E_TRUNCATED, "zero bytes", copy_of(g, 0));
@@ -221,6 +277,32 @@ static void make_bads(bytes g, bytes odd) {
     b.p[odd.n - CF__TRAILER_SIZE - 1] |= 0x80;
     fix_checks(b);
     add_bad("padding_bit_set.bin", CF_E_CORRUPT, "a padding bit after the last slot set", b);
+
+    /* Semi-sorted (from semisort_f9_b4_nb50.cf): f = 9, buckets of 32 bits. */
+    add_field("semisort_on_plain_file.bin", CF_E_CORRUPT, "flag 1 on a plain table: sizes differ",
+              g, CF__OFF_FLAGS, 2, CF_SEMI_SORT);
+    add_field("semisort_b8.bin", CF_E_CORRUPT, "semi-sorted needs bucket size 4", semi,
+              CF__OFF_BUCKET_SIZE, 1, 8);
+    add_field("semisort_f4.bin", CF_E_CORRUPT, "semi-sorted needs 5..16-bit fingerprints", semi,
+              CF__OFF_FP_BITS, 1, 4);
+    add_field("semisort_f17.bin", CF_E_CORRUPT, "semi-sorted needs 5..16-bit fingerprints", semi,
+              CF__OFF_FP_BITS, 1, 17);
+    b = copy_of(semi, semi.n);
+    spec_put_bits(b.p + CF__HEADER_SIZE, 0, 12, 4095);
+    fix_checks(b);
+    add_bad("semisort_code_4095.bin", CF_E_CORRUPT, "a bucket code no prefix multiset has", b);
+    /* Bucket 0 rewritten as prefixes 0,0,0,0 with suffixes 2,1,3,4: fingerprints
+     * 2,1,3,4, out of order; the item count is kept right. */
+    b = copy_of(semi, semi.n);
+    uint64_t fp[4], items = cf__get_le(b.p + CF__OFF_ITEMS, 8);
+    REQUIRE(spec_semisort_bucket(b.p + CF__HEADER_SIZE, 9, 0, fp));
+    for (unsigned k = 0; k < 4; k++) items -= fp[k] != 0;
+    spec_put_bits(b.p + CF__HEADER_SIZE, 0, 12, 0);
+    static const uint64_t suffixes[4] = {2, 1, 3, 4};
+    for (unsigned k = 0; k < 4; k++) spec_put_bits(b.p + CF__HEADER_SIZE, 12 + 5 * k, 5, suffixes[k]);
+    cf__put_le(b.p + CF__OFF_ITEMS, items + 4, 8);
+    fix_checks(b);
+    add_bad("semisort_unsorted.bin", CF_E_CORRUPT, "a bucket's fingerprints out of order", b);
 }
 
 /* ---- checks ---- */
@@ -269,9 +351,9 @@ static void test_good_files(void) {
 static void test_bad_files(void) {
     FILE *mf = fopen(DATA_DIR "/bad/MANIFEST", "r");
     REQUIRE(mf != NULL);
-    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]);
-    bytes g = serialize(f0), odd = serialize(f1);
-    make_bads(g, odd);
+    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]), *f2 = build(&goods[SEMI]);
+    bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2);
+    make_bads(g, odd, semi);
     char line[512], name[128], status[64];
     size_t listed = 0;
     while (fgets(line, sizeof line, mf) != NULL) {
@@ -317,14 +399,15 @@ static void test_bad_files(void) {
     closedir(d);
     CHECK_EQ(files, listed);
     for (size_t i = 0; i < nbad; i++) free(bads[i].data.p);
-    free(g.p), free(odd.p);
-    cf_free(f0), cf_free(f1);
+    free(g.p), free(odd.p), free(semi.p);
+    cf_free(f0), cf_free(f1), cf_free(f2);
 }
 
 /* ---- an independent reader written from docs/FORMAT.md alone ---- */
 
 typedef struct spec_filter {
     const uint8_t *table;
+    bool semi;
     unsigned f, b;
     uint64_t nb, seed, block, tail;
 } spec_filter;
@@ -362,6 +445,14 @@ static bool spec_contains(const spec_filter *sf, const char *key, size_t len) {
     uint64_t fp = (((h & 0xffffffffu) * (((uint64_t)1 << sf->f) - 1)) >> 32) + 1;
     uint64_t i1 = spec_range(h, sf->nb), i2 = spec_alt(sf, i1, fp);
     CHECK_EQ(spec_alt(sf, i2, fp), i1); /* an involution */
+    if (sf->semi) {
+        uint64_t a[4], c[4];
+        REQUIRE(spec_semisort_bucket(sf->table, sf->f, i1, a));
+        REQUIRE(spec_semisort_bucket(sf->table, sf->f, i2, c));
+        for (unsigned s = 0; s < 4; s++)
+            if (a[s] == fp || c[s] == fp) return true;
+        return false;
+    }
     for (unsigned s = 0; s < sf->b; s++)
         if (spec_slot(sf, i1 * sf->b + s) == fp || spec_slot(sf, i2 * sf->b + s) == fp)
             return true;
@@ -380,13 +471,20 @@ static void test_spec_reader(void) {
         sf.b = disk.p[11];
         sf.nb = cf__get_le(disk.p + 16, 8);
         sf.seed = cf__get_le(disk.p + 24, 8);
+        sf.semi = cf__get_le(disk.p + 14, 2) == 1;
+        uint64_t bucket_bits = sf.semi ? 4 * sf.f - 4 : sf.b * sf.f;
         sf.block = 1;
-        while (sf.block * 2 * sf.b * sf.f <= 32768) sf.block *= 2;
+        while (sf.block * 2 * bucket_bits <= 32768) sf.block *= 2;
         sf.tail = sf.b == 1 ? 0 : sf.nb - sf.nb % sf.block;
-        CHECK_EQ(disk.n, 64 + (sf.nb * sf.b * sf.f + 7) / 8 + 8);
+        CHECK_EQ(disk.n, 64 + (sf.nb * bucket_bits + 7) / 8 + 8);
         CHECK_EQ(cf__get_le(disk.p + disk.n - 8, 8), XXH3_64bits(disk.p, disk.n - 8));
         uint64_t nonzero = 0;
-        for (uint64_t k = 0; k < sf.nb * sf.b; k++) nonzero += spec_slot(&sf, k) != 0;
+        for (uint64_t k = 0; k < sf.nb * sf.b; k++) {
+            uint64_t q[4];
+            if (!sf.semi) nonzero += spec_slot(&sf, k) != 0;
+            else if (k % 4 == 0 && spec_semisort_bucket(sf.table, sf.f, k / 4, q))
+                nonzero += (q[0] != 0) + (q[1] != 0) + (q[2] != 0) + (q[3] != 0);
+        }
         CHECK_EQ(nonzero, cf__get_le(disk.p + 32, 8));
         cf_filter *m = NULL;
         REQUIRE(cf_map(path, true, &m) == CF_OK);
@@ -411,9 +509,9 @@ static int write_all(const char *dir) {
         if (cf_save(f, path) != CF_OK) return fprintf(stderr, "cannot write %s\n", path), 1;
         cf_free(f);
     }
-    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]);
-    bytes g = serialize(f0), odd = serialize(f1);
-    make_bads(g, odd);
+    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]), *f2 = build(&goods[SEMI]);
+    bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2);
+    make_bads(g, odd, semi);
     if (snprintf(path, sizeof path, "%s/bad/MANIFEST", dir) >= (int)sizeof path) return 1;
     FILE *mf = fopen(path, "w");
     if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;
@@ -431,12 +529,13 @@ static int write_all(const char *dir) {
         free(bads[i].data.p);
     }
     fclose(mf);
-    free(g.p), free(odd.p);
-    cf_free(f0), cf_free(f1);
+    free(g.p), free(odd.p), free(semi.p);
+    cf_free(f0), cf_free(f1), cf_free(f2);
     return 0;
 }
 
 int main(int argc, char **argv) {
+    spec_build_decode();
     if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_all(argv[2]);
     static const test_case tests[] = {TEST(test_good_files), TEST(test_bad_files),
                                       TEST(test_spec_reader)};
