@@ -3,8 +3,8 @@
  * exact model (a multiset of keys), with a twin filter that is periodically
  * replaced by a serialize/deserialize copy of itself.
  *
- * Input: 8 bytes of shape (f, b, nb, max_kicks, seed), then 2-byte ops
- * (opcode, key).  Properties checked after every op:
+ * Input: 8 bytes of shape (f, b, nb, max_kicks and the semi-sorting bit,
+ * seed), then 2-byte ops (opcode, key).  Properties checked after every op:
  *   - no false negatives: every key the model holds is found;
  *   - cf_count is at least the model's count; deletes of held keys succeed;
  *   - items == the model's total; a failed insert changes no slot;
@@ -71,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.bucket_size = bucket_sizes[data[1] % 4];
     cfg.num_buckets = 1 + data[2] % 48;
     cfg.max_kicks = 1 + data[3] % 64;
+    if ((data[3] & 0x80) && cfg.bucket_size == 4 && cfg.fingerprint_bits >= 5 &&
+        cfg.fingerprint_bits <= 16)
+        cfg.flags = CF_SEMI_SORT;
     cfg.seed = (uint64_t)data[4] | (uint64_t)data[5] << 8 | (uint64_t)data[6] << 16 |
                (uint64_t)data[7] << 24;
     cf_filter *f = NULL, *twin = NULL;
