@@ -117,6 +117,13 @@ cmp -s "$dir/y.cf" "$golden" || fail "build did not rebuild $golden byte for byt
 cmp -s "$dir/q1" "$dir/q2" || fail "CLI-built and golden files answer differently"
 [[ $(grep -c $'\tyes$' "$dir/q1") -ge 380 ]] || fail "keys missing from the golden file"
 
+# the same for a semi-sorted golden file (f=9, 50 buckets, seed 21, key-0..key-179)
+for i in $(seq 0 179); do echo "key-$i"; done >"$dir/skeys"
+"$cuckoo" build "$dir/s.cf" --buckets 50 --fingerprint-bits 9 --bucket-size 4 --seed 21 \
+  --semi-sort <"$dir/skeys" || fail "semi-sorted build"
+cmp -s "$dir/s.cf" data/good/semisort_f9_b4_nb50.cf || fail "semi-sorted build differs from golden"
+"$cuckoo" info --json "$dir/s.cf" | grep -q '"semi_sorted": true' || fail "info: semi_sorted"
+
 # ---- kill `cuckoo add` at random moments: the file is always the old or the new one
 k=$dir/k.cf
 expect 0 "$cuckoo" create "$k" --capacity 400000 --seed 3

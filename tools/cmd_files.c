@@ -25,9 +25,11 @@ static void usage(const char *cmd) {
     } texts[] = {
         {"create",
          "usage: cuckoo create FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
-         "                     [--bucket-size B] [--seed S] [--max-kicks K] [--buckets NB] [--force]\n"
+         "                     [--bucket-size B] [--seed S] [--max-kicks K] [--buckets NB]\n"
+         "                     [--semi-sort] [--force]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
-         "--force replaces an existing FILE.\n"},
+         "--semi-sort stores each fingerprint in one bit less (bucket size 4, 5..16\n"
+         "bits).  --force replaces an existing FILE.\n"},
         {"add",
          "usage: cuckoo add FILE [--unique] [KEY...]\n"
          "Inserts each KEY (or each line of stdin when no KEY is given).  All or\n"
@@ -46,8 +48,8 @@ static void usage(const char *cmd) {
          "Prints an upper bound on the copies of KEY stored.  Exit 1 when 0.\n"},
         {"build",
          "usage: cuckoo build FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
-         "                    [--bucket-size B] [--seed S] [--max-kicks K] [--unique]\n"
-         "                    [--grow] [--force] < keys\n"
+         "                    [--bucket-size B] [--seed S] [--max-kicks K] [--semi-sort]\n"
+         "                    [--unique] [--grow] [--force] < keys\n"
          "Builds a filter from the lines of stdin.  If it fills before the stream\n"
          "ends, reports how many keys fit and writes nothing, unless --grow, which\n"
          "doubles the capacity and starts over from the keys' hashes.\n"},
@@ -379,13 +381,13 @@ int cli_cmd_info(int argc, char **argv) {
         files_json_string(stdout, o.file);
         printf(", \"format_version\": %d, \"file_bytes\": %lld, \"items\": %llu, "
                "\"num_buckets\": %llu, \"bucket_size\": %u, \"slots\": %llu, "
-               "\"fingerprint_bits\": %u, \"load_factor\": %.6f, \"bits_per_item\": %.4f, "
+               "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, \"bits_per_item\": %.4f, "
                "\"file_bytes_per_item\": %.4f, \"expected_fpp\": %.6g, \"table_bytes\": %zu, "
                "\"max_kicks\": %u, \"seed\": %llu, \"flags\": %u, \"total_kicks\": %llu, "
                "\"failed_inserts\": %llu, \"checksum_ok\": %s, \"verification\": ",
                version, size, (unsigned long long)st.items, (unsigned long long)st.num_buckets,
                st.bucket_size, (unsigned long long)st.slots, st.fingerprint_bits,
-               st.load_factor, st.bits_per_item, bytes_per_item, st.expected_fpp,
+               (st.flags & CF_SEMI_SORT) ? "true" : "false", st.load_factor, st.bits_per_item, bytes_per_item, st.expected_fpp,
                st.table_bytes, st.max_kicks, (unsigned long long)st.seed, st.flags,
                (unsigned long long)st.total_kicks, (unsigned long long)st.failed_inserts,
                verified == CF_OK ? "true" : "false");
@@ -399,7 +401,8 @@ int cli_cmd_info(int argc, char **argv) {
         printf("buckets           %llu\n", (unsigned long long)st.num_buckets);
         printf("bucket size       %u\n", st.bucket_size);
         printf("slots             %llu\n", (unsigned long long)st.slots);
-        printf("fingerprint bits  %u\n", st.fingerprint_bits);
+        printf("fingerprint bits  %u%s\n", st.fingerprint_bits,
+               (st.flags & CF_SEMI_SORT) ? " (semi-sorted: one bit less each in the table)" : "");
         printf("load factor       %.4f\n", st.load_factor);
         printf("bits per item     %.2f (table), %.2f (file)\n", st.bits_per_item,
                8 * bytes_per_item);

@@ -57,6 +57,8 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
         if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
             return cli_error("--buckets wants a positive integer, not '%s'", v), false;
         o->has_buckets = true;
+    } else if (strcmp(argv[*i], "--semi-sort") == 0) {
+        o->cfg.flags |= CF_SEMI_SORT;
     } else {
         *matched = missing;
         if (missing) return cli_error("%s needs a value", argv[*i]), false;
