@@ -33,6 +33,9 @@
 
 #include <cuckoofilter.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -107,6 +110,7 @@ KEY_PHASE(phase_ref_insert, ref_cuckoo *, ref_cuckoo_insert(h, &keys[i], KEY_LEN
 KEY_PHASE(phase_ref_lookup_pos, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_ref_lookup_neg, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_ref_lookup_mixed, const ref_cuckoo *, ref_cuckoo_contains(h, &keys[i], KEY_LEN))
+KEY_PHASE(phase_ref_lookup_mixed_hash, const ref_cuckoo *, ref_cuckoo_contains_hash(h, keys[i]))
 KEY_PHASE(phase_ref_delete, ref_cuckoo *, ref_cuckoo_delete(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_bloom_insert, cf_bloom *, (cf_bloom_add(h, &keys[i], KEY_LEN), 1))
 KEY_PHASE(phase_bloom_lookup_pos, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
@@ -330,8 +334,16 @@ static void run_ref(const options *o, bench_case *c, unsigned rep, const uint64_
     TIME_PHASE(pos, smp[M_POS][rep], n, phase_ref_lookup_pos(&r, s->pos, n));
     TIME_PHASE(neg, smp[M_NEG][rep], n, phase_ref_lookup_neg(&r, s->neg, n));
     TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_ref_lookup_mixed(&r, s->mixed, n));
+    /* XXH3-64 with the same seed: these are the hashes cf_hash gives. */
+    for (uint64_t i = 0; i < n; i++)
+        s->hashes[i] = XXH3_64bits_withSeed(&s->mixed[i], KEY_LEN, o->seed);
+    uint64_t by_hash;
+    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, phase_ref_lookup_mixed_hash(&r, s->hashes, n));
+    if (by_hash != mixed)
+        fprintf(stderr, "cf-bench: WARNING: ref N=%" PRIu64 " f=%u: %" PRIu64 " found by key, %" PRIu64
+                " by hash\n", c->n, c->fp_bits, mixed, by_hash);
     TIME_PHASE(deleted, smp[M_DELETE][rep], n, phase_ref_delete(&r, s->pos, n));
-    for (int m = M_POS; m <= M_MIXED; m++) c->ops[IMPL_REF][m] = n;
+    for (int m = M_POS; m <= M_MIXED_HASH; m++) c->ops[IMPL_REF][m] = n;
     c->ops[IMPL_REF][M_DELETE] = n;
 
     bench_facts *fa = &c->facts[IMPL_REF];

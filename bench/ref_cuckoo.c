@@ -61,12 +61,15 @@ __attribute__((noinline)) static uint64_t ref_hash(const void *key, size_t len, 
     return XXH3_64bits_withSeed(key, len, seed);
 }
 
-static void ref_split(const ref_cuckoo *r, const void *key, size_t len, uint16_t *fp,
-                      uint64_t *i1) {
-    uint64_t h = ref_hash(key, len, r->seed);
+static void ref_split_hash(const ref_cuckoo *r, uint64_t h, uint16_t *fp, uint64_t *i1) {
     uint16_t f = (uint16_t)((h >> 32) & r->fp_mask);
     *fp = f == 0 ? 1 : f;
     *i1 = h & (r->num_buckets - 1);
+}
+
+static void ref_split(const ref_cuckoo *r, const void *key, size_t len, uint16_t *fp,
+                      uint64_t *i1) {
+    ref_split_hash(r, ref_hash(key, len, r->seed), fp, i1);
 }
 
 static uint64_t ref_alt(const ref_cuckoo *r, uint64_t i, uint16_t fp) {
@@ -137,9 +140,13 @@ bool ref_cuckoo_insert(ref_cuckoo *r, const void *key, size_t len) {
 }
 
 bool ref_cuckoo_contains(const ref_cuckoo *r, const void *key, size_t len) {
+    return ref_cuckoo_contains_hash(r, ref_hash(key, len, r->seed));
+}
+
+bool ref_cuckoo_contains_hash(const ref_cuckoo *r, uint64_t h) {
     uint16_t fp;
     uint64_t i1;
-    ref_split(r, key, len, &fp, &i1);
+    ref_split_hash(r, h, &fp, &i1);
     uint64_t i2 = ref_alt(r, i1, fp);
     if (ref_bucket_has(r, i1, fp) || ref_bucket_has(r, i2, fp)) return true;
     return r->has_victim && r->victim_fp == fp &&
