@@ -64,18 +64,6 @@ typedef struct options {
     const char *csv;
 } options;
 
-/* What one filter is measured on: its own inserted keys (a prefix of the key
- * stream), lookups of `count` of them and of `count` absent keys. */
-typedef struct lookup_sets {
-    uint64_t count;
-    uint64_t *pos;    /* distinct inserted keys, spread over the insert order */
-    uint64_t *neg;    /* keys never inserted                                  */
-    uint64_t *mixed;  /* 50% from pos, 50% from neg, in random order          */
-    uint64_t *hashes; /* scratch for hashed keys                              */
-    uint64_t *chunk;  /* scratch for one batch of hashes to insert            */
-    bool *out;        /* scratch for batch results                            */
-} lookup_sets;
-
 static double elapsed_per_op(double t0, double t1, uint64_t n) {
     return n ? (t1 - t0) / (double)n : NAN;
 }
@@ -190,24 +178,24 @@ static void fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
 }
 
 /* Chooses the lookup keys for a filter holding keys[0..inserted) and returns
- * how many (at most s->count and at most inserted, so they are distinct):
+ * how many (at most count and at most inserted, so they are distinct):
  * positives evenly spread over the insert order (early inserts sit in their
  * first bucket more often), shuffled, and a 50/50 mix with the negatives.
  * Deterministic in seed, so every repetition looks up the same keys. */
-static uint64_t build_sets(lookup_sets *s, const uint64_t *keys, uint64_t inserted,
-                           uint64_t seed) {
+static uint64_t build_sets(uint64_t *pos, uint64_t *mixed, const uint64_t *neg, uint64_t count,
+                           const uint64_t *keys, uint64_t inserted, uint64_t seed) {
     uint64_t rng = seed ^ 0x3c6ef372fe94f82bull;
-    uint64_t n = s->count < inserted ? s->count : inserted;
-    for (uint64_t i = 0; i < n; i++) s->pos[i] = keys[(uint64_t)((double)i * inserted / n)];
+    uint64_t n = count < inserted ? count : inserted;
+    for (uint64_t i = 0; i < n; i++) pos[i] = keys[(uint64_t)((double)i * inserted / n)];
     for (uint64_t i = n - 1; i > 0; i--) {
         uint64_t j = bench_below(bench_splitmix64(&rng), i + 1);
-        uint64_t t = s->pos[i];
-        s->pos[i] = s->pos[j];
-        s->pos[j] = t;
+        uint64_t t = pos[i];
+        pos[i] = pos[j];
+        pos[j] = t;
     }
     for (uint64_t i = 0; i < n; i++) {
         uint64_t r = bench_splitmix64(&rng);
-        s->mixed[i] = (r >> 63) ? s->pos[bench_below(r, n)] : s->neg[i];
+        mixed[i] = (r >> 63) ? pos[bench_below(r, n)] : neg[i];
     }
     return n;
 }
@@ -238,10 +226,37 @@ static uint64_t fill_count(uint64_t slots, double load) {
 
 /* ------------------------------------------------------------- runners */
 
-/* The library, plain (IMPL_OURS) or semi-sorted (IMPL_SEMI). */
-static void run_ours(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
-                     lookup_sets *s, bench_impl impl) {
-    const lib_phases *ph = impl == IMPL_SEMI ? &semi_phases : &ours_phases;
+/* What every filter of a case shares: the key stream, the negatives, scratch. */
+typedef struct workload {
+    const uint64_t *keys; /* inserted in this order, as many as each filter takes */
+    const uint64_t *neg;  /* keys never inserted                                  */
+    uint64_t count;       /* lookup keys per phase (capped by each filter's fill) */
+    uint64_t *chunk;      /* one batch of hashes to insert                        */
+    bool *out;            /* batch lookup results                                 */
+} workload;
+
+/* One filter during a repetition.  All filters are built and filled first;
+ * then each lookup phase runs on every filter in turn, so the filters face
+ * the same load from the neighbours within a second of each other, and the
+ * ratios stay meaningful on a shared machine. */
+typedef struct runner {
+    bench_impl impl;
+    bool live;
+    cf_filter *f;      /* IMPL_OURS, IMPL_SEMI */
+    ref_cuckoo r;      /* IMPL_REF             */
+    cf_bloom *b;       /* IMPL_BLOOM           */
+    uint64_t fill;     /* keys offered         */
+    uint64_t inserted; /* keys stored          */
+    uint64_t n;        /* lookup keys          */
+    uint64_t *pos, *mixed, *hashes; /* this filter's lookup keys, w->count each */
+    uint64_t count[M_COUNT];        /* successes per phase (found, deleted)     */
+} runner;
+
+static const lib_phases *lib_phases_of(bench_impl impl) {
+    return impl == IMPL_SEMI ? &semi_phases : &ours_phases;
+}
+
+static bool lib_new(const options *o, const bench_case *c, bench_impl impl, cf_filter **f) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = c->n;
@@ -249,154 +264,193 @@ static void run_ours(const options *o, bench_case *c, unsigned rep, const uint64
     cfg.bucket_size = c->bucket_size;
     cfg.seed = o->seed;
     cfg.flags = impl == IMPL_SEMI ? CF_SEMI_SORT : 0;
-    cf_filter *f = NULL;
-    cf_status st = cf_new(&cfg, &f);
-    if (st != CF_OK) {
+    cf_status st = cf_new(&cfg, f);
+    if (st != CF_OK)
         fprintf(stderr, "cf-bench: cf_new(%s, f=%u): %s\n", bench_impl_names[impl], c->fp_bits,
                 cf_strerror(st));
-        return;
-    }
-    cf_stats stats;
-    cf_get_stats(f, &stats);
-    uint64_t fill = fill_count(stats.slots, o->load);
-    double (*smp)[BENCH_MAX_REPS] = c->samples[impl];
-    uint64_t inserted, pos, neg, mixed, by_hash, batched, deleted;
+    return st == CF_OK;
+}
 
-    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, ph->insert(f, keys, fill));
-    c->ops[impl][M_INSERT] = fill;
-    cf_get_stats(f, &stats);
-
-    uint64_t n = build_sets(s, keys, fill, o->seed);
-    TIME_PHASE(pos, smp[M_POS][rep], n, ph->lookup_pos(f, s->pos, n));
-    TIME_PHASE(neg, smp[M_NEG][rep], n, ph->lookup_neg(f, s->neg, n));
-    TIME_PHASE(mixed, smp[M_MIXED][rep], n, ph->lookup_mixed(f, s->mixed, n));
-    for (uint64_t i = 0; i < n; i++) s->hashes[i] = cf_hash(f, &s->mixed[i], KEY_LEN);
-    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, ph->lookup_mixed_hash(f, s->hashes, n));
-    TIME_PHASE(batched, smp[M_BATCH][rep], n, ph->batch_mixed(f, s->hashes, n, o->batch, s->out));
-    if (by_hash != mixed || batched != mixed)
-        fprintf(stderr,
-                "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: mixed lookups found %" PRIu64
-                " by key, %" PRIu64 " by hash, %" PRIu64 " batched\n",
-                bench_impl_names[impl], c->n, c->fp_bits, mixed, by_hash, batched);
-    TIME_PHASE(deleted, smp[M_DELETE][rep], n, ph->delete_(f, s->pos, n));
-    for (int m = M_POS; m <= M_DELETE; m++) c->ops[impl][m] = n;
-
+/* Creates x's filter and times its fill; then chooses its lookup keys. */
+static void runner_fill(const options *o, bench_case *c, unsigned rep, runner *x,
+                        const workload *w, const cf_stats *shape) {
+    bench_impl impl = x->impl;
     bench_facts *fa = &c->facts[impl];
-    fa->present = true;
-    fa->items = stats.items;
-    fa->num_buckets = stats.num_buckets;
-    fa->table_bytes = stats.table_bytes;
-    fa->bits_per_item = stats.bits_per_item;
-    fa->fpp = (double)neg / (double)n;
-    fa->failed_inserts = fill - inserted;
-    /* A failed insert leaves its key out, so only count misses beyond those. */
-    fa->false_negatives = n - pos > fa->failed_inserts ? n - pos - fa->failed_inserts : 0;
-    fa->failed_deletes = n - deleted;
-    fa->kicks = stats.total_kicks;
-    cf_free(f);
+    double *ns = &c->samples[impl][M_INSERT][rep];
+    memset(x->count, 0, sizeof x->count);
+    x->live = false;
+    switch (impl) {
+    case IMPL_OURS:
+    case IMPL_SEMI: {
+        if (!lib_new(o, c, impl, &x->f)) return;
+        cf_stats st;
+        cf_get_stats(x->f, &st);
+        x->fill = fill_count(st.slots, o->load);
+        TIME_PHASE(x->inserted, *ns, x->fill, lib_phases_of(impl)->insert(x->f, w->keys, x->fill));
+        cf_get_stats(x->f, &st);
+        fa->items = st.items;
+        fa->num_buckets = st.num_buckets;
+        fa->table_bytes = st.table_bytes;
+        fa->bits_per_item = st.bits_per_item;
+        fa->kicks = st.total_kicks;
+        fa->failed_inserts = x->fill - x->inserted;
+        break;
+    }
+    case IMPL_REF: {
+        uint64_t nb = ref_cuckoo_floor_pow2(shape->num_buckets);
+        if (!ref_cuckoo_init(&x->r, nb, c->fp_bits, o->seed)) {
+            fprintf(stderr, "cf-bench: reference filter: out of memory\n");
+            return;
+        }
+        x->fill = fill_count(nb * REF_BUCKET_SIZE, o->load);
+        TIME_PHASE(x->inserted, *ns, x->fill, phase_ref_insert(&x->r, w->keys, x->fill));
+        fa->items = x->r.items;
+        fa->num_buckets = nb;
+        fa->table_bytes = ref_cuckoo_table_bytes(&x->r);
+        fa->bits_per_item = x->r.items ? 8.0 * (double)fa->table_bytes / (double)x->r.items : 0;
+        fa->kicks = x->r.total_kicks;
+        /* The stash keeps one homeless victim findable: only keys beyond it are lost. */
+        fa->failed_inserts = x->fill - x->inserted - (x->r.has_victim ? 1 : 0);
+        break;
+    }
+    case IMPL_BLOOM: {
+        cf_bloom_config cfg;
+        cf_bloom_config_init(&cfg);
+        x->fill = fill_count(shape->slots, o->load);
+        cfg.capacity = x->fill;
+        cfg.num_bits = (uint64_t)shape->table_bytes * 8; /* the cuckoo table's memory, bit for bit */
+        cfg.seed = o->seed;
+        cf_status st = cf_bloom_new(&cfg, &x->b);
+        if (st != CF_OK) {
+            fprintf(stderr, "cf-bench: cf_bloom_new: %s\n", cf_strerror(st));
+            return;
+        }
+        TIME_PHASE(x->inserted, *ns, x->fill, phase_bloom_insert(x->b, w->keys, x->fill));
+        cf_bloom_stats bs;
+        cf_bloom_get_stats(x->b, &bs);
+        fa->items = bs.items;
+        fa->table_bytes = (size_t)((bs.num_bits + 7) / 8);
+        fa->bits_per_item = bs.bits_per_item;
+        fa->num_hashes = bs.num_hashes;
+        break;
+    }
+    default: return;
+    }
+    c->ops[impl][M_INSERT] = x->fill;
+    x->live = true;
+    x->n = build_sets(x->pos, x->mixed, w->neg, w->count, w->keys, x->fill, o->seed);
+    /* cf_hash and the reference both use XXH3-64 with the seed: the same hashes. */
+    for (uint64_t i = 0; i < x->n; i++)
+        x->hashes[i] = XXH3_64bits_withSeed(&x->mixed[i], KEY_LEN, o->seed);
+}
 
-    /* The same fill again, batched, into a fresh filter: it must end up with
-     * the same items and moves as the one-by-one fill. */
-    if (cf_new(&cfg, &f) != CF_OK) return;
-    uint64_t batch_inserted;
-    TIME_PHASE(batch_inserted, smp[M_INSERT_BATCH][rep], fill,
-               ph->insert_batch(f, keys, fill, o->batch, s->chunk));
+/* Times phase m on x when x has it; returns false when it does not. */
+static bool runner_phase(const options *o, bench_case *c, unsigned rep, runner *x,
+                         const workload *w, bench_metric m) {
+    if (!x->live) return false;
+    uint64_t n = x->n, got = 0;
+    double *ns = &c->samples[x->impl][m][rep];
+    const uint64_t *keys = m == M_POS || m == M_DELETE ? x->pos : m == M_NEG ? w->neg : x->mixed;
+    switch (x->impl) {
+    case IMPL_OURS:
+    case IMPL_SEMI: {
+        const lib_phases *ph = lib_phases_of(x->impl);
+        switch (m) {
+        case M_POS: TIME_PHASE(got, *ns, n, ph->lookup_pos(x->f, keys, n)); break;
+        case M_NEG: TIME_PHASE(got, *ns, n, ph->lookup_neg(x->f, keys, n)); break;
+        case M_MIXED: TIME_PHASE(got, *ns, n, ph->lookup_mixed(x->f, keys, n)); break;
+        case M_MIXED_HASH:
+            TIME_PHASE(got, *ns, n, ph->lookup_mixed_hash(x->f, x->hashes, n));
+            break;
+        case M_BATCH:
+            TIME_PHASE(got, *ns, n, ph->batch_mixed(x->f, x->hashes, n, o->batch, w->out));
+            break;
+        case M_DELETE: TIME_PHASE(got, *ns, n, ph->delete_(x->f, keys, n)); break;
+        default: return false;
+        }
+        break;
+    }
+    case IMPL_REF:
+        switch (m) {
+        case M_POS: TIME_PHASE(got, *ns, n, phase_ref_lookup_pos(&x->r, keys, n)); break;
+        case M_NEG: TIME_PHASE(got, *ns, n, phase_ref_lookup_neg(&x->r, keys, n)); break;
+        case M_MIXED: TIME_PHASE(got, *ns, n, phase_ref_lookup_mixed(&x->r, keys, n)); break;
+        case M_MIXED_HASH:
+            TIME_PHASE(got, *ns, n, phase_ref_lookup_mixed_hash(&x->r, x->hashes, n));
+            break;
+        case M_DELETE: TIME_PHASE(got, *ns, n, phase_ref_delete(&x->r, keys, n)); break;
+        default: return false;
+        }
+        break;
+    case IMPL_BLOOM:
+        switch (m) {
+        case M_POS: TIME_PHASE(got, *ns, n, phase_bloom_lookup_pos(x->b, keys, n)); break;
+        case M_NEG: TIME_PHASE(got, *ns, n, phase_bloom_lookup_neg(x->b, keys, n)); break;
+        case M_MIXED: TIME_PHASE(got, *ns, n, phase_bloom_lookup_mixed(x->b, keys, n)); break;
+        default: return false;
+        }
+        break;
+    default: return false;
+    }
+    x->count[m] = got;
+    c->ops[x->impl][m] = n;
+    return true;
+}
+
+/* Records what the phases found and releases x's filter. */
+static void runner_finish(bench_case *c, runner *x) {
+    if (!x->live) return;
+    bench_facts *fa = &c->facts[x->impl];
+    uint64_t n = x->n;
+    fa->present = true;
+    fa->fpp = (double)x->count[M_NEG] / (double)n;
+    /* Keys that never got in cannot be found or deleted: only misses beyond
+     * those are false negatives. */
+    uint64_t missed = n - x->count[M_POS];
+    fa->false_negatives = missed > fa->failed_inserts ? missed - fa->failed_inserts : 0;
+    fa->failed_deletes = c->ops[x->impl][M_DELETE] ? n - x->count[M_DELETE] : 0;
+    if (x->impl == IMPL_OURS || x->impl == IMPL_SEMI) {
+        uint64_t by_key = x->count[M_MIXED];
+        if (x->count[M_MIXED_HASH] != by_key || x->count[M_BATCH] != by_key)
+            fprintf(stderr,
+                    "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: mixed lookups found %" PRIu64
+                    " by key, %" PRIu64 " by hash, %" PRIu64 " batched\n",
+                    bench_impl_names[x->impl], c->n, c->fp_bits, by_key, x->count[M_MIXED_HASH],
+                    x->count[M_BATCH]);
+        cf_free(x->f);
+    } else if (x->impl == IMPL_REF) {
+        if (x->count[M_MIXED_HASH] != x->count[M_MIXED])
+            fprintf(stderr, "cf-bench: WARNING: ref N=%" PRIu64 " f=%u: %" PRIu64
+                            " found by key, %" PRIu64 " by hash\n",
+                    c->n, c->fp_bits, x->count[M_MIXED], x->count[M_MIXED_HASH]);
+        ref_cuckoo_destroy(&x->r);
+    } else if (x->impl == IMPL_BLOOM) {
+        fa->false_negatives = n - x->count[M_POS];
+        cf_bloom_free(x->b);
+    }
+    x->live = false;
+}
+
+/* The library's fill again, batched, into a fresh filter: it must end with
+ * the same items and moves as the one-by-one fill. */
+static void run_insert_batch(const options *o, bench_case *c, unsigned rep, bench_impl impl,
+                             const workload *w) {
+    cf_filter *f = NULL;
+    if (!c->facts[impl].present || !lib_new(o, c, impl, &f)) return;
+    uint64_t fill = c->ops[impl][M_INSERT], inserted;
+    TIME_PHASE(inserted, c->samples[impl][M_INSERT_BATCH][rep], fill,
+               lib_phases_of(impl)->insert_batch(f, w->keys, fill, o->batch, w->chunk));
     c->ops[impl][M_INSERT_BATCH] = fill;
-    cf_get_stats(f, &stats);
-    if (batch_inserted != inserted || stats.items != fa->items || stats.total_kicks != fa->kicks)
+    cf_stats st;
+    cf_get_stats(f, &st);
+    const bench_facts *fa = &c->facts[impl];
+    if (inserted != fill - fa->failed_inserts || st.items != fa->items || st.total_kicks != fa->kicks)
         fprintf(stderr,
                 "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: batched fill differs: %" PRIu64
-                " inserted, %" PRIu64 " kicks (one by one: %" PRIu64 ", %" PRIu64 ")\n",
-                bench_impl_names[impl], c->n, c->fp_bits, batch_inserted, stats.total_kicks, inserted, fa->kicks);
+                " items, %" PRIu64 " kicks (one by one: %" PRIu64 ", %" PRIu64 ")\n",
+                bench_impl_names[impl], c->n, c->fp_bits, st.items, st.total_kicks, fa->items,
+                fa->kicks);
     cf_free(f);
-}
-
-static void run_ref(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
-                    lookup_sets *s, uint64_t ours_buckets) {
-    ref_cuckoo r;
-    uint64_t nb = ref_cuckoo_floor_pow2(ours_buckets);
-    if (c->fp_bits > 16 || !ref_cuckoo_init(&r, nb, c->fp_bits, o->seed)) {
-        fprintf(stderr, "cf-bench: reference filter: f=%u unsupported or out of memory\n",
-                c->fp_bits);
-        return;
-    }
-    uint64_t fill = fill_count(nb * REF_BUCKET_SIZE, o->load);
-    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_REF];
-    uint64_t inserted, pos, neg, mixed, deleted;
-
-    TIME_PHASE(inserted, smp[M_INSERT][rep], fill, phase_ref_insert(&r, keys, fill));
-    c->ops[IMPL_REF][M_INSERT] = fill;
-    uint64_t items = r.items, kicks = r.total_kicks;
-    /* The stash keeps one homeless victim findable: only keys beyond it are lost. */
-    uint64_t lost = fill - inserted - (r.has_victim ? 1 : 0);
-
-    uint64_t n = build_sets(s, keys, fill, o->seed);
-    TIME_PHASE(pos, smp[M_POS][rep], n, phase_ref_lookup_pos(&r, s->pos, n));
-    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_ref_lookup_neg(&r, s->neg, n));
-    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_ref_lookup_mixed(&r, s->mixed, n));
-    /* XXH3-64 with the same seed: these are the hashes cf_hash gives. */
-    for (uint64_t i = 0; i < n; i++)
-        s->hashes[i] = XXH3_64bits_withSeed(&s->mixed[i], KEY_LEN, o->seed);
-    uint64_t by_hash;
-    TIME_PHASE(by_hash, smp[M_MIXED_HASH][rep], n, phase_ref_lookup_mixed_hash(&r, s->hashes, n));
-    if (by_hash != mixed)
-        fprintf(stderr, "cf-bench: WARNING: ref N=%" PRIu64 " f=%u: %" PRIu64 " found by key, %" PRIu64
-                " by hash\n", c->n, c->fp_bits, mixed, by_hash);
-    TIME_PHASE(deleted, smp[M_DELETE][rep], n, phase_ref_delete(&r, s->pos, n));
-    for (int m = M_POS; m <= M_MIXED_HASH; m++) c->ops[IMPL_REF][m] = n;
-    c->ops[IMPL_REF][M_DELETE] = n;
-
-    bench_facts *fa = &c->facts[IMPL_REF];
-    fa->present = true;
-    fa->items = items;
-    fa->num_buckets = nb;
-    fa->table_bytes = ref_cuckoo_table_bytes(&r);
-    fa->bits_per_item = items ? 8.0 * (double)fa->table_bytes / (double)items : 0.0;
-    fa->fpp = (double)neg / (double)n;
-    fa->failed_inserts = lost;
-    fa->false_negatives = n - pos > lost ? n - pos - lost : 0;
-    fa->failed_deletes = n - deleted;
-    fa->kicks = kicks;
-    bench_sink = mixed;
-    ref_cuckoo_destroy(&r);
-}
-
-static void run_bloom(const options *o, bench_case *c, unsigned rep, const uint64_t *keys,
-                      lookup_sets *s, uint64_t fill, size_t table_bytes) {
-    cf_bloom_config cfg;
-    cf_bloom_config_init(&cfg);
-    cfg.capacity = fill;
-    cfg.num_bits = (uint64_t)table_bytes * 8; /* the cuckoo table's memory, bit for bit */
-    cfg.seed = o->seed;
-    cf_bloom *b = NULL;
-    cf_status st = cf_bloom_new(&cfg, &b);
-    if (st != CF_OK) {
-        fprintf(stderr, "cf-bench: cf_bloom_new: %s\n", cf_strerror(st));
-        return;
-    }
-    double (*smp)[BENCH_MAX_REPS] = c->samples[IMPL_BLOOM];
-    uint64_t added, pos, neg, mixed;
-    TIME_PHASE(added, smp[M_INSERT][rep], fill, phase_bloom_insert(b, keys, fill));
-    c->ops[IMPL_BLOOM][M_INSERT] = fill;
-
-    uint64_t n = build_sets(s, keys, fill, o->seed);
-    TIME_PHASE(pos, smp[M_POS][rep], n, phase_bloom_lookup_pos(b, s->pos, n));
-    TIME_PHASE(neg, smp[M_NEG][rep], n, phase_bloom_lookup_neg(b, s->neg, n));
-    TIME_PHASE(mixed, smp[M_MIXED][rep], n, phase_bloom_lookup_mixed(b, s->mixed, n));
-    for (int m = M_POS; m <= M_MIXED; m++) c->ops[IMPL_BLOOM][m] = n;
-
-    cf_bloom_stats bs;
-    cf_bloom_get_stats(b, &bs);
-    bench_facts *fa = &c->facts[IMPL_BLOOM];
-    fa->present = true;
-    fa->items = bs.items;
-    fa->table_bytes = (size_t)((bs.num_bits + 7) / 8);
-    fa->bits_per_item = bs.bits_per_item;
-    fa->fpp = (double)neg / (double)n;
-    fa->false_negatives = n - pos;
-    fa->num_hashes = bs.num_hashes;
-    bench_sink = added + mixed;
-    cf_bloom_free(b);
 }
 
 static void run_probe(const options *o, bench_case *c, unsigned rep, size_t bytes) {
@@ -614,30 +668,34 @@ static double available_bytes(void) {
     return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
 }
 
-static void run_case(const options *o, bench_case *c, const uint64_t *keys, lookup_sets *sets,
+/* Whether impl runs in case c: selected, and its layout exists for the width. */
+static bool impl_applies(const options *o, const bench_case *c, bench_impl impl) {
+    if (!o->impl[impl]) return false;
+    if (impl == IMPL_SEMI) return c->fp_bits >= 5 && c->fp_bits <= 16; /* b = 4 only */
+    if (impl == IMPL_REF) return c->fp_bits <= 16;                     /* 16-bit slots */
+    return true;
+}
+
+static void run_case(const options *o, bench_case *c, const workload *w, runner *runners,
                      const cf_stats *shape) {
-    uint64_t fill = fill_count(shape->slots, o->load);
+    static const bench_metric phases[] = {M_POS, M_NEG, M_MIXED, M_MIXED_HASH, M_BATCH, M_DELETE};
     for (unsigned rep = 0; rep < c->reps; rep++) {
         /* Rotate the order each repetition, so that a neighbour's burst of
-         * work on this shared machine does not always land on the same filter. */
-        for (unsigned k = 0; k < IMPL_COUNT; k++) {
-            bench_impl impl = (bench_impl)((k + rep) % IMPL_COUNT);
-            if (!o->impl[impl]) continue;
-            switch (impl) {
-            case IMPL_PROBE: run_probe(o, c, rep, shape->table_bytes); break;
-            case IMPL_OURS: run_ours(o, c, rep, keys, sets, IMPL_OURS); break;
-            case IMPL_SEMI:
-                /* Semi-sorting exists for b = 4 and 5 <= f <= 16 only. */
-                if (c->fp_bits >= 5 && c->fp_bits <= 16)
-                    run_ours(o, c, rep, keys, sets, IMPL_SEMI);
-                break;
-            case IMPL_REF:
-                if (c->fp_bits <= 16) run_ref(o, c, rep, keys, sets, shape->num_buckets);
-                break;
-            case IMPL_BLOOM: run_bloom(o, c, rep, keys, sets, fill, shape->table_bytes); break;
-            default: break;
-            }
-        }
+         * work does not always land on the same filter. */
+        bench_impl order[IMPL_COUNT];
+        for (unsigned k = 0; k < IMPL_COUNT; k++) order[k] = (bench_impl)((k + rep) % IMPL_COUNT);
+        if (o->impl[IMPL_PROBE]) run_probe(o, c, rep, shape->table_bytes);
+        for (unsigned k = 0; k < IMPL_COUNT; k++)
+            if (order[k] != IMPL_PROBE && impl_applies(o, c, order[k]))
+                runner_fill(o, c, rep, &runners[order[k]], w, shape);
+        for (size_t p = 0; p < sizeof phases / sizeof phases[0]; p++)
+            for (unsigned k = 0; k < IMPL_COUNT; k++)
+                if (order[k] != IMPL_PROBE) runner_phase(o, c, rep, &runners[order[k]], w, phases[p]);
+        for (unsigned k = 0; k < IMPL_COUNT; k++)
+            if (order[k] != IMPL_PROBE) runner_finish(c, &runners[order[k]]);
+        for (unsigned k = 0; k < IMPL_COUNT; k++)
+            if ((order[k] == IMPL_OURS || order[k] == IMPL_SEMI) && impl_applies(o, c, order[k]))
+                run_insert_batch(o, c, rep, order[k], w);
     }
 }
 
@@ -671,29 +729,34 @@ int main(int argc, char **argv) {
         uint64_t max_fill = fill_count(shape.slots, o.load);
         if (!o.impl[IMPL_OURS] && !o.impl[IMPL_SEMI] && !o.impl[IMPL_REF] && !o.impl[IMPL_BLOOM])
             max_fill = 1; /* the probe alone needs no keys */
-        lookup_sets sets = {0};
-        sets.count = o.lookups < max_fill ? o.lookups : max_fill;
-        double need = 8.0 * (double)max_fill + 41.0 * (double)sets.count +
-                      4.0 * (double)shape.num_buckets * 4 * 4; /* largest table: 32-bit slots */
+        uint64_t count = o.lookups < max_fill ? o.lookups : max_fill;
+        double need = 8.0 * (double)max_fill + 8.0 * 13 * (double)count +
+                      4.0 * (double)shape.num_buckets * 4 * 4; /* four tables of 32-bit slots */
         if (need > 0.8 * available_bytes()) {
             fprintf(stdout, "\nN = %" PRIu64 ": skipped, needs ~%.0f MB and %.0f MB are free\n", n,
                     need / 1e6, available_bytes() / 1e6);
             continue;
         }
         uint64_t *keys = malloc(max_fill * sizeof *keys);
-        sets.pos = malloc(sets.count * sizeof *sets.pos);
-        sets.neg = malloc(sets.count * sizeof *sets.neg);
-        sets.mixed = malloc(sets.count * sizeof *sets.mixed);
-        sets.hashes = malloc(sets.count * sizeof *sets.hashes);
-        sets.out = malloc(o.batch * sizeof *sets.out);
-        sets.chunk = malloc(o.batch * sizeof *sets.chunk);
-        if (!keys || !sets.pos || !sets.neg || !sets.mixed || !sets.hashes || !sets.out ||
-            !sets.chunk) {
+        uint64_t *neg = malloc(count * sizeof *neg);
+        workload w = {keys, neg, count, malloc(o.batch * sizeof(uint64_t)), malloc(o.batch)};
+        runner runners[IMPL_COUNT];
+        memset(runners, 0, sizeof runners);
+        bool ok = keys && neg && w.chunk && w.out;
+        for (int i = 0; i < IMPL_COUNT; i++) {
+            runners[i].impl = (bench_impl)i;
+            if (i == IMPL_PROBE || !o.impl[i]) continue;
+            runners[i].pos = malloc(count * sizeof(uint64_t));
+            runners[i].mixed = malloc(count * sizeof(uint64_t));
+            runners[i].hashes = malloc(count * sizeof(uint64_t));
+            ok = ok && runners[i].pos && runners[i].mixed && runners[i].hashes;
+        }
+        if (!ok) {
             fprintf(stderr, "cf-bench: N = %" PRIu64 ": out of memory\n", n);
             status = 1;
         } else {
             fill_keys(keys, max_fill, o.seed);
-            fill_keys(sets.neg, sets.count, ~o.seed * 0x9e3779b97f4a7c15ull);
+            fill_keys(neg, count, ~o.seed * 0x9e3779b97f4a7c15ull);
             for (size_t wi = 0; wi < o.width_count; wi++) {
                 memset(c, 0, sizeof *c);
                 for (int i = 0; i < IMPL_COUNT; i++)
@@ -707,7 +770,7 @@ int main(int argc, char **argv) {
                     status = 1;
                     continue;
                 }
-                run_case(&o, c, keys, &sets, &shape);
+                run_case(&o, c, &w, runners, &shape);
                 bench_print_case(stdout, c);
                 fflush(stdout);
                 if (csv) bench_csv_case(csv, c);
@@ -720,12 +783,14 @@ int main(int argc, char **argv) {
             }
         }
         free(keys);
-        free(sets.pos);
-        free(sets.neg);
-        free(sets.mixed);
-        free(sets.hashes);
-        free(sets.out);
-        free(sets.chunk);
+        free(neg);
+        free(w.chunk);
+        free(w.out);
+        for (int i = 0; i < IMPL_COUNT; i++) {
+            free(runners[i].pos);
+            free(runners[i].mixed);
+            free(runners[i].hashes);
+        }
     }
     free(c);
     if (csv && fclose(csv) != 0) {
