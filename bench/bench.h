@@ -56,6 +56,7 @@ typedef struct bench_facts {
     uint64_t failed_deletes;  /* deletes of inserted keys that failed        */
     uint64_t kicks;           /* fingerprints moved while filling            */
     unsigned num_hashes;      /* Bloom's k                                   */
+    size_t huge_bytes;        /* probe: bytes on transparent huge pages      */
 } bench_facts;
 
 typedef struct bench_case {

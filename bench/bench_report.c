@@ -170,10 +170,11 @@ void bench_print_case(FILE *out, const bench_case *c) {
     if (fp->present)
         fprintf(out,
                 "  probe over %.2f MB: dependent %.1f ns/read, independent %.1f ns/line, "
-                "%.1f ns/pair (the limit), %.1f ns/pair in one page\n",
+                "%.1f ns/pair (the limit), %.1f ns/pair in one page%s\n",
                 (double)fp->table_bytes / 1e6, bench_case_median(c, IMPL_PROBE, M_DEPENDENT),
                 bench_case_median(c, IMPL_PROBE, M_RANDOM1), limit,
-                bench_case_median(c, IMPL_PROBE, M_PAGE2));
+                bench_case_median(c, IMPL_PROBE, M_PAGE2),
+                fp->huge_bytes ? "; on huge pages" : "");
     for (int impl = IMPL_OURS; impl <= IMPL_REF; impl++) {
         const bench_facts *f = &c->facts[impl];
         if (!f->present) continue;

@@ -61,6 +61,7 @@ typedef struct options {
     size_t batch;         /* hashes per cf_contains_batch call                 */
     uint64_t probe_steps; /* dependent reads in the probe                      */
     bool impl[IMPL_COUNT];
+    bool huge;            /* the probe's array asks for transparent huge pages */
     const char *csv;
 } options;
 
@@ -456,7 +457,7 @@ static void run_insert_batch(const options *o, bench_case *c, unsigned rep, benc
 static void run_probe(const options *o, bench_case *c, unsigned rep, size_t bytes) {
     mem_probe_result pr;
     uint64_t pairs = o->lookups < 1000000 ? o->lookups : 1000000;
-    if (!mem_probe_run(bytes, o->probe_steps, pairs, o->seed ^ rep, &pr)) {
+    if (!mem_probe_run(bytes, o->probe_steps, pairs, o->seed ^ rep, o->huge, &pr)) {
         fprintf(stderr, "cf-bench: memory probe: out of memory\n");
         return;
     }
@@ -470,6 +471,7 @@ static void run_probe(const options *o, bench_case *c, unsigned rep, size_t byte
     c->ops[IMPL_PROBE][M_PAGE2] = pairs;
     c->facts[IMPL_PROBE].present = true;
     c->facts[IMPL_PROBE].table_bytes = pr.bytes;
+    c->facts[IMPL_PROBE].huge_bytes = pr.huge_bytes;
 }
 
 /* ------------------------------------------------------------- options */
@@ -487,6 +489,8 @@ static void usage(FILE *out) {
           "  --impl LIST     among ours,semi,ref,bloom,probe (default all; semi =\n"
           "                  the library with CF_SEMI_SORT, for 5 <= f <= 16)\n"
           "  --csv FILE      also write every median (and min, max) as CSV\n"
+          "  --huge          the probe's array asks for transparent huge pages\n"
+          "                  (madvise): what they would give the tables, which do not\n"
           "  --quick         N = 1M, 1 repetition, 250k lookups: a smoke run of seconds\n"
           "  --ops K         fixed small workload for valgrind --tool=callgrind: N = K,\n"
           "                  K lookups, 1 repetition, no probe (unless --impl says so)\n"
@@ -561,6 +565,9 @@ static int parse_options(int argc, char **argv, options *o) {
             return 0;
         } else if (strcmp(a, "--quick") == 0) {
             quick = true;
+            continue;
+        } else if (strcmp(a, "--huge") == 0) {
+            o->huge = true;
             continue;
         }
         if (v == NULL) {

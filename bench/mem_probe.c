@@ -9,11 +9,14 @@
  * never settles into a small, cached loop.  Building it writes every line,
  * which also faults every page in before anything is timed.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS and MADV_HUGEPAGE */
 #include "mem_probe.h"
 
 #include "bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define PROBE_LINE 64
 /* How far ahead the prefetching loops issue reads: enough to cover the
@@ -63,16 +66,55 @@ __attribute__((noinline)) static double probe_prefetched(const probe_line *lines
 
 static double min2(double a, double b) { return a < b ? a : b; }
 
-bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
+/* AnonHugePages of this process, in bytes (Linux; 0 when unknown). */
+static size_t huge_page_bytes(void) {
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (f == NULL) return 0;
+    char line[256];
+    unsigned long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
+/* The array: malloc'd like a filter's table, or mapped with a huge-page hint. */
+static probe_line *probe_alloc(size_t size, bool huge) {
+    if (!huge) return aligned_alloc(PROBE_LINE, size);
+#ifdef MADV_HUGEPAGE
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    madvise(p, size, MADV_HUGEPAGE); /* a hint: the kernel may decline */
+    return p;
+#else
+    return aligned_alloc(PROBE_LINE, size);
+#endif
+}
+
+static void probe_free(probe_line *lines, size_t size, bool huge) {
+#ifdef MADV_HUGEPAGE
+    if (huge) {
+        if (lines != NULL) munmap(lines, size);
+        return;
+    }
+#endif
+    (void)size;
+    (void)huge;
+    free(lines);
+}
+
+bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed, bool huge,
                    mem_probe_result *out) {
     uint64_t nlines = bytes / PROBE_LINE;
     if (nlines < 1) nlines = 1;
     if (steps < 1) steps = 1;
     if (pairs < 1) pairs = 1;
-    probe_line *lines = aligned_alloc(PROBE_LINE, nlines * PROBE_LINE);
+    size_t size = (size_t)(nlines * PROBE_LINE);
+    size_t huge_before = huge_page_bytes();
+    probe_line *lines = probe_alloc(size, huge);
     uint64_t *idx = malloc(2 * pairs * sizeof *idx);
     if (lines == NULL || idx == NULL) {
-        free(lines);
+        probe_free(lines, size, huge);
         free(idx);
         return false;
     }
@@ -86,7 +128,9 @@ bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
     }
     for (uint64_t i = 0; i < 2 * pairs; i++) idx[i] = bench_below(bench_splitmix64(&rng), nlines);
 
-    out->bytes = (size_t)(nlines * PROBE_LINE);
+    out->bytes = size;
+    size_t huge_after = huge_page_bytes();
+    out->huge_bytes = huge_after > huge_before ? huge_after - huge_before : 0;
     out->dependent_ns = probe_dependent(lines, steps);
     out->random1_ns = min2(probe_plain(lines, idx, 2 * pairs, 1),
                            probe_prefetched(lines, idx, 2 * pairs, 1));
@@ -100,7 +144,7 @@ bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
     }
     out->page2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
                          probe_prefetched(lines, idx, 2 * pairs, 2));
-    free(lines);
+    probe_free(lines, size, huge);
     free(idx);
     return true;
 }

@@ -25,6 +25,7 @@
 
 typedef struct mem_probe_result {
     size_t bytes;        /* array size actually probed (whole cache lines)       */
+    size_t huge_bytes;   /* of which backed by huge pages (0 unless asked)        */
     double dependent_ns; /* ns per read, dependent chain                          */
     double random1_ns;   /* ns per line, independent reads, many in flight        */
     double random2_ns;   /* ns per pair of independent random lines               */
@@ -33,8 +34,10 @@ typedef struct mem_probe_result {
 
 /* Probes an array of about `bytes` bytes (at least one cache line): `steps`
  * dependent reads and `pairs` pairs of independent reads, addresses drawn
- * from `seed`.  Returns false when memory runs out. */
-bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed,
+ * from `seed`.  With `huge`, the array is mapped and advised to use
+ * transparent huge pages (madvise), to show what they would give a table.
+ * Returns false when memory runs out. */
+bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed, bool huge,
                    mem_probe_result *out);
 
 #endif /* CF_BENCH_MEM_PROBE_H */
