@@ -264,7 +264,9 @@ static bool lib_new(const options *o, const bench_case *c, bench_impl impl, cf_f
     cfg.fingerprint_bits = c->fp_bits;
     cfg.bucket_size = c->bucket_size;
     cfg.seed = o->seed;
+#ifdef CF_SEMI_SORT
     cfg.flags = impl == IMPL_SEMI ? CF_SEMI_SORT : 0;
+#endif
     cf_status st = cf_new(&cfg, f);
     if (st != CF_OK)
         fprintf(stderr, "cf-bench: cf_new(%s, f=%u): %s\n", bench_impl_names[impl], c->fp_bits,
@@ -678,7 +680,11 @@ static double available_bytes(void) {
 /* Whether impl runs in case c: selected, and its layout exists for the width. */
 static bool impl_applies(const options *o, const bench_case *c, bench_impl impl) {
     if (!o->impl[impl]) return false;
+#ifdef CF_SEMI_SORT
     if (impl == IMPL_SEMI) return c->fp_bits >= 5 && c->fp_bits <= 16; /* b = 4 only */
+#else
+    if (impl == IMPL_SEMI) return false; /* a library from before semi-sorting (compare.sh) */
+#endif
     if (impl == IMPL_REF) return c->fp_bits <= 16;                     /* 16-bit slots */
     return true;
 }
