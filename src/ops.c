@@ -3,7 +3,7 @@
  *
  *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
  *
- *   lookup:  fp in bucket i1  or  fp in bucket i2          (two reads, no loop)
+ *   lookup:  fp in bucket i1  or  fp in bucket i2          (two bucket reads)
  *   insert:  free slot in i1, else in i2, else evict.c's path search
  *   delete:  clear one copy of fp, from i1 first, then i2
  *
@@ -21,8 +21,6 @@
  *           load, so the table still fills to ~97% (b = 4)
  */
 #include "bucket.h"
-
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
 
 typedef struct cf__slots {
     uint64_t i1, i2;
@@ -67,9 +65,12 @@ static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
     }
     if (s >= 0) {
         cf__slot_set(f, bucket, (unsigned)s, p.fp);
-    } else if (cf__evict_insert(f, p.i1, p.i2, p.fp) != CF_OK) {
-        f->failed_inserts++;
-        return CF_E_FULL;
+    } else {
+        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
+        if (st != CF_OK) {
+            f->failed_inserts += st == CF_E_FULL;
+            return st;
+        }
     }
     f->items++;
     return CF_OK;
