@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "cf_internal.h"
+#include "hash.h"
 
 struct cf_bloom {
     cf_allocator alloc;

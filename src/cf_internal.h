@@ -89,7 +89,6 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
-uint64_t cf__xxh3(const void *key, size_t len, uint64_t seed);
 
 /* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
 static inline uint64_t cf__range(uint64_t x, uint64_t n) {
@@ -97,10 +96,14 @@ static inline uint64_t cf__range(uint64_t x, uint64_t n) {
 }
 
 /* The fingerprint: uniform in [1, 2^f - 1], from the low 32 bits of h, which
- * barely influence the index (drawn from the high bits by cf__range). */
+ * barely influence the index (drawn from the high bits by cf__range).
+ * fp_mask = 2^f - 1 is also the number of nonzero values. */
+static inline uint32_t cf__fingerprint_masked(uint64_t h, uint64_t fp_mask) {
+    return (uint32_t)((((h & 0xffffffffu) * fp_mask) >> 32) + 1);
+}
+
 static inline uint32_t cf__fingerprint(uint64_t h, unsigned f) {
-    uint64_t nonzero_values = ((uint64_t)1 << f) - 1;
-    return (uint32_t)((((h & 0xffffffffu) * nonzero_values) >> 32) + 1);
+    return cf__fingerprint_masked(h, ((uint64_t)1 << f) - 1);
 }
 
 static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
@@ -132,10 +135,16 @@ static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
  * (This function is part of the file format: docs/FORMAT.md.) */
 static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
     uint64_t m = cf__mix64(fp);
-    if ((m & 3) == 0) return cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
-    if (i < f->tail_start) return i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
-    uint64_t tail = f->num_buckets - f->tail_start;
-    return f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
+    uint64_t partner = i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
+    if (i >= f->tail_start) { /* rare and predictable: the last block or two */
+        uint64_t tail = f->num_buckets - f->tail_start;
+        partner = f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
+    }
+    /* Which of the two is unpredictable (1 in 4), so select without a
+     * branch: a mispredicted branch here would stall the next lookups. */
+    uint64_t global = cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
+    uint64_t take_global = (uint64_t)0 - (uint64_t)((m & 3) == 0);
+    return (global & take_global) | (partner & ~take_global);
 }
 
 /* ---- bit-packed table access ---- */
