@@ -9,7 +9,12 @@
  *     h  = XXH3-64(key, seed)
  *     fp = nonzero f-bit value taken from the low 32 bits of h
  *     i1 = range(h, nb)                      (multiply-high, any nb >= 1)
- *     i2 = alt(i1, fp) = (H(fp) - i1) mod nb (an involution: alt(i2) == i1)
+ *     i2 = alt(i1, fp)                       (an involution: alt(i2) == i1)
+ *
+ * alt keeps 3 in 4 items' partner buckets inside the same block of at most
+ * 4 KiB (one page walk per lookup) and sends the others anywhere in the
+ * table, (H(fp) - i1) mod nb, so blocks share load; docs/FORMAT.md gives the
+ * exact function, which is part of the file format.
  *
  * Guarantees (checked by the test suite):
  *   1. No false negatives: an item inserted and not deleted is always found,
@@ -113,6 +118,7 @@ typedef struct cf_filter cf_filter;
 #define CF_MAX_BUCKET_SIZE 8          /* bucket_size is one of 1, 2, 4, 8 */
 #define CF_DEFAULT_BUCKET_SIZE 4
 #define CF_DEFAULT_MAX_KICKS 500
+#define CF_MAX_KICKS_LIMIT 65535
 #define CF_DEFAULT_TARGET_FPP 0.001
 
 /* cf_config.flags */
@@ -128,15 +134,19 @@ typedef struct cf_config {
     /* False-positive probability wanted at full load, in (0, 1).  Used to
      * choose fingerprint_bits when that is 0.  Default CF_DEFAULT_TARGET_FPP. */
     double target_fpp;
-    /* 0 = derive from target_fpp as ceil(log2(2b / target_fpp)); else 1..32.
+    /* 0 = derive from target_fpp as ceil(log2(2b / target_fpp)), raised if
+     * needed to the width the table needs to reach max_load (README,
+     * "Sizing"); else 1..32.
      * The stored width is one bit less with CF_SEMI_SORT (the FPP is that
      * of this width). */
     unsigned fingerprint_bits;
     /* Slots per bucket: 1, 2, 4 or 8; 0 = CF_DEFAULT_BUCKET_SIZE. */
     unsigned bucket_size;
     /* Eviction budget per insert: the number of buckets the breadth-first
-     * search for a free slot may visit.  Bounds insert latency at high load;
-     * 0 = CF_DEFAULT_MAX_KICKS. */
+     * search for a free slot may visit, 1..CF_MAX_KICKS_LIMIT.  Bounds insert
+     * latency at high load; 0 = CF_DEFAULT_MAX_KICKS.  Budgets up to 1022
+     * search on the stack; larger ones allocate 16 bytes per step once, on
+     * the first insert that needs to evict. */
     unsigned max_kicks;
     /* Load factor used for sizing from capacity; 0 = the default for the
      * bucket size (cf_default_max_load), else in (0, 1]. */
@@ -158,7 +168,7 @@ typedef struct cf_config {
 CF_API void cf_config_init(cf_config *cfg);
 
 /* The load factor that inserts reliably reach for bucket size b with the
- * default max_kicks (measured; see README): b=1: 0.45, b=2: 0.84, b=4: 0.95,
+ * default max_kicks (measured; see README): b=1: 0.40, b=2: 0.84, b=4: 0.95,
  * b=8: 0.98.  Returns 0 for an unsupported b. */
 CF_API double cf_default_max_load(unsigned bucket_size);
 
@@ -169,7 +179,9 @@ CF_API double cf_default_max_load(unsigned bucket_size);
 /* Creates an empty filter from cfg and stores it in *out.
  * Returns CF_OK, CF_E_PARAM (NULL argument, capacity 0 without num_buckets,
  * target_fpp outside (0, 1) or too small for 32-bit fingerprints, width or
- * bucket size out of range, max_load outside (0, 1], unknown flags),
+ * bucket size out of range, max_kicks above CF_MAX_KICKS_LIMIT, max_load
+ * outside (0, 1], an allocator with only one of alloc/free, unknown flags,
+ * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
@@ -183,7 +195,9 @@ CF_API void cf_free(cf_filter *f);
 
 /* Inserts one copy of key.  Returns CF_OK, CF_E_FULL (no free slot was
  * reachable within max_kicks, or 2b copies already fill both buckets; the
- * filter is unchanged), CF_E_READONLY (mapped filter) or CF_E_PARAM. */
+ * filter is unchanged), CF_E_READONLY (mapped filter), CF_E_PARAM, or
+ * CF_E_NOMEM (only with max_kicks above 1022, when the eviction search's
+ * scratch cannot be allocated; the filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -221,13 +235,14 @@ CF_API cf_status cf_delete_hash(cf_filter *f, uint64_t h);
 CF_API size_t cf_count_hash(const cf_filter *f, uint64_t h);
 
 /* Looks up n hashes, writing out[i] = cf_contains_hash(f, hashes[i]), and
- * returns how many were found.  Faster than a loop of single lookups on large
+ * returns how many were found (0, with out untouched, when f or hashes is
+ * NULL).  Faster than a loop of single lookups on large
  * tables: it works ahead and keeps many memory reads in flight.  out may be
  * NULL to only count. */
 CF_API size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 
-/* Inserts n hashes in order, hashing and prefetching ahead so that many
- * memory reads are in flight.  Stops at the first failure: returns CF_OK when
+/* Inserts n hashes in order, locating and prefetching the buckets of later
+ * hashes ahead so that many memory reads are in flight.  Stops at the first failure: returns CF_OK when
  * all were inserted, else that insert's status (CF_E_FULL: hashes[*inserted]
  * and later ones were not inserted, the earlier ones were).  inserted may be
  * NULL. */
@@ -335,8 +350,10 @@ CF_API void cf_bloom_config_init(cf_bloom_config *cfg);
 /* The k that minimises the FPP for m bits and n items: max(1, round(m/n ln 2)). */
 CF_API unsigned cf_bloom_optimal_k(uint64_t num_bits, uint64_t items);
 
-/* Returns CF_OK, CF_E_PARAM (neither capacity nor num_bits, fpp outside
- * (0, 1), k > 64), CF_E_TOO_LARGE or CF_E_NOMEM.  On failure *out = NULL. */
+/* Returns CF_OK, CF_E_PARAM (neither capacity nor num_bits; num_bits without
+ * num_hashes or capacity to derive k from; fpp outside (0, 1); k > 64; an
+ * allocator with only one of alloc/free), CF_E_TOO_LARGE or CF_E_NOMEM.
+ * On failure *out = NULL. */
 CF_API cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out);
 CF_API void cf_bloom_free(cf_bloom *b);
 CF_API uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len);

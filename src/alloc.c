@@ -17,14 +17,15 @@ static void cf__default_free(void *ctx, void *ptr) {
     free(ptr);
 }
 
-void cf__allocator_resolve(const cf_allocator *in, cf_allocator *out) {
-    if (in != NULL && in->alloc != NULL && in->free != NULL) {
-        *out = *in;
-    } else {
-        out->alloc = cf__default_alloc;
-        out->free = cf__default_free;
-        out->ctx = NULL;
-    }
+cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out) {
+    out->alloc = cf__default_alloc;
+    out->free = cf__default_free;
+    out->ctx = NULL;
+    if (in == NULL || (in->alloc == NULL && in->free == NULL)) return CF_OK;
+    /* Half an allocator would silently mix the embedder's heap with malloc's. */
+    CF__RETURN_IF(in->alloc == NULL || in->free == NULL, CF_E_PARAM);
+    *out = *in;
+    return CF_OK;
 }
 
 void *cf__alloc(const cf_allocator *a, size_t size) {

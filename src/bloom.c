@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "cf_internal.h"
+#include "hash.h"
 
 struct cf_bloom {
     cf_allocator alloc;
@@ -60,7 +61,7 @@ cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out) {
     CF__RETURN_IF(bytes > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
 
     cf_allocator alloc;
-    cf__allocator_resolve(cfg->allocator, &alloc);
+    CF__FORWARD_IF_ERROR(cf__allocator_resolve(cfg->allocator, &alloc));
     cf_bloom *b = cf__alloc(&alloc, sizeof *b);
     CF__RETURN_IF(b == NULL, CF_E_NOMEM);
     memset(b, 0, sizeof *b);

@@ -74,8 +74,7 @@ uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8
                               size_t table_bytes);
 
 /* Builds a handle (no table) with every parameter and statistic of h. */
-cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, bool need_scratch,
-                                 cf_filter **out);
+cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out);
 
 /* Nonzero slots among slots [first, end) of an f-bit table.  Reads up to 7
  * bytes past the byte holding slot end - 1 (masked out). */

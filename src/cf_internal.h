@@ -47,7 +47,7 @@ typedef struct cf__bfs_node {
 /* The eviction search keeps up to this many nodes (16 KiB) on the stack, so
  * filters with a budget up to CF__STACK_NODES - 2 (the default 500 among
  * them) carry no scratch memory: small filters stay small (one Redis key
- * per filter is common). */
+ * per filter is common), and loading a file allocates only its table. */
 #define CF__STACK_NODES 1024
 
 struct cf_filter {
@@ -56,7 +56,7 @@ struct cf_filter {
     size_t table_bytes;     /* ceil(nb * b * f / 8)                               */
     uint64_t num_buckets;   /* nb >= 1                                            */
     uint64_t block_buckets; /* L: power of two, a block of about a page or less   */
-    uint64_t tail_start;    /* first bucket of the partial last block (or nb)     */
+    uint64_t tail_start;    /* first bucket of the tail (nb when there is none)   */
     uint64_t items;         /* nonzero slots                                      */
     uint64_t seed;
     uint64_t total_kicks;
@@ -76,17 +76,19 @@ struct cf_filter {
     bool owns_table;        /* table came from alloc (false when mapped)          */
     void *map_base;         /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack */
-    size_t queue_cap;       /* nodes in queue (0: the search uses the stack)      */
+    cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack,
+                               allocated by the first search that needs it    */
+    size_t queue_cap;       /* nodes in queue (0: none allocated)                 */
 };
 
 /* ---- allocation through the filter's allocator ---- */
-void cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
+/* *out = *in, or malloc/free when in is NULL or empty; CF_E_PARAM when in
+ * has only one of alloc and free. */
+cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
 void *cf__alloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
-uint64_t cf__xxh3(const void *key, size_t len, uint64_t seed);
 
 /* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
 static inline uint64_t cf__range(uint64_t x, uint64_t n) {
@@ -94,10 +96,14 @@ static inline uint64_t cf__range(uint64_t x, uint64_t n) {
 }
 
 /* The fingerprint: uniform in [1, 2^f - 1], from the low 32 bits of h, which
- * barely influence the index (drawn from the high bits by cf__range). */
+ * barely influence the index (drawn from the high bits by cf__range).
+ * fp_mask = 2^f - 1 is also the number of nonzero values. */
+static inline uint32_t cf__fingerprint_masked(uint64_t h, uint64_t fp_mask) {
+    return (uint32_t)((((h & 0xffffffffu) * fp_mask) >> 32) + 1);
+}
+
 static inline uint32_t cf__fingerprint(uint64_t h, unsigned f) {
-    uint64_t nonzero_values = ((uint64_t)1 << f) - 1;
-    return (uint32_t)((((h & 0xffffffffu) * nonzero_values) >> 32) + 1);
+    return cf__fingerprint_masked(h, ((uint64_t)1 << f) - 1);
 }
 
 static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
@@ -119,26 +125,26 @@ static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
     return c >= i ? c - i : c + (n - i);
 }
 
-#ifndef CF_GLOBAL_FRACTION_SHIFT
-#define CF_GLOBAL_FRACTION_SHIFT 2
-#endif
-
-/* alt(i, fp): see the picture in ops.c.  One fingerprint in four takes a
- * global partner, (c - i) mod nb; the others a partner in i's own block of
- * L buckets (i XOR odd d), or, in the last, partial block, a reflection
- * within it.  Each case maps its domain onto itself and is its own inverse,
- * and which case applies depends only on fp and i's block, which i and its
- * partner share; so alt(alt(i, fp), fp) == i for every nb. */
+/* alt(i, fp): see the picture in ops.c.  One fingerprint in four (low two
+ * bits of H(fp) zero) takes a global partner, (c - i) mod nb; the others a
+ * partner in i's own block of L buckets (i XOR odd d), or, in the tail (the
+ * last full block joined with the partial one, L to 2L - 1 buckets), a
+ * reflection within the tail.  Each case maps its domain onto itself and is
+ * its own inverse, and which case applies depends only on fp and i's block,
+ * which i and its partner share; so alt(alt(i, fp), fp) == i for every nb.
+ * (This function is part of the file format: docs/FORMAT.md.) */
 static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
     uint64_t m = cf__mix64(fp);
-#ifdef CF_NO_LOCAL
-    return cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
-#endif
-    if ((m & ((1u << CF_GLOBAL_FRACTION_SHIFT) - 1)) == 0)
-        return cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
-    if (i < f->tail_start) return i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
-    uint64_t tail = f->num_buckets - f->tail_start;
-    return f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
+    uint64_t partner = i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
+    if (i >= f->tail_start) { /* rare and predictable: the last block or two */
+        uint64_t tail = f->num_buckets - f->tail_start;
+        partner = f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
+    }
+    /* Which of the two is unpredictable (1 in 4), so select without a
+     * branch: a mispredicted branch here would stall the next lookups. */
+    uint64_t global = cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
+    uint64_t take_global = (uint64_t)0 - (uint64_t)((m & 3) == 0);
+    return (global & take_global) | (partner & ~take_global);
 }
 
 /* ---- bit-packed table access ---- */
@@ -185,13 +191,19 @@ cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, s
 /* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
 void cf__derive_layout(cf_filter *f);
 
-/* Allocates the handle and the eviction scratch (not the table) for a filter
- * with the given parameters, already validated.  Used by cf_new and the
+/* Allocates the handle (not the table) of a filter with the given
+ * parameters, already validated.  Used by cf_new and the
  * deserializer so that both build the same object. */
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, bool need_scratch, cf_filter **out);
+                           unsigned flags, unsigned max_kicks, cf_filter **out);
 
-/* Counts nonzero slots (used to validate a loaded table's item count). */
+/* Stores fp in bucket i1 or i2 after moving residents along the shortest
+ * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
+ * filter is unchanged. */
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+
+/* Counts nonzero slots, slot by slot (tests compare it with the loader's
+ * faster count). */
 uint64_t cf__count_occupied(const cf_filter *f);
 
 /* Resolves cfg's derived parameters (defaults, width from target_fpp,

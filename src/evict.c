@@ -22,7 +22,8 @@
  * is not one of its two candidates; expansion therefore skips children that
  * are ancestors.  The search visits at most max_kicks buckets (the budget
  * bounds insert latency) and is deterministic, so replicas that replay the
- * same inserts hold identical tables.
+ * same inserts hold identical tables.  It returns CF_E_FULL (no path) or
+ * CF_E_NOMEM (no scratch for a budget beyond the stack's), changing nothing.
  */
 #include "bucket.h"
 
@@ -50,10 +51,25 @@ static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, int32_t at, unsi
     cf__slot_set(f, dst, dst_slot, fp);
 }
 
+/* Room for the two roots and one node per bucket the search may visit: on
+ * the stack when it fits, else the filter's scratch, allocated once. */
+static cf__bfs_node *cf__search_space(cf_filter *f, cf__bfs_node *on_stack, size_t *cap) {
+    size_t need = (size_t)f->max_kicks + 2;
+    *cap = need;
+    if (need <= CF__STACK_NODES) return on_stack;
+    if (f->queue == NULL) {
+        f->queue = cf__alloc(&f->alloc, need * sizeof *f->queue);
+        if (f->queue == NULL) return NULL;
+        f->queue_cap = need;
+    }
+    return f->queue;
+}
+
 cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
     cf__bfs_node on_stack[CF__STACK_NODES];
-    cf__bfs_node *q = f->queue_cap != 0 ? f->queue : on_stack;
-    size_t cap = f->queue_cap != 0 ? f->queue_cap : (size_t)f->max_kicks + 2;
+    size_t cap;
+    cf__bfs_node *q = cf__search_space(f, on_stack, &cap);
+    CF__RETURN_IF(q == NULL, CF_E_NOMEM);
     size_t tail = 0;
     q[tail++] = (cf__bfs_node){.bucket = i1, .parent = -1};
     if (i2 != i1) q[tail++] = (cf__bfs_node){.bucket = i2, .parent = -1};

@@ -99,7 +99,7 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     cf__header h;
     cf_filter *f = NULL;
     cf_status s = cf__header_decode(header, size, &h);
-    if (s == CF_OK) s = cf__filter_from_header(&h, a, true, &f);
+    if (s == CF_OK) s = cf__filter_from_header(&h, a, &f);
     if (s == CF_OK) {
         f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
         if (f->table == NULL) s = CF_E_NOMEM;
@@ -185,7 +185,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
         return CF_E_CHECKSUM;
     }
     cf_filter *f;
-    s = cf__filter_from_header(&h, NULL, false, &f);
+    s = cf__filter_from_header(&h, NULL, &f);
     if (s != CF_OK) {
         munmap(map, h.total_size);
         return s;

@@ -6,7 +6,7 @@
  *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
  *        │                 └──────────┴──────────┴─────┴──────────┘
  *        └──► queue: eviction search scratch, only for budgets too large for
- *             the stack (evict.c)
+ *             the stack, allocated by the first search that needs it (evict.c)
  *
  * The handle, the table and the queue all come from the filter's allocator.
  * A mapped filter (file_io.c) points its table into a read-only mapping
@@ -29,13 +29,21 @@ void cf__derive_layout(cf_filter *f) {
               (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
     f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
     /* Blocks of at most 4 KiB keep most alternate buckets on the same page.
-     * With one slot per bucket, local partners cost too much load (35%
-     * instead of 50% at the first failure), so b = 1 stays global: its
-     * whole table is the "tail", where partners reflect over [0, nb). */
+     * A partial last block joins the full block before it: a tail of a few
+     * buckets would give its local items only those few to share, and fill
+     * up at half the table's load.  With one slot per bucket, local partners
+     * cost too much load (35% instead of 50% at the first failure), so b = 1
+     * stays global: its whole table is the tail, reflecting over [0, nb). */
     uint64_t block = 2;
     while (block * 2 * f->bucket_bits <= 4096 * 8) block *= 2;
     f->block_buckets = block;
-    f->tail_start = b == 1 ? 0 : f->num_buckets - f->num_buckets % block;
+    uint64_t nb = f->num_buckets, partial = nb % block;
+    if (b == 1)
+        f->tail_start = 0;
+    else if (partial == 0)
+        f->tail_start = nb; /* whole blocks only: no tail */
+    else
+        f->tail_start = nb < 2 * block ? 0 : nb - partial - block;
     f->lane_ones = 0;
     f->lane_highs = 0;
     if (f->swar) {
@@ -47,10 +55,10 @@ void cf__derive_layout(cf_filter *f) {
 }
 
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, bool need_scratch, cf_filter **out) {
+                           unsigned flags, unsigned max_kicks, cf_filter **out) {
     *out = NULL;
     cf_allocator alloc;
-    cf__allocator_resolve(a, &alloc);
+    CF__FORWARD_IF_ERROR(cf__allocator_resolve(a, &alloc));
     cf_filter *f = cf__alloc(&alloc, sizeof *f);
     CF__RETURN_IF(f == NULL, CF_E_NOMEM);
     memset(f, 0, sizeof *f);
@@ -61,15 +69,6 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->max_kicks = max_kicks;
     f->flags = flags;
     cf__derive_layout(f);
-    if (need_scratch && (size_t)max_kicks + 2 > CF__STACK_NODES) {
-        /* Two roots plus one node per bucket the search may visit. */
-        f->queue_cap = (size_t)max_kicks + 2;
-        f->queue = cf__alloc(&alloc, f->queue_cap * sizeof *f->queue);
-        if (f->queue == NULL) {
-            cf__free(&alloc, f);
-            return CF_E_NOMEM;
-        }
-    }
     *out = f;
     return CF_OK;
 }
@@ -87,7 +86,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
 
     cf_filter *f;
     CF__FORWARD_IF_ERROR(
-        cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, true, &f));
+        cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
     f->seed = cfg->seed;
     f->table_bytes = bytes;
     f->table = cf__alloc(&f->alloc, bytes + CF__TABLE_PAD);

@@ -3,7 +3,7 @@
  *
  *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
  *
- *   lookup:  fp in bucket i1  or  fp in bucket i2          (two reads, no loop)
+ *   lookup:  fp in bucket i1  or  fp in bucket i2          (two bucket reads)
  *   insert:  free slot in i1, else in i2, else evict.c's path search
  *   delete:  clear one copy of fp, from i1 first, then i2
  *
@@ -21,8 +21,7 @@
  *           load, so the table still fills to ~97% (b = 4)
  */
 #include "bucket.h"
-
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+#include "hash.h"
 
 typedef struct cf__slots {
     uint64_t i1, i2;
@@ -31,7 +30,7 @@ typedef struct cf__slots {
 
 static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
     cf__slots p;
-    p.fp = cf__fingerprint(h, f->fp_bits);
+    p.fp = cf__fingerprint_masked(h, f->fp_mask);
     p.i1 = cf__index1(h, f->num_buckets);
     p.i2 = cf__alt_index(f, p.i1, p.fp);
     return p;
@@ -45,8 +44,23 @@ static bool cf__bad_key(const void *key, size_t len) {
     return key == NULL && len != 0;
 }
 
-static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
+/* Both buckets are read and tested without a branch between them, so the
+ * two memory reads overlap and no misprediction on loaded data holds back
+ * the next lookup. */
+static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
+    uint64_t v = f->lane_ones * p.fp;
+    uint64_t x1 = cf__bucket_word(f, p.i1) ^ v, x2 = cf__bucket_word(f, p.i2) ^ v;
+    return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
+}
+
+/* Layouts without SWAR (wide buckets, semi-sorted) out of line, so the fast
+ * path stays small and needs few registers. */
+__attribute__((noinline)) static bool cf__contains_other(const cf_filter *f, cf__slots p) {
     return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
+}
+
+static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
+    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
 }
 
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
@@ -67,9 +81,12 @@ static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
     }
     if (s >= 0) {
         cf__slot_set(f, bucket, (unsigned)s, p.fp);
-    } else if (cf__evict_insert(f, p.i1, p.i2, p.fp) != CF_OK) {
-        f->failed_inserts++;
-        return CF_E_FULL;
+    } else {
+        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
+        if (st != CF_OK) {
+            f->failed_inserts += st == CF_E_FULL;
+            return st;
+        }
     }
     f->items++;
     return CF_OK;

@@ -100,11 +100,10 @@ uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8
     return XXH3_64bits_digest(&state);
 }
 
-cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, bool need_scratch,
-                                 cf_filter **out) {
+cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out) {
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits,
-                                          h->flags, h->max_kicks, need_scratch, &f));
+                                          h->flags, h->max_kicks, &f));
     f->table_bytes = h->table_bytes;
     f->items = h->items;
     f->seed = h->seed;
@@ -206,7 +205,7 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
                   CF_E_CHECKSUM);
 
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_from_header(&h, a, true, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(&h, a, &f));
     f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
     if (f->table == NULL) {
         cf_free(f);

@@ -30,8 +30,8 @@ static void counting_free(void *ctx, void *p) {
 }
 
 /* Creates, fills, queries and frees two filters (the second with an
- * eviction budget too large for the stack, so it allocates scratch) and a
- * Bloom filter. */
+ * eviction budget too large for the stack, so its first eviction allocates
+ * scratch) and a Bloom filter. */
 static cf_status workload(counting *c) {
     cf_allocator a = {counting_alloc, counting_free, c};
     static const unsigned budgets[] = {500, 5000};
@@ -47,7 +47,18 @@ static cf_status workload(counting *c) {
             CHECK(f == NULL);
             return s;
         }
-        for (uint64_t k = 0; k < 950; k++) CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_OK);
+        for (uint64_t k = 0; k < 950; k++) {
+            cf_stats before, after;
+            cf_get_stats(f, &before);
+            s = cf_insert(f, &k, sizeof k);
+            if (s == CF_OK) continue;
+            CHECK_STATUS(s, CF_E_NOMEM); /* the scratch of the first eviction */
+            cf_get_stats(f, &after);
+            CHECK_EQ(after.items, before.items);
+            for (uint64_t j = 0; j < k; j++) CHECK(cf_contains(f, &j, sizeof j));
+            cf_free(f);
+            return s;
+        }
         for (uint64_t k = 0; k < 950; k++) CHECK(cf_contains(f, &k, sizeof k));
         CHECK_GE(cf_memory_usage(f), 1000 * 13 / 8);
         cf_free(f);
@@ -74,7 +85,7 @@ static void test_every_allocation_can_fail(void) {
     CHECK_STATUS(workload(&probe), CF_OK);
     CHECK_EQ(probe.live, 0);
     long total = probe.calls;
-    CHECK_EQ(total, 7); /* 2 x (handle, table), scratch of the second; Bloom handle, bits */
+    CHECK_EQ(total, 7); /* 2 x (handle, table), the second's scratch; Bloom handle, bits */
     for (long n = 1; n <= total; n++) {
         counting c = {0, n, 0};
         CHECK_STATUS(workload(&c), CF_E_NOMEM);
@@ -104,4 +115,39 @@ static void test_huge_table_is_nomem(void) {
     CHECK(f == NULL);
 }
 
-TEST_MAIN(TEST(test_every_allocation_can_fail), TEST(test_huge_table_is_nomem))
+/* Loading a filter allocates its handle and table, nothing more, whatever
+ * eviction budget it declares. */
+static size_t bytes_allocated;
+static void *summing_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    bytes_allocated += size;
+    return malloc(size);
+}
+
+static void test_load_allocates_only_the_table(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 1;
+    cfg.max_kicks = CF_MAX_KICKS_LIMIT;
+    cf_filter *f, *g;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    uint8_t buf[256];
+    size_t n;
+    REQUIRE(cf_serialize(f, buf, sizeof buf, &n) == CF_OK);
+    cf_allocator a = {summing_alloc, plain_free, NULL};
+    bytes_allocated = 0;
+    REQUIRE(cf_deserialize(buf, n, &a, &g) == CF_OK);
+    CHECK_LE(bytes_allocated, 4096); /* not 16 bytes x 65,537 search nodes */
+    CHECK_EQ(cf_memory_usage(g), bytes_allocated);
+    /* The scratch comes with the first insert that must evict. */
+    for (uint64_t k = 0; k < 5; k++) cf_insert(g, &k, sizeof k);
+    CHECK_GE(bytes_allocated, 16 * (size_t)CF_MAX_KICKS_LIMIT);
+    CHECK_EQ(cf_memory_usage(g), bytes_allocated);
+    cf_free(g);
+    cf_free(f);
+    cfg.max_kicks = CF_MAX_KICKS_LIMIT + 1;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+}
+
+TEST_MAIN(TEST(test_every_allocation_can_fail), TEST(test_huge_table_is_nomem),
+          TEST(test_load_allocates_only_the_table))

@@ -1,49 +1,94 @@
 /*
  * test_load.c -- the default max_load for each bucket size really holds:
- * with the default eviction budget, filling random keys into tables of
- * several sizes (powers of two or not) reaches at least cf_default_max_load(b)
- * before the first failed insert, and that failure loses nothing.
+ * with the default eviction budget, tables of many sizes (powers of two,
+ * primes, and sizes that leave a partial last block of 1 or 2 buckets)
+ * reach at least cf_default_max_load(b) before the first failed insert, that
+ * failure loses nothing, and a filter sized from capacity + target FPP holds
+ * its capacity for every bucket size, however loose the FPP.
  */
 #include "test.h"
 
-#include "cuckoofilter.h"
+#include "cf_internal.h"
 
-static double fill_to_failure(unsigned b, uint64_t nb, uint64_t seed) {
+static double fill_to_failure(unsigned b, unsigned f, uint64_t nb, uint64_t seed) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.bucket_size = b;
     cfg.num_buckets = nb;
-    cfg.fingerprint_bits = 16;
+    cfg.fingerprint_bits = f;
     cfg.seed = seed;
-    cf_filter *f;
-    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_filter *flt;
+    REQUIRE(cf_new(&cfg, &flt) == CF_OK);
     uint64_t n = 0;
-    while (cf_insert(f, &n, sizeof n) == CF_OK) n++;
+    while (cf_insert(flt, &n, sizeof n) == CF_OK) n++;
     uint64_t lost = 0;
-    for (uint64_t k = 0; k < n; k++) lost += !cf_contains(f, &k, sizeof k);
+    for (uint64_t k = 0; k < n; k++) lost += !cf_contains(flt, &k, sizeof k);
     CHECK_EQ(lost, 0);
     cf_stats st;
-    cf_get_stats(f, &st);
+    cf_get_stats(flt, &st);
     CHECK_EQ(st.items, n);
     CHECK_EQ(st.failed_inserts, 1);
-    cf_free(f);
+    cf_free(flt);
     return (double)n / (double)(nb * b);
+}
+
+/* The block size (buckets) of a b-slot, 16-bit table: where tails start. */
+static uint64_t block_of(unsigned b) {
+    cf_filter *f;
+    REQUIRE(cf__filter_alloc(NULL, 1, b, 16, 0, 500, &f) == CF_OK);
+    uint64_t l = f->block_buckets;
+    cf_free(f);
+    return l;
 }
 
 static void test_default_max_load_holds(void) {
     static const unsigned sizes[] = {1, 2, 4, 8};
-    static const uint64_t buckets[] = {4096, 10007, 65536};
     for (size_t i = 0; i < 4; i++) {
+        unsigned b = sizes[i];
+        uint64_t l = block_of(b);
+        /* 16K slots, a prime, one block and one/two buckets more, and
+         * several blocks with a 1- or 2-bucket remainder. */
+        const uint64_t buckets[] = {16384 / b, 10007 * 4 / b, l + 1, 4 * l + 1, 4 * l + 2, 9 * l + 3};
         double worst = 1.0;
-        for (size_t j = 0; j < 3; j++)
+        for (size_t j = 0; j < sizeof buckets / sizeof *buckets; j++)
             for (uint64_t seed = 1; seed <= 3; seed++) {
-                double load = fill_to_failure(sizes[i], buckets[j] / sizes[i] * 4, seed);
+                double load = fill_to_failure(b, 16, buckets[j], seed);
                 if (load < worst) worst = load;
             }
-        printf("b=%u: lowest load at first failure %.4f (default max_load %.2f)\n", sizes[i],
-               worst, cf_default_max_load(sizes[i]));
-        CHECK(worst >= cf_default_max_load(sizes[i]));
+        printf("b=%u: lowest load at first failure %.4f (default max_load %.2f)\n", b, worst,
+               cf_default_max_load(b));
+        CHECK(worst >= cf_default_max_load(b));
     }
 }
 
-TEST_MAIN(TEST(test_default_max_load_holds))
+/* Sized from capacity and a target FPP, a filter takes `capacity` distinct
+ * items, even when a loose FPP asks for narrow fingerprints. */
+static void test_sized_filters_hold_their_capacity(void) {
+    static const unsigned sizes[] = {1, 2, 4, 8};
+    static const uint64_t capacities[] = {1000, 50000, 300000};
+    static const double fpps[] = {0.5, 0.2, 0.05, 0.01, 0.001};
+    unsigned short_runs = 0;
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 3; j++)
+            for (size_t k = 0; k < 5 * 3; k++) { /* 5 FPPs x 3 seeds */
+                cf_config cfg;
+                cf_config_init(&cfg);
+                cfg.bucket_size = sizes[i];
+                cfg.capacity = capacities[j];
+                cfg.target_fpp = fpps[k % 5];
+                cfg.seed = i * 1000 + j * 100 + k;
+                cf_filter *f;
+                REQUIRE(cf_new(&cfg, &f) == CF_OK);
+                uint64_t n = 0;
+                while (n < capacities[j] && cf_insert(f, &n, sizeof n) == CF_OK) n++;
+                if (n < capacities[j]) {
+                    fprintf(stderr, "b=%u capacity=%llu fpp=%g: full after %llu items\n", sizes[i],
+                            (unsigned long long)capacities[j], fpps[k % 5], (unsigned long long)n);
+                    short_runs++;
+                }
+                cf_free(f);
+            }
+    CHECK_EQ(short_runs, 0);
+}
+
+TEST_MAIN(TEST(test_default_max_load_holds), TEST(test_sized_filters_hold_their_capacity))

@@ -17,6 +17,11 @@ static cf_status try_new(cf_config *cfg) {
     return s;
 }
 
+static void free_nothing(void *ctx, void *p) {
+    (void)ctx;
+    (void)p;
+}
+
 static void test_bad_configs(void) {
     cf_config cfg;
     cf_filter *f;
@@ -49,6 +54,22 @@ static void test_bad_configs(void) {
     cfg.max_load = 0;
     cfg.flags = 0x80;
     CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    cfg.flags = 0;
+    cfg.max_kicks = CF_MAX_KICKS_LIMIT + 1;
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    cfg.max_kicks = 0;
+    cf_allocator half = {NULL, NULL, NULL};
+    cfg.allocator = &half; /* empty: malloc/free */
+    CHECK_STATUS(try_new(&cfg), CF_OK);
+    half.free = free_nothing;
+    CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
+    cf_bloom_config bc;
+    cf_bloom_config_init(&bc);
+    bc.capacity = 10;
+    bc.allocator = &half;
+    cf_bloom *bloom = (cf_bloom *)&bc;
+    CHECK_STATUS(cf_bloom_new(&bc, &bloom), CF_E_PARAM);
+    CHECK(bloom == NULL);
 }
 
 static void test_sizes_that_overflow(void) {
@@ -82,12 +103,21 @@ static void test_sizing_formula(void) {
             cf_stats st;
             cf_get_stats(f, &st);
             unsigned b = sizes[j];
-            CHECK_EQ(st.fingerprint_bits, (unsigned)ceil(log2(2.0 * b / fpps[i])));
-            /* The bound 2b/2^f meets the target; one bit less would not. */
-            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits) <= fpps[i]);
-            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits - 1) > fpps[i]);
             double load = cf_default_max_load(b);
             CHECK_EQ(st.num_buckets, (uint64_t)ceil(123457 / (b * load)));
+            /* The documented floor for the table's size (README, "Sizing"). */
+            unsigned l2 = (unsigned)ceil(log2((double)st.num_buckets));
+            unsigned floor_bits = b == 1 ? (l2 + 1) / 2 + 3 : b == 2 ? (l2 + 2) / 3
+                                : b == 4 ? (l2 + 3) / 4 : (l2 + 7) / 8;
+            unsigned min_bits = b == 1 ? 8 : b == 8 ? 4 : 5;
+            if (floor_bits < min_bits) floor_bits = min_bits;
+            unsigned from_fpp = (unsigned)ceil(log2(2.0 * b / fpps[i]));
+            CHECK_EQ(st.fingerprint_bits, from_fpp > floor_bits ? from_fpp : floor_bits);
+            /* The bound 2b/2^f meets the target; one bit less would not,
+             * unless the floor decided. */
+            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits) <= fpps[i]);
+            if (from_fpp >= floor_bits)
+                CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits - 1) > fpps[i]);
             CHECK_EQ(st.table_bytes, (st.slots * st.fingerprint_bits + 7) / 8);
             cf_free(f);
         }
