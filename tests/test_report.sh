@@ -330,6 +330,7 @@ bad --load 1.5
 bad --load abc
 bad --queries 0
 bad --max-kicks 0
+bad --max-kicks 65536
 bad --seed -1
 bad --csv --json
 bad --plot

@@ -116,9 +116,9 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
             if (!v || !cli_parse_u64(v, &p->queries) || p->queries == 0)
                 return bad_usage("--queries wants an integer >= 1, got '%s'", v ? v : "");
         } else if ((v = flag_value(argc, argv, &i, "--max-kicks", &m)) || m) {
-            if (!v || !cli_parse_unsigned(v, 1, 1u << 24, &p->max_kicks))
-                return bad_usage("--max-kicks wants an integer from 1 to 16777216, got '%s'",
-                                 v ? v : "");
+            if (!v || !cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &p->max_kicks))
+                return bad_usage("--max-kicks wants an integer from 1 to %u, got '%s'",
+                                 CF_MAX_KICKS_LIMIT, v ? v : "");
         } else if ((v = flag_value(argc, argv, &i, "--seed", &m)) || m) {
             if (!v || !cli_parse_u64(v, &p->seed))
                 return bad_usage("--seed wants an unsigned 64-bit integer, got '%s'", v ? v : "");

@@ -51,8 +51,8 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
         if (!cli_parse_u64(v, &o->cfg.seed))
             return cli_error("--seed wants an unsigned 64-bit integer, not '%s'", v), false;
     } else if ((v = flag_value(argc, argv, i, "--max-kicks", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, 1, 1u << 24, &o->cfg.max_kicks))
-            return cli_error("--max-kicks wants 1..16777216, not '%s'", v), false;
+        if (!cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &o->cfg.max_kicks))
+            return cli_error("--max-kicks wants 1..%u, not '%s'", CF_MAX_KICKS_LIMIT, v), false;
     } else if ((v = flag_value(argc, argv, i, "--buckets", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
             return cli_error("--buckets wants a positive integer, not '%s'", v), false;
