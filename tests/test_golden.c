@@ -48,8 +48,9 @@ static const recipe goods[] = {
     {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0, 0},
     {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0, 0},
     {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0},
-    /* 512-bucket (4 KiB) blocks: two blocks of block-local partners and a
-     * 6-bucket tail, so the local and the global alternate buckets both occur. */
+    /* 512-bucket (4 KiB) blocks: one block of block-local partners and a
+     * 518-bucket tail (the partial block joins the last whole one), so local,
+     * tail and global alternate buckets all occur. */
     {"blocks_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0, 0},
     /* Semi-sorted buckets (flag 1): 4f - 4 bits per bucket. */
     {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT},
