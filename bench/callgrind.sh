@@ -24,7 +24,7 @@ valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
   cat "$tmp/stderr" >&2
   exit 1
 }
-callgrind_annotate --inclusive=yes "$tmp/cg.out" >"$tmp/annotate"
+callgrind_annotate --inclusive=yes --threshold=100 "$tmp/cg.out" >"$tmp/annotate"
 
 echo "cf-bench --ops $ops --widths $width under callgrind: instructions per operation"
 printf '%-30s %14s %10s %10s\n' "phase_<impl>_<metric>" instructions ops "per op"
