@@ -66,22 +66,25 @@ static size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
     return got;
 }
 
-/* Opens path and reads its size and the first min(size, 64) bytes. */
-static cf_status cf__open_header(const char *path, int *fd_out, uint64_t *size,
-                                 uint8_t header[CF__HEADER_SIZE]) {
+/* Opens path, reads the first min(size, 64) bytes and decodes them as a
+ * header validated against the file's size.  On success the caller owns fd;
+ * on failure it is closed. */
+static cf_status cf__open_header(const char *path, int *fd_out, uint8_t header[CF__HEADER_SIZE],
+                                 cf__header *h) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     CF__RETURN_IF(fd < 0, CF_E_IO);
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return CF_E_IO;
+    cf_status s = CF_E_IO;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        uint64_t size = (uint64_t)st.st_size;
+        size_t want = size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE;
+        size_t got = cf__pread_all(fd, header, want, 0);
+        s = got == want ? cf__header_decode(header, size, h)
+                        : got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
     }
-    *size = (uint64_t)st.st_size;
-    size_t want = *size < CF__HEADER_SIZE ? (size_t)*size : CF__HEADER_SIZE;
-    size_t got = cf__pread_all(fd, header, want, 0);
-    if (got != want) {
+    if (s != CF_OK) {
         close(fd);
-        return got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
+        return s;
     }
     *fd_out = fd;
     return CF_OK;
@@ -93,13 +96,11 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
 
     int fd;
-    uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, &size, header));
     cf__header h;
+    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, header, &h));
     cf_filter *f = NULL;
-    cf_status s = cf__header_decode(header, size, &h);
-    if (s == CF_OK) s = cf__filter_from_header(&h, a, &f);
+    cf_status s = cf__filter_from_header(&h, a, &f);
     if (s == CF_OK) {
         f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
         if (f->table == NULL) s = CF_E_NOMEM;
@@ -161,15 +162,9 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
 
     int fd;
-    uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, &size, header));
     cf__header h;
-    cf_status s = cf__header_decode(header, size, &h);
-    if (s != CF_OK) {
-        close(fd);
-        return s;
-    }
+    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, header, &h));
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
@@ -185,7 +180,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
         return CF_E_CHECKSUM;
     }
     cf_filter *f;
-    s = cf__filter_from_header(&h, NULL, &f);
+    cf_status s = cf__filter_from_header(&h, NULL, &f);
     if (s != CF_OK) {
         munmap(map, h.total_size);
         return s;
