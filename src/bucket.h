@@ -26,9 +26,16 @@
 #include "cf_internal.h"
 #include "semisort.h"
 
-static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
+/* A bucket's bits in the low end of a word, followed by whatever comes
+ * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
+ * excess (a borrow never moves down), and one instruction shorter. */
+static inline uint64_t cf__bucket_bits_at(const cf_filter *f, uint64_t bucket) {
     uint64_t bit = bucket * f->bucket_bits;
-    return (cf__load64le(f->table + (bit >> 3)) >> (bit & 7)) & f->bucket_mask;
+    return cf__load64le(f->table + (bit >> 3)) >> (bit & 7);
+}
+
+static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
+    return cf__bucket_bits_at(f, bucket) & f->bucket_mask;
 }
 
 static inline void cf__bucket_store_word(cf_filter *f, uint64_t bucket, uint64_t w) {

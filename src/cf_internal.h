@@ -55,8 +55,6 @@ struct cf_filter {
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
     size_t table_bytes;     /* ceil(nb * b * f / 8)                               */
     uint64_t num_buckets;   /* nb >= 1                                            */
-    uint64_t block_buckets; /* L: power of two, a block of about a page or less   */
-    uint64_t tail_start;    /* first bucket of the tail (nb when there is none)   */
     uint64_t items;         /* nonzero slots                                      */
     uint64_t seed;
     uint64_t total_kicks;
@@ -125,26 +123,17 @@ static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
     return c >= i ? c - i : c + (n - i);
 }
 
-/* alt(i, fp): see the picture in ops.c.  One fingerprint in four (low two
- * bits of H(fp) zero) takes a global partner, (c - i) mod nb; the others a
- * partner in i's own block of L buckets (i XOR odd d), or, in the tail (the
- * last full block joined with the partial one, L to 2L - 1 buckets), a
- * reflection within the tail.  Each case maps its domain onto itself and is
- * its own inverse, and which case applies depends only on fp and i's block,
- * which i and its partner share; so alt(alt(i, fp), fp) == i for every nb.
+/* 2^64 / golden ratio, odd: fp * CF__GOLDEN spreads consecutive fingerprints
+ * evenly over 64 bits (Fibonacci hashing), in one multiplication. */
+#define CF__GOLDEN 0x9e3779b97f4a7c15ull
+
+/* alt(i, fp) = (c - i) mod nb with c = range(fp * CF__GOLDEN, nb): the
+ * partner depends only on the fingerprint, so evictions move items without
+ * their keys, and alt(alt(i, fp), fp) == i for every nb (cf__reflect).
  * (This function is part of the file format: docs/FORMAT.md.) */
 static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
-    uint64_t m = cf__mix64(fp);
-    uint64_t partner = i ^ (((m >> 8) & (f->block_buckets - 1)) | 1);
-    if (i >= f->tail_start) { /* rare and predictable: the last block or two */
-        uint64_t tail = f->num_buckets - f->tail_start;
-        partner = f->tail_start + cf__reflect(cf__range(m, tail), i - f->tail_start, tail);
-    }
-    /* Which of the two is unpredictable (1 in 4), so select without a
-     * branch: a mispredicted branch here would stall the next lookups. */
-    uint64_t global = cf__reflect(cf__range(m, f->num_buckets), i, f->num_buckets);
-    uint64_t take_global = (uint64_t)0 - (uint64_t)((m & 3) == 0);
-    return (global & take_global) | (partner & ~take_global);
+    uint64_t c = cf__range((uint64_t)fp * CF__GOLDEN, f->num_buckets);
+    return cf__reflect(c, i, f->num_buckets);
 }
 
 /* ---- bit-packed table access ---- */

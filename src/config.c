@@ -81,16 +81,18 @@ static unsigned cf__ceil_log2(uint64_t n) {
 }
 
 /* The narrowest derived width that still fills nb buckets of b slots to the
- * default max_load.  Measured with 1e3..4e6 buckets (worst of several
- * seeds): b = 1 needs about half the bits of nb plus 3, b = 2 a third,
- * b = 4 and 8 hardly any. */
+ * default max_load.  Measured with 1e2..1e7 buckets (worst of several
+ * seeds, tables that are not powers of two): about half the bits of nb for
+ * b = 1, a quarter for b = 2 and a third for b = 4 and 8, plus a margin.
+ * Only loose targets meet the floor: at 1e7 buckets of 4 slots it is 10
+ * bits, which a target FPP under 0.8% asks for anyway. */
 static unsigned cf__min_width(unsigned b, uint64_t nb) {
     unsigned l2 = cf__ceil_log2(nb), w;
     switch (b) {
     case 1: w = (l2 + 1) / 2 + 3; return w < 8 ? 8 : w;
-    case 2: w = (l2 + 2) / 3; return w < 5 ? 5 : w;
-    case 4: w = (l2 + 3) / 4; return w < 5 ? 5 : w;
-    default: w = (l2 + 7) / 8; return w < 4 ? 4 : w;
+    case 2: w = (l2 + 3) / 4 + 4; return w < 5 ? 5 : w;
+    case 4: w = (l2 + 5) / 3 + 2; return w < 5 ? 5 : w;
+    default: w = (l2 + 2) / 3 + 4; return w < 4 ? 4 : w;
     }
 }
 

@@ -28,22 +28,6 @@ void cf__derive_layout(cf_filter *f) {
     f->swar = !f->semi_sort &&
               (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
     f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
-    /* Blocks of at most 4 KiB keep most alternate buckets on the same page.
-     * A partial last block joins the full block before it: a tail of a few
-     * buckets would give its local items only those few to share, and fill
-     * up at half the table's load.  With one slot per bucket, local partners
-     * cost too much load (35% instead of 50% at the first failure), so b = 1
-     * stays global: its whole table is the tail, reflecting over [0, nb). */
-    uint64_t block = 2;
-    while (block * 2 * f->bucket_bits <= 4096 * 8) block *= 2;
-    f->block_buckets = block;
-    uint64_t nb = f->num_buckets, partial = nb % block;
-    if (b == 1)
-        f->tail_start = 0;
-    else if (partial == 0)
-        f->tail_start = nb; /* whole blocks only: no tail */
-    else
-        f->tail_start = nb < 2 * block ? 0 : nb - partial - block;
     f->lane_ones = 0;
     f->lane_highs = 0;
     if (f->swar) {

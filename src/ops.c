@@ -10,15 +10,19 @@
  * An item may sit in either bucket after evictions, so delete and count look
  * at both.  When i1 == i2 (alt maps the bucket to itself) there is one bucket.
  *
- * Where the partner bucket lies (cf__alt_index in cf_internal.h):
+ * The partner bucket (cf__alt_index in cf_internal.h) mirrors i1 about a
+ * point chosen by the fingerprint alone, c = range(fp * golden, nb):
  *
- *   |<- block 0 (L buckets, <= 4 KiB) ->|<- block 1 ->| ... |<- tail (< L) ->|
- *   |   i1 ......... i1 ^ d             |             |     | T + (c - (i-T)) |
- *         ^ 3 in 4 fingerprints: partner in the same block (same page: one
- *           TLB walk and a short eviction search instead of two random ones)
- *   i1 <------------------ (c - i1) mod nb ------------------------> i2
- *         ^ 1 in 4 fingerprints: a global partner, which lets blocks share
- *           load, so the table still fills to ~97% (b = 4)
+ *   0          i2               c/2               i1                    nb
+ *   |..........[ ]...............|................[ ]....................|
+ *                              i1 + i2 = c  (mod nb)
+ *
+ * so moving an item needs only its fingerprint, any nb works, and the
+ * partner costs two multiplications.  (Partners kept in the same 4 KiB block
+ * for most items were tried: one TLB walk per lookup, but at 100M items the
+ * paired reads within a page ran 30% slower than two random reads, and the
+ * choice between local and global partners cost more than it saved;
+ * docs/BENCHMARKS.md.)
  */
 #include "bucket.h"
 #include "hash.h"
@@ -49,7 +53,7 @@ static bool cf__bad_key(const void *key, size_t len) {
  * the next lookup. */
 static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
     uint64_t v = f->lane_ones * p.fp;
-    uint64_t x1 = cf__bucket_word(f, p.i1) ^ v, x2 = cf__bucket_word(f, p.i2) ^ v;
+    uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
     return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
 }
 
@@ -72,7 +76,14 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     return cf_contains_hash(f, cf__xxh3(key, len, f->seed));
 }
 
+/* Reading bucket i1 decides whether i2 is needed; start i2's read now so a
+ * full i1 does not cost a second memory round trip. */
+static inline void cf__prefetch_i2(const cf_filter *f, cf__slots p) {
+    __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
+}
+
 static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
+    cf__prefetch_i2(f, p);
     int s = cf__bucket_find(f, p.i1, 0);
     uint64_t bucket = p.i1;
     if (s < 0) {
@@ -120,6 +131,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     cf__slots p = cf__locate(f, h);
+    cf__prefetch_i2(f, p);
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, p.fp);
     if (s < 0) {
@@ -194,8 +206,53 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     return CF_OK;
 }
 
+typedef struct cf__probe {
+    uint64_t bit[2];
+    uint32_t fp;
+} cf__probe;
+
+static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h) {
+    cf__slots s = cf__locate(f, h);
+    p->bit[0] = s.i1 * f->bucket_bits;
+    p->bit[1] = s.i2 * f->bucket_bits;
+    p->fp = s.fp;
+    __builtin_prefetch(f->table + (p->bit[0] >> 3));
+    __builtin_prefetch(f->table + (p->bit[1] >> 3));
+}
+
+/* Lanes above the bucket hold the next bucket's bits; a borrow never moves
+ * down, and lane_highs covers the bucket's own lanes only, so no mask. */
+static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p) {
+    uint64_t v = f->lane_ones * p->fp;
+    uint64_t w1 = (cf__load64le(f->table + (p->bit[0] >> 3)) >> (p->bit[0] & 7)) ^ v;
+    uint64_t w2 = (cf__load64le(f->table + (p->bit[1] >> 3)) >> (p->bit[1] & 7)) ^ v;
+    return (((w1 - f->lane_ones) & ~w1) | ((w2 - f->lane_ones) & ~w2)) & f->lane_highs;
+}
+
+#define CF__PIPE 32
+static size_t cf__contains_batch_swar(const cf_filter *filter, const uint64_t *hashes, size_t n,
+                                      bool *out) {
+    const cf_filter local = *filter, *f = &local;
+    cf__probe pipe[CF__PIPE];
+    size_t found = 0;
+    for (size_t k = 0; k < n && k < CF__PIPE; k++) cf__stage(f, &pipe[k], hashes[k]);
+    for (size_t base = 0; base < n; base += CF__PIPE) {
+        size_t m = n - base < CF__PIPE ? n - base : CF__PIPE;
+        size_t next = base + CF__PIPE;
+        size_t mn = next >= n ? 0 : (n - next < CF__PIPE ? n - next : CF__PIPE);
+        for (size_t k = 0; k < m; k++) {
+            bool hit = cf__probe_swar(f, &pipe[k]);
+            if (k < mn) cf__stage(f, &pipe[k], hashes[next + k]);
+            found += hit;
+            if (out != NULL) out[base + k] = hit;
+        }
+    }
+    return found;
+}
+
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
+    if (f->swar) return cf__contains_batch_swar(f, hashes, n, out);
     size_t found = 0;
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);

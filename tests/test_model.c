@@ -175,51 +175,56 @@ static void test_semisorted_tables(void) {
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 300000);
 }
 
+static int test_cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void test_alt_index_is_involution(void) {
     static const uint64_t buckets[] = {1, 2, 3, 7, 10, 97, 1000, 65536, 65537, 1000003,
                                        4294967311ull, (1ull << 62) + 5};
-    static const unsigned widths[] = {1, 7, 12, 16, 32}, sizes[] = {1, 2, 4, 8};
-    uint64_t rng = 42, bad = 0, local = 0, eligible = 0;
+    static const unsigned widths[] = {1, 7, 12, 16, 32};
+    uint64_t rng = 42, bad = 0;
     for (size_t n = 0; n < sizeof buckets / sizeof *buckets; n++)
-        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
-            for (size_t z = 0; z < 4; z++) {
-                /* A handle without a table: enough for index arithmetic. */
-                cf_filter *f;
-                REQUIRE(cf__filter_alloc(NULL, buckets[n], sizes[z], widths[w], 0, 500, &f) == CF_OK);
-                uint64_t nb = buckets[n];
-                /* Every bucket of a table of one block plus a partial one. */
-                uint64_t edge = f->block_buckets + 3;
-                if (nb == 1000003 && edge < 100000) {
-                    cf_filter *g;
-                    REQUIRE(cf__filter_alloc(NULL, edge, sizes[z], widths[w], 0, 500, &g) == CF_OK);
-                    for (uint64_t i = 0; i < edge; i++) {
-                        uint32_t fp = cf__fingerprint(test_rand(&rng), widths[w]);
-                        uint64_t j = cf__alt_index(g, i, fp);
-                        bad += j >= edge || cf__alt_index(g, j, fp) != i;
-                    }
-                    cf_free(g);
-                }
-                for (int t = 0; t < 2000; t++) {
-                    /* Half the probes in the tail, the last 3000 buckets. */
-                    uint64_t i = t % 2 ? test_rand(&rng) % nb
-                                       : nb - 1 - test_rand(&rng) % (nb < 3000 ? nb : 3000);
-                    uint32_t fp = cf__fingerprint(test_rand(&rng), widths[w]);
-                    uint64_t j = cf__alt_index(f, i, fp);
-                    bad += j >= nb || cf__alt_index(f, j, fp) != i;
-                    if (sizes[z] > 1 && widths[w] >= 12 && nb > 2 * f->block_buckets && t % 2) {
-                        eligible++;
-                        local += (i > j ? i - j : j - i) < f->block_buckets;
-                    }
-                }
-                cf_free(f);
+        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+            /* A handle without a table: enough for index arithmetic. */
+            cf_filter *f;
+            REQUIRE(cf__filter_alloc(NULL, buckets[n], 4, widths[w], 0, 500, &f) == CF_OK);
+            uint64_t nb = buckets[n];
+            /* Every bucket of small tables, random ones (and both ends) of large. */
+            uint64_t probes = nb <= 70000 ? nb : 20000;
+            for (uint64_t t = 0; t < probes; t++) {
+                uint64_t i = nb <= 70000 ? t : t < 2 ? t * (nb - 1) : test_rand(&rng) % nb;
+                uint32_t fp = cf__fingerprint(test_rand(&rng), widths[w]);
+                uint64_t j = cf__alt_index(f, i, fp);
+                bad += j >= nb || cf__alt_index(f, j, fp) != i;
             }
+            cf_free(f);
+        }
     CHECK_EQ(bad, 0);
-    /* 3 in 4 partners are local where blocks exist (b > 1, several blocks;
-     * fingerprints wide enough that their classes average out);
-     * global ones land in the same block with probability ~L/nb. */
-    CHECK_GE(eligible, 10000);
-    CHECK_GE(local, eligible * 72 / 100);
-    CHECK_LE(local, eligible * 78 / 100);
+
+    /* The 4095 12-bit fingerprints send bucket 0 to 4095 different partners,
+     * spread evenly over the table (Fibonacci hashing): each sixteenth of
+     * the table gets 256 of them, give or take a few. */
+    cf_filter *f;
+    REQUIRE(cf__filter_alloc(NULL, 1000003, 4, 12, 0, 500, &f) == CF_OK);
+    uint64_t *seen = calloc(4095, sizeof *seen);
+    unsigned per_part[16] = {0};
+    REQUIRE(seen != NULL);
+    for (uint32_t fp = 1; fp <= 4095; fp++) {
+        seen[fp - 1] = cf__alt_index(f, 0, fp);
+        per_part[seen[fp - 1] * 16 / 1000003]++;
+    }
+    qsort(seen, 4095, sizeof *seen, test_cmp_u64);
+    uint64_t distinct = 1;
+    for (size_t k = 1; k < 4095; k++) distinct += seen[k] != seen[k - 1];
+    CHECK_EQ(distinct, 4095);
+    for (int k = 0; k < 16; k++) {
+        CHECK_GE(per_part[k], 250);
+        CHECK_LE(per_part[k], 262);
+    }
+    free(seen);
+    cf_free(f);
 }
 
 static void test_fingerprint_range(void) {
