@@ -79,13 +79,16 @@ static inline void cf__semisort_write(cf_filter *f, uint64_t bucket, uint32_t fp
     cf__bucket_store_word(f, bucket, w | cf__semisort_encode(prefixes));
 }
 
-/* First slot of a semi-sorted bucket holding v, or -1, without decoding
- * every fingerprint: the 4-bit prefixes are compared all at once (a nibble
- * of x is zero exactly where the prefix matches; adding 7 to each nibble's
- * low bits carries into its top bit unless they are all zero), and only
- * the few slots whose prefix matches compare their suffix. */
-static inline int cf__semisort_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    uint64_t w = cf__bucket_word(f, bucket);
+/* First slot of the semi-sorted bucket whose bits start at the low end of w
+ * (bits above it are ignored) holding v, or -1, without decoding every
+ * fingerprint: the 4-bit prefixes are compared all at once (a nibble of x
+ * is zero exactly where the prefix matches; adding 7 to each nibble's low
+ * bits carries into its top bit unless they are all zero), and only the
+ * few slots whose prefix matches compare their suffix.  (A branch-free
+ * version that tests all four suffixes was slower: for absent keys the
+ * loop below almost never runs, and the extra instructions cost more than
+ * its rare mispredictions.) */
+static inline int cf__semisort_find_word(const cf_filter *f, uint64_t w, uint32_t v) {
     unsigned s = f->fp_bits - 4;
     uint32_t x = cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)] ^ ((v >> s) * 0x1111u);
     uint32_t match = ~(((x & 0x7777u) + 0x7777u) | x) & 0x8888u;
@@ -95,6 +98,10 @@ static inline int cf__semisort_find(const cf_filter *f, uint64_t bucket, uint32_
         if (((suffixes >> (k * s)) & suffix_mask) == (v & suffix_mask)) return (int)k;
     }
     return -1;
+}
+
+static inline int cf__semisort_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    return cf__semisort_find_word(f, cf__bucket_word(f, bucket), v);
 }
 
 static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {

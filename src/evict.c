@@ -77,10 +77,17 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
     for (size_t head = 0; head < tail && head < f->max_kicks; head++) {
         uint64_t bucket = q[head].bucket;
         uint32_t resident[CF_MAX_BUCKET_SIZE];
+        uint64_t children[CF_MAX_BUCKET_SIZE];
         cf__bucket_read(f, bucket, resident);
+        /* Start reading every child before testing the first: in a large
+         * table each is a cache miss, and tested one by one (a branch on
+         * each) they would be waited for one after another. */
         for (unsigned s = 0; s < f->bucket_size; s++) {
-            uint32_t moving = resident[s];
-            uint64_t child = cf__alt_index(f, bucket, moving);
+            children[s] = cf__alt_index(f, bucket, resident[s]);
+            __builtin_prefetch(f->table + ((children[s] * f->bucket_bits) >> 3));
+        }
+        for (unsigned s = 0; s < f->bucket_size; s++) {
+            uint64_t child = children[s];
             if (child == bucket || cf__on_path(q, (int32_t)head, child)) continue;
             int free_slot = cf__bucket_find(f, child, 0);
             if (free_slot >= 0) {

@@ -57,14 +57,21 @@ static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
     return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
 }
 
-/* Layouts without SWAR (wide buckets, semi-sorted) out of line, so the fast
- * path stays small and needs few registers. */
+/* Wide buckets (no SWAR, not semi-sorted) out of line, so the fast paths
+ * stay small and need few registers. */
 __attribute__((noinline)) static bool cf__contains_other(const cf_filter *f, cf__slots p) {
     return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
 }
 
+/* Semi-sorted buckets: both words read before either is searched. */
+static inline bool cf__contains_semi(const cf_filter *f, cf__slots p) {
+    uint64_t w1 = cf__bucket_bits_at(f, p.i1), w2 = cf__bucket_bits_at(f, p.i2);
+    return cf__semisort_find_word(f, w1, p.fp) >= 0 || cf__semisort_find_word(f, w2, p.fp) >= 0;
+}
+
 static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
-    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
+    if (f->swar) return cf__contains_swar(f, p);
+    return f->semi_sort ? cf__contains_semi(f, p) : cf__contains_other(f, p);
 }
 
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
@@ -73,7 +80,7 @@ bool cf_contains_hash(const cf_filter *f, uint64_t h) {
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
-    return cf_contains_hash(f, cf__xxh3(key, len, f->seed));
+    return cf__contains_slots(f, cf__locate(f, cf__xxh3(key, len, f->seed)));
 }
 
 /* Reading bucket i1 decides whether i2 is needed; start i2's read now so a
@@ -82,17 +89,40 @@ static inline void cf__prefetch_i2(const cf_filter *f, cf__slots p) {
     __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
 }
 
+/* Stores fp in the first free slot of i1, else of i2; false if both are
+ * full.  SWAR layouts pick the bucket without a branch on the loaded words:
+ * near full, whether i1 has room is a coin toss, and a mispredicted branch
+ * would wait for the read and then discard the next inserts' work. */
+static inline bool cf__place(cf_filter *f, cf__slots p) {
+    if (f->swar) {
+        uint64_t z1 = cf__zero_lanes(f, cf__bucket_word(f, p.i1));
+        uint64_t z2 = cf__zero_lanes(f, cf__bucket_word(f, p.i2));
+        uint64_t use2 = (uint64_t)0 - (uint64_t)(z1 == 0);
+        uint64_t z = (z1 & ~use2) | (z2 & use2);
+        if (z == 0) return false;
+        uint64_t bucket = (p.i1 & ~use2) | (p.i2 & use2);
+        /* The lowest set bit of z is the top bit of the first free lane. */
+        uint64_t bit = bucket * f->bucket_bits + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+        uint8_t *at = f->table + (bit >> 3);
+        unsigned shift = (unsigned)(bit & 7);
+        uint64_t w = cf__load64le(at);
+        cf__store64le(at, (w & ~(f->fp_mask << shift)) | ((uint64_t)p.fp << shift));
+        return true;
+    }
+    uint64_t bucket = p.i1;
+    int s = cf__bucket_find(f, bucket, 0);
+    if (s < 0) {
+        bucket = p.i2;
+        s = cf__bucket_find(f, bucket, 0);
+    }
+    if (s < 0) return false;
+    cf__slot_set(f, bucket, (unsigned)s, p.fp);
+    return true;
+}
+
 static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
     cf__prefetch_i2(f, p);
-    int s = cf__bucket_find(f, p.i1, 0);
-    uint64_t bucket = p.i1;
-    if (s < 0) {
-        s = cf__bucket_find(f, p.i2, 0);
-        bucket = p.i2;
-    }
-    if (s >= 0) {
-        cf__slot_set(f, bucket, (unsigned)s, p.fp);
-    } else {
+    if (!cf__place(f, p)) {
         cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
         if (st != CF_OK) {
             f->failed_inserts += st == CF_E_FULL;
@@ -206,43 +236,87 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     return CF_OK;
 }
 
+/* A located key of a batch: where its buckets start (byte offsets when
+ * every bucket starts on a byte, else bit offsets) and its fingerprint. */
 typedef struct cf__probe {
-    uint64_t bit[2];
+    uint64_t at[2];
     uint32_t fp;
 } cf__probe;
 
-static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h) {
+static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool bytes) {
     cf__slots s = cf__locate(f, h);
-    p->bit[0] = s.i1 * f->bucket_bits;
-    p->bit[1] = s.i2 * f->bucket_bits;
+    uint64_t step = bytes ? f->bucket_bits / 8 : f->bucket_bits;
+    p->at[0] = s.i1 * step;
+    p->at[1] = s.i2 * step;
     p->fp = s.fp;
-    __builtin_prefetch(f->table + (p->bit[0] >> 3));
-    __builtin_prefetch(f->table + (p->bit[1] >> 3));
+    __builtin_prefetch(f->table + (bytes ? p->at[0] : p->at[0] >> 3));
+    __builtin_prefetch(f->table + (bytes ? p->at[1] : p->at[1] >> 3));
 }
 
 /* Lanes above the bucket hold the next bucket's bits; a borrow never moves
  * down, and lane_highs covers the bucket's own lanes only, so no mask. */
-static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p) {
-    uint64_t v = f->lane_ones * p->fp;
-    uint64_t w1 = (cf__load64le(f->table + (p->bit[0] >> 3)) >> (p->bit[0] & 7)) ^ v;
-    uint64_t w2 = (cf__load64le(f->table + (p->bit[1] >> 3)) >> (p->bit[1] & 7)) ^ v;
+static inline bool cf__probe_semi(const cf_filter *f, const cf__probe *p) {
+    uint64_t w1 = cf__load64le(f->table + (p->at[0] >> 3)) >> (p->at[0] & 7);
+    uint64_t w2 = cf__load64le(f->table + (p->at[1] >> 3)) >> (p->at[1] & 7);
+    return cf__semisort_find_word(f, w1, p->fp) >= 0 || cf__semisort_find_word(f, w2, p->fp) >= 0;
+}
+
+static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool bytes) {
+    uint64_t v = f->lane_ones * p->fp, w1, w2;
+    if (bytes) {
+        w1 = cf__load64le(f->table + p->at[0]);
+        w2 = cf__load64le(f->table + p->at[1]);
+    } else {
+        w1 = cf__load64le(f->table + (p->at[0] >> 3)) >> (p->at[0] & 7);
+        w2 = cf__load64le(f->table + (p->at[1] >> 3)) >> (p->at[1] & 7);
+    }
+    w1 ^= v;
+    w2 ^= v;
     return (((w1 - f->lane_ones) & ~w1) | ((w2 - f->lane_ones) & ~w2)) & f->lane_highs;
 }
 
-#define CF__PIPE 32
-static size_t cf__contains_batch_swar(const cf_filter *filter, const uint64_t *hashes, size_t n,
-                                      bool *out) {
+/* Keys located (and their buckets prefetched) ahead of their test. */
+#define CF__PIPE 48
+
+/* How a batch tests its buckets: SWAR on byte-aligned buckets (offsets in
+ * bytes), SWAR at bit offsets, or semi-sorted buckets. */
+typedef enum { CF__PROBE_BYTES, CF__PROBE_BITS, CF__PROBE_SEMI } cf__probe_kind;
+
+static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__probe_kind kind) {
+    return kind == CF__PROBE_SEMI ? cf__probe_semi(f, p)
+                                  : cf__probe_swar(f, p, kind == CF__PROBE_BYTES);
+}
+
+/* A batch as a pipeline: while key k of a chunk is tested, key k of the next
+ * chunk is located and prefetched into the slot it frees.  The filter's
+ * fields are copied to a local, which stores through `out` cannot alias, so
+ * they stay in registers; `kind` and whether `out` is NULL are constants in
+ * each instance (below), so the loop carries no test for them. */
+static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n,
+                               bool *out, cf__probe_kind kind) {
     const cf_filter local = *filter, *f = &local;
+    bool bytes = kind == CF__PROBE_BYTES;
     cf__probe pipe[CF__PIPE];
     size_t found = 0;
-    for (size_t k = 0; k < n && k < CF__PIPE; k++) cf__stage(f, &pipe[k], hashes[k]);
-    for (size_t base = 0; base < n; base += CF__PIPE) {
+    size_t base = 0;
+    for (size_t k = 0; k < n && k < CF__PIPE; k++) cf__stage(f, &pipe[k], hashes[k], bytes);
+    /* Whole chunks followed by another whole chunk: no bounds in the loop. */
+    for (; base + 2 * CF__PIPE <= n; base += CF__PIPE) {
+        for (size_t k = 0; k < CF__PIPE; k++) {
+            bool hit = cf__probe_any(f, &pipe[k], kind);
+            cf__stage(f, &pipe[k], hashes[base + CF__PIPE + k], bytes);
+            found += hit;
+            if (out != NULL) out[base + k] = hit;
+        }
+    }
+    /* The last one or two chunks. */
+    for (; base < n; base += CF__PIPE) {
         size_t m = n - base < CF__PIPE ? n - base : CF__PIPE;
         size_t next = base + CF__PIPE;
         size_t mn = next >= n ? 0 : (n - next < CF__PIPE ? n - next : CF__PIPE);
         for (size_t k = 0; k < m; k++) {
-            bool hit = cf__probe_swar(f, &pipe[k]);
-            if (k < mn) cf__stage(f, &pipe[k], hashes[next + k]);
+            bool hit = cf__probe_any(f, &pipe[k], kind);
+            if (k < mn) cf__stage(f, &pipe[k], hashes[next + k], bytes);
             found += hit;
             if (out != NULL) out[base + k] = hit;
         }
@@ -250,9 +324,18 @@ static size_t cf__contains_batch_swar(const cf_filter *filter, const uint64_t *h
     return found;
 }
 
+#define CF__BATCH_INSTANCE(name, kind)                                                     \
+    static size_t name(const cf_filter *f, const uint64_t *h, size_t n, bool *out) {       \
+        return out != NULL ? cf__batch(f, h, n, out, kind) : cf__batch(f, h, n, NULL, kind); \
+    }
+CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
+CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
+CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
+
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
-    if (f->swar) return cf__contains_batch_swar(f, hashes, n, out);
+    if (f->swar) return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
+    if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
     size_t found = 0;
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);

@@ -196,6 +196,54 @@ static void test_hash_variants_agree(void) {
     cf_free(b);
 }
 
+/* cf_contains_batch has one pipeline per bucket layout (SWAR on whole
+ * bytes, SWAR at bit offsets, semi-sorted) and a general path (wide
+ * buckets): each must answer like cf_contains_hash for batch sizes around
+ * and between its chunk boundaries, with and without `out`. */
+static void test_batch_lookups_every_layout(void) {
+    static const struct { unsigned f, b, flags; } layouts[] = {
+        {12, 4, 0}, {8, 8, 0}, {7, 4, 0}, {13, 2, 0}, {3, 1, 0},
+        {12, 4, CF_SEMI_SORT}, {5, 4, CF_SEMI_SORT}, {16, 8, 0}, {32, 4, 0},
+    };
+    static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 95, 96, 97, 143, 144, 145, 1000, 3001};
+    enum { N = 3001 };
+    static uint64_t hashes[N];
+    static bool out[N];
+    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.fingerprint_bits = layouts[l].f;
+        cfg.bucket_size = layouts[l].b;
+        cfg.flags = layouts[l].flags;
+        cfg.num_buckets = 997;
+        cfg.seed = l;
+        cf_filter *f;
+        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        for (uint64_t k = 0; k < N; k++) {
+            hashes[k] = cf_hash(f, &k, sizeof k);
+            if (k % 3 == 0) (void)cf_insert_hash(f, hashes[k]); /* some may not fit */
+        }
+        size_t mismatches = 0;
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n = sizes[z], expect = 0;
+            memset(out, 0, sizeof out);
+            size_t got = cf_contains_batch(f, hashes, n, out);
+            for (size_t k = 0; k < n; k++) {
+                bool single = cf_contains_hash(f, hashes[k]);
+                expect += single;
+                mismatches += out[k] != single;
+            }
+            mismatches += got != expect;
+            mismatches += cf_contains_batch(f, hashes, n, NULL) != expect;
+        }
+        if (mismatches != 0)
+            fprintf(stderr, "f=%u b=%u flags=%u: %zu mismatches\n", layouts[l].f, layouts[l].b,
+                    layouts[l].flags, mismatches);
+        CHECK_EQ(mismatches, 0);
+        cf_free(f);
+    }
+}
+
 static void test_insert_batch_matches_single_inserts(void) {
     cf_config cfg;
     cf_config_init(&cfg);
@@ -265,5 +313,6 @@ static void test_status_table(void) {
 
 TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_formula),
           TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
+          TEST(test_batch_lookups_every_layout),
           TEST(test_insert_batch_matches_single_inserts),
           TEST(test_seed_changes_layout_deterministically), TEST(test_status_table))
