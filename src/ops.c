@@ -57,21 +57,21 @@ static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
     return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
 }
 
-/* Wide buckets (no SWAR, not semi-sorted) out of line, so the fast paths
- * stay small and need few registers. */
-__attribute__((noinline)) static bool cf__contains_other(const cf_filter *f, cf__slots p) {
-    return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
-}
-
 /* Semi-sorted buckets: both words read before either is searched. */
 static inline bool cf__contains_semi(const cf_filter *f, cf__slots p) {
     uint64_t w1 = cf__bucket_bits_at(f, p.i1), w2 = cf__bucket_bits_at(f, p.i2);
     return cf__semisort_find_word(f, w1, p.fp) >= 0 || cf__semisort_find_word(f, w2, p.fp) >= 0;
 }
 
+/* Layouts without SWAR (semi-sorted, wide buckets) out of line: inlined,
+ * they made every lookup save and restore four more registers. */
+__attribute__((noinline)) static bool cf__contains_other(const cf_filter *f, cf__slots p) {
+    if (f->semi_sort) return cf__contains_semi(f, p);
+    return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
+}
+
 static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
-    if (f->swar) return cf__contains_swar(f, p);
-    return f->semi_sort ? cf__contains_semi(f, p) : cf__contains_other(f, p);
+    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
 }
 
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
