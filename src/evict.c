@@ -84,7 +84,7 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
          * each) they would be waited for one after another. */
         for (unsigned s = 0; s < f->bucket_size; s++) {
             children[s] = cf__alt_index(f, bucket, resident[s]);
-            __builtin_prefetch(f->table + ((children[s] * f->bucket_bits) >> 3));
+            cf__prefetch_bucket(f, children[s]);
         }
         for (unsigned s = 0; s < f->bucket_size; s++) {
             uint64_t child = children[s];

@@ -86,7 +86,7 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
 /* Reading bucket i1 decides whether i2 is needed; start i2's read now so a
  * full i1 does not cost a second memory round trip. */
 static inline void cf__prefetch_i2(const cf_filter *f, cf__slots p) {
-    __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
+    cf__prefetch_bucket(f, p.i2);
 }
 
 /* Stores fp in the first free slot of i1, else of i2; false if both are
@@ -198,8 +198,8 @@ size_t cf_count(const cf_filter *f, const void *key, size_t len) {
 #define CF__BATCH 16
 
 static inline void cf__prefetch_slots(const cf_filter *f, cf__slots p) {
-    __builtin_prefetch(f->table + ((p.i1 * f->bucket_bits) >> 3));
-    __builtin_prefetch(f->table + ((p.i2 * f->bucket_bits) >> 3));
+    cf__prefetch_bucket(f, p.i1);
+    cf__prefetch_bucket(f, p.i2);
 }
 
 /* Batches run a ring of located keys: key j is located, and its buckets
@@ -249,8 +249,8 @@ static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool 
     p->at[0] = s.i1 * step;
     p->at[1] = s.i2 * step;
     p->fp = s.fp;
-    __builtin_prefetch(f->table + (bytes ? p->at[0] : p->at[0] >> 3));
-    __builtin_prefetch(f->table + (bytes ? p->at[1] : p->at[1] >> 3));
+    cf__prefetch_word(f->table + (bytes ? p->at[0] : p->at[0] >> 3));
+    cf__prefetch_word(f->table + (bytes ? p->at[1] : p->at[1] >> 3));
 }
 
 /* Lanes above the bucket hold the next bucket's bits; a borrow never moves
