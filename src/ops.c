@@ -89,26 +89,28 @@ static inline void cf__prefetch_i2(const cf_filter *f, cf__slots p) {
     cf__prefetch_bucket(f, p.i2);
 }
 
+/* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
+ * The word is written back whole to the address it was read from, so the
+ * store's address does not depend on the bucket's contents: a store whose
+ * address waits for a cache miss would hold back the next inserts' reads
+ * (they cannot be ordered against it), and inserts would run one at a time. */
+static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    uint64_t bit = bucket * f->bucket_bits;
+    uint8_t *at = f->table + (bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint64_t w = cf__load64le(at);
+    uint64_t z = cf__zero_lanes(f, (w >> shift) & f->bucket_mask);
+    if (z == 0) return false;
+    /* The lowest set bit of z is the top bit of the first free lane. */
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(at, w | ((uint64_t)fp << (shift + lane)));
+    return true;
+}
+
 /* Stores fp in the first free slot of i1, else of i2; false if both are
- * full.  SWAR layouts pick the bucket without a branch on the loaded words:
- * near full, whether i1 has room is a coin toss, and a mispredicted branch
- * would wait for the read and then discard the next inserts' work. */
+ * full. */
 static inline bool cf__place(cf_filter *f, cf__slots p) {
-    if (f->swar) {
-        uint64_t z1 = cf__zero_lanes(f, cf__bucket_word(f, p.i1));
-        uint64_t z2 = cf__zero_lanes(f, cf__bucket_word(f, p.i2));
-        uint64_t use2 = (uint64_t)0 - (uint64_t)(z1 == 0);
-        uint64_t z = (z1 & ~use2) | (z2 & use2);
-        if (z == 0) return false;
-        uint64_t bucket = (p.i1 & ~use2) | (p.i2 & use2);
-        /* The lowest set bit of z is the top bit of the first free lane. */
-        uint64_t bit = bucket * f->bucket_bits + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-        uint8_t *at = f->table + (bit >> 3);
-        unsigned shift = (unsigned)(bit & 7);
-        uint64_t w = cf__load64le(at);
-        cf__store64le(at, (w & ~(f->fp_mask << shift)) | ((uint64_t)p.fp << shift));
-        return true;
-    }
+    if (f->swar) return cf__place_swar(f, p.i1, p.fp) || cf__place_swar(f, p.i2, p.fp);
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, 0);
     if (s < 0) {
