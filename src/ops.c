@@ -18,11 +18,13 @@
  *                              i1 + i2 = c  (mod nb)
  *
  * so moving an item needs only its fingerprint, any nb works, and the
- * partner costs two multiplications.  (Partners kept in the same 4 KiB block
- * for most items were tried: one TLB walk per lookup, but at 100M items the
- * paired reads within a page ran 30% slower than two random reads, and the
- * choice between local and global partners cost more than it saved;
- * docs/BENCHMARKS.md.)
+ * partner costs two multiplications.  (Partners in the same 4 KiB block for
+ * 3 in 4 items were tried first: a lookup then walks one page, worth ~13% on
+ * single lookups at 100M items in a standalone loop (bench/lookup_floor.c);
+ * but the other items need global partners for the table to fill, and
+ * mixing the fingerprint, choosing between the two kinds and handling the
+ * table's last block cost ~25 more instructions a lookup, which lost more
+ * than the page saved: docs/BENCHMARKS.md.)
  */
 #include "bucket.h"
 #include "hash.h"
