@@ -257,14 +257,14 @@ static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool 
     cf__prefetch_word(f->table + (bytes ? p->at[1] : p->at[1] >> 3));
 }
 
-/* Lanes above the bucket hold the next bucket's bits; a borrow never moves
- * down, and lane_highs covers the bucket's own lanes only, so no mask. */
 static inline bool cf__probe_semi(const cf_filter *f, const cf__probe *p) {
     uint64_t w1 = cf__load64le(f->table + (p->at[0] >> 3)) >> (p->at[0] & 7);
     uint64_t w2 = cf__load64le(f->table + (p->at[1] >> 3)) >> (p->at[1] & 7);
     return cf__semisort_find_word(f, w1, p->fp) >= 0 || cf__semisort_find_word(f, w2, p->fp) >= 0;
 }
 
+/* Lanes above the bucket hold the next bucket's bits; a borrow never moves
+ * down, and lane_highs covers the bucket's own lanes only, so no mask. */
 static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool bytes) {
     uint64_t v = f->lane_ones * p->fp, w1, w2;
     if (bytes) {
@@ -294,8 +294,7 @@ static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__pro
 /* A batch as a pipeline: while key k of a chunk is tested, key k of the next
  * chunk is located and prefetched into the slot it frees.  The filter's
  * fields are copied to a local, which stores through `out` cannot alias, so
- * they stay in registers; `kind` and whether `out` is NULL are constants in
- * each instance (below), so the loop carries no test for them. */
+ * they stay in registers; `kind` is a constant in each instance (below). */
 static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n,
                                bool *out, cf__probe_kind kind) {
     const cf_filter local = *filter, *f = &local;
@@ -328,9 +327,9 @@ static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, 
     return found;
 }
 
-#define CF__BATCH_INSTANCE(name, kind)                                                     \
-    static size_t name(const cf_filter *f, const uint64_t *h, size_t n, bool *out) {       \
-        return out != NULL ? cf__batch(f, h, n, out, kind) : cf__batch(f, h, n, NULL, kind); \
+#define CF__BATCH_INSTANCE(name, kind)                                               \
+    static size_t name(const cf_filter *f, const uint64_t *h, size_t n, bool *out) { \
+        return cf__batch(f, h, n, out, kind);                                        \
     }
 CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
 CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
