@@ -81,18 +81,20 @@ static unsigned cf__ceil_log2(uint64_t n) {
 }
 
 /* The narrowest derived width that still fills nb buckets of b slots to the
- * default max_load.  Measured with 1e2..1e7 buckets (worst of several
- * seeds, tables that are not powers of two): about half the bits of nb for
- * b = 1, a quarter for b = 2 and a third for b = 4 and 8, plus a margin.
- * Only loose targets meet the floor: at 1e7 buckets of 4 slots it is 10
- * bits, which a target FPP under 0.8% asks for anyway. */
+ * default max_load.  Measured on tables that are not powers of two, worst of
+ * several seeds: about half the bits of nb for b = 1, a quarter for b = 2
+ * and a third for b = 4 and 8, plus a margin, up to 1e7 buckets; above that
+ * the need stops growing (at 2.5e7 buckets of 4 slots, 9 bits fill to 95.7%
+ * and 10 bits to 96.3%; at 5e7 of 2 slots, 10 bits to 86.5%; at 1.25e7 of 8
+ * slots, 11 bits to 99.2%), hence the caps.  Only loose targets meet the
+ * floor: 10 bits for b = 4 is what any target FPP under 1.6% asks for. */
 static unsigned cf__min_width(unsigned b, uint64_t nb) {
     unsigned l2 = cf__ceil_log2(nb), w;
     switch (b) {
     case 1: w = (l2 + 1) / 2 + 3; return w < 8 ? 8 : w;
-    case 2: w = (l2 + 3) / 4 + 4; return w < 5 ? 5 : w;
-    case 4: w = (l2 + 5) / 3 + 2; return w < 5 ? 5 : w;
-    default: w = (l2 + 2) / 3 + 4; return w < 4 ? 4 : w;
+    case 2: w = (l2 + 3) / 4 + 4; return w < 5 ? 5 : w > 10 ? 10 : w;
+    case 4: w = (l2 + 5) / 3 + 2; return w < 5 ? 5 : w > 10 ? 10 : w;
+    default: w = (l2 + 2) / 3 + 4; return w < 4 ? 4 : w > 11 ? 11 : w;
     }
 }
 

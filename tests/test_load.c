@@ -80,4 +80,22 @@ static void test_sized_filters_hold_their_capacity(void) {
     CHECK_EQ(short_runs, 0);
 }
 
-TEST_MAIN(TEST(test_default_max_load_holds), TEST(test_sized_filters_hold_their_capacity))
+/* Large tables: the width floors stop growing (config.c measured where),
+ * so a loose target at a billion items costs no more than 10 or 11 bits. */
+static void test_floor_caps_for_large_tables(void) {
+    static const struct { unsigned b, want; } cases[] = {{2, 10}, {4, 10}, {8, 11}};
+    for (size_t i = 0; i < 3; i++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.bucket_size = cases[i].b;
+        cfg.capacity = 1000000000;
+        cfg.target_fpp = 0.3; /* asks for only a few bits */
+        unsigned fbits, b, max_kicks;
+        uint64_t nb;
+        REQUIRE(cf__resolve_config(&cfg, &fbits, &b, &nb, &max_kicks) == CF_OK);
+        CHECK_EQ(fbits, cases[i].want);
+    }
+}
+
+TEST_MAIN(TEST(test_default_max_load_holds), TEST(test_sized_filters_hold_their_capacity),
+          TEST(test_floor_caps_for_large_tables))

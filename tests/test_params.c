@@ -109,6 +109,8 @@ static void test_sizing_formula(void) {
             unsigned l2 = (unsigned)ceil(log2((double)st.num_buckets));
             unsigned floor_bits = b == 1 ? (l2 + 1) / 2 + 3 : b == 2 ? (l2 + 3) / 4 + 4
                                 : b == 4 ? (l2 + 5) / 3 + 2 : (l2 + 2) / 3 + 4;
+            unsigned cap_bits = b == 1 ? 32 : b == 8 ? 11 : 10;
+            if (floor_bits > cap_bits) floor_bits = cap_bits;
             unsigned min_bits = b == 1 ? 8 : b == 8 ? 4 : 5;
             if (floor_bits < min_bits) floor_bits = min_bits;
             unsigned from_fpp = (unsigned)ceil(log2(2.0 * b / fpps[i]));
