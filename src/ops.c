@@ -85,12 +85,6 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     return cf__contains_slots(f, cf__locate(f, cf__xxh3(key, len, f->seed)));
 }
 
-/* Reading bucket i1 decides whether i2 is needed; start i2's read now so a
- * full i1 does not cost a second memory round trip. */
-static inline void cf__prefetch_i2(const cf_filter *f, cf__slots p) {
-    cf__prefetch_bucket(f, p.i2);
-}
-
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
  * The word is written back whole to the address it was read from, so the
  * store's address does not depend on the bucket's contents: a store whose
@@ -125,7 +119,9 @@ static inline bool cf__place(cf_filter *f, cf__slots p) {
 }
 
 static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
-    cf__prefetch_i2(f, p);
+    /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
+     * a full i1 does not cost a second memory round trip. */
+    cf__prefetch_bucket(f, p.i2);
     if (!cf__place(f, p)) {
         cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
         if (st != CF_OK) {
@@ -165,7 +161,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     cf__slots p = cf__locate(f, h);
-    cf__prefetch_i2(f, p);
+    cf__prefetch_bucket(f, p.i2); /* as for inserts */
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, p.fp);
     if (s < 0) {

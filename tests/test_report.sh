@@ -163,7 +163,6 @@ lo=$(get "$csv" semi_sort "" min_f); hi=$(get "$csv" semi_sort "" max_f)
 [ "$lo/$hi" = 5/16 ] || fail "semi-sorted widths $lo..$hi, not the library's 5..16"
 check_series "$csv" compare_semi "$lo" "$hi" 1
 check_crossover "$csv" compare_semi crossover_semi
-full=$(get "$csv" fill "" items) # what every width holds when it reaches the target load
 for w in $(seq "$lo" "$hi"); do
   r="f=$w"; n=$(get "$csv" compare_semi "$r" items)
   # One bit less per slot: (f-1) bits per slot over the items it holds.
@@ -173,7 +172,7 @@ for w in $(seq "$lo" "$hi"); do
   # their first failure (semi-sorted slots move in another order), close
   # to each other.
   pn=$(get "$csv" compare "$r" items)
-  if [ "$pn" = "$full" ] && [ "$n" = "$full" ]; then
+  if [ "$pn" = "$items" ] && [ "$n" = "$items" ]; then
     check "semi $r bits/item = plain - slots/items" "(x - (p - s/n))^2 < 1e-12" \
       x="$(get "$csv" compare_semi "$r" bits_per_item)" s="$slots" n="$n" p="$(get "$csv" compare "$r" bits_per_item)"
   else
