@@ -21,7 +21,6 @@
 #define CF__HEADER_SIZE 64u
 #define CF__TRAILER_SIZE 8u
 #define CF__FORMAT_VERSION 1u
-#define CF__HASH_XXH3_64 1u /* hash algorithm id: XXH3-64 with the stored seed */
 
 /* Offsets of the header fields (docs/FORMAT.md, "Header"). */
 enum {
@@ -48,7 +47,7 @@ typedef struct cf__header {
     unsigned version;
     unsigned fp_bits;
     unsigned bucket_size;
-    unsigned hash_id;
+    unsigned hash_id;   /* the partner map: CF__MAP_MIXED or CF__MAP_GOLDEN */
     unsigned flags;
     unsigned max_kicks;
     uint64_t num_buckets;

@@ -10,8 +10,8 @@
  * max_load defaults to a load that inserts reliably reach with the default
  * eviction budget for each bucket size (measured by tests/test_load.c).
  * That needs fingerprints wide enough for the table: an item's partner is
- * chosen by its fingerprint alone, so with few fingerprint values many items
- * share few partner offsets and the table fills unevenly (the paper's
+ * chosen by its fingerprint alone, so with very few fingerprint values each
+ * bucket reaches few others and the table fills unevenly (the paper's
  * f >= log(n)/b bound).  min_width is the measured floor that keeps the
  * default loads (tests/test_load.c): a derived width never goes below it.
  * Tables are never rounded to a power of two.
@@ -81,20 +81,26 @@ static unsigned cf__ceil_log2(uint64_t n) {
 }
 
 /* The narrowest derived width that still fills nb buckets of b slots to the
- * default max_load.  Measured on tables that are not powers of two, worst of
- * several seeds: about half the bits of nb for b = 1, a quarter for b = 2
- * and a third for b = 4 and 8, plus a margin, up to 1e7 buckets; above that
- * the need stops growing (at 2.5e7 buckets of 4 slots, 9 bits fill to 95.7%
- * and 10 bits to 96.3%; at 5e7 of 2 slots, 10 bits to 86.5%; at 1.25e7 of 8
- * slots, 11 bits to 99.2%), hence the caps.  Only loose targets meet the
- * floor: 10 bits for b = 4 is what any target FPP under 1.6% asks for. */
+ * default max_load (load at the first failed insert, measured with the
+ * default eviction budget over 2^16..2^26 buckets; README "Sizing"):
+ *
+ *   b = 1: about half the bits of nb: a single-slot bucket has one way out;
+ *   b = 2: 6 bits up to 2^22 buckets, 7 up to 2^25, then 8 (f = 5 fills
+ *          2^15 buckets to 83.7% for one seed; f = 6 fills 2^22 to 86.3%
+ *          but 2^23 to 54% for one seed);
+ *   b = 4: 5 bits (f = 5 at 2^25: 96.1%; f = 4 at 2^22: 95.4%, too close);
+ *   b = 8: 5 bits (f = 5 at 2^22: 99.3%), below every width a target FPP
+ *          under 1 asks for anyway.
+ *
+ * With the mixed partner map (cf_internal.h) these are what the table
+ * needs, so a derived width follows the target FPP everywhere but b = 1 and
+ * very loose targets. */
 static unsigned cf__min_width(unsigned b, uint64_t nb) {
     unsigned l2 = cf__ceil_log2(nb), w;
     switch (b) {
     case 1: w = (l2 + 1) / 2 + 3; return w < 8 ? 8 : w;
-    case 2: w = (l2 + 3) / 4 + 4; return w < 5 ? 5 : w > 10 ? 10 : w;
-    case 4: w = (l2 + 5) / 3 + 2; return w < 5 ? 5 : w > 10 ? 10 : w;
-    default: w = (l2 + 2) / 3 + 4; return w < 4 ? 4 : w > 11 ? 11 : w;
+    case 2: return l2 <= 22 ? 6 : l2 <= 25 ? 7 : 8;
+    default: return 5;
     }
 }
 

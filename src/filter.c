@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "bucket.h"
+#include "hash.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
@@ -28,6 +29,9 @@ void cf__derive_layout(cf_filter *f) {
     f->swar = !f->semi_sort &&
               (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
     f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
+    bool mixed = f->partner_map != CF__MAP_GOLDEN;
+    f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
+    f->alt_mul = mixed ? CF__GOLDEN : 1;
     f->lane_ones = 0;
     f->lane_highs = 0;
     if (f->swar) {
@@ -36,6 +40,11 @@ void cf__derive_layout(cf_filter *f) {
             f->lane_highs |= (uint64_t)1 << (s * fb + fb - 1);
         }
     }
+}
+
+void cf__set_seed(cf_filter *f, uint64_t seed) {
+    f->seed = seed;
+    cf__hash_key_init(&f->hkey, seed);
 }
 
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
@@ -52,6 +61,7 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->fp_bits = fbits;
     f->max_kicks = max_kicks;
     f->flags = flags;
+    f->partner_map = CF__MAP_MIXED;
     cf__derive_layout(f);
     *out = f;
     return CF_OK;
@@ -71,7 +81,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     cf_filter *f;
     CF__FORWARD_IF_ERROR(
         cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
-    f->seed = cfg->seed;
+    cf__set_seed(f, cfg->seed);
     f->table_bytes = bytes;
     f->table = cf__alloc(&f->alloc, bytes + CF__TABLE_PAD);
     if (f->table == NULL) {

@@ -43,7 +43,8 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
 }
 
 uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
-    return cf__xxh3(key, len, f == NULL ? 0 : f->seed);
+    if (f == NULL) return cf__xxh3(key, len, 0);
+    return cf__hash_keyed(&f->hkey, key, len);
 }
 
 static bool cf__bad_key(const void *key, size_t len) {
@@ -82,7 +83,7 @@ bool cf_contains_hash(const cf_filter *f, uint64_t h) {
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
-    return cf__contains_slots(f, cf__locate(f, cf__xxh3(key, len, f->seed)));
+    return cf__contains_slots(f, cf__locate(f, cf__hash_keyed(&f->hkey, key, len)));
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -141,7 +142,7 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
 
 cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_insert_hash(f, cf__xxh3(key, len, f->seed));
+    return cf_insert_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
@@ -154,7 +155,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
 
 cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_insert_unique_hash(f, cf__xxh3(key, len, f->seed));
+    return cf_insert_unique_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
@@ -176,7 +177,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
 
 cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_delete_hash(f, cf__xxh3(key, len, f->seed));
+    return cf_delete_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
@@ -189,7 +190,7 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
 
 size_t cf_count(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return 0;
-    return cf_count_hash(f, cf__xxh3(key, len, f->seed));
+    return cf_count_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 /* Keys hashed and prefetched ahead of the probes: enough to keep the

@@ -35,7 +35,7 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION, 2);
     out[CF__OFF_FP_BITS] = (uint8_t)f->fp_bits;
     out[CF__OFF_BUCKET_SIZE] = (uint8_t)f->bucket_size;
-    out[CF__OFF_HASH_ID] = CF__HASH_XXH3_64;
+    out[CF__OFF_HASH_ID] = (uint8_t)f->partner_map;
     cf__put_le(out + CF__OFF_FLAGS, f->flags, 2);
     cf__put_le(out + CF__OFF_NUM_BUCKETS, f->num_buckets, 8);
     cf__put_le(out + CF__OFF_SEED, f->seed, 8);
@@ -72,7 +72,7 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
     h->failed_inserts = cf__get_le(buf + CF__OFF_FAILED_INSERTS, 8);
     h->max_kicks = (unsigned)cf__get_le(buf + CF__OFF_MAX_KICKS, 4);
 
-    CF__RETURN_IF(h->hash_id != CF__HASH_XXH3_64, CF_E_CORRUPT);
+    CF__RETURN_IF(h->hash_id != CF__MAP_MIXED && h->hash_id != CF__MAP_GOLDEN, CF_E_CORRUPT);
     CF__RETURN_IF(buf[CF__OFF_RESERVED] != 0, CF_E_CORRUPT);
     CF__RETURN_IF(cf__check_shape(h->fp_bits, h->bucket_size, h->num_buckets, h->max_kicks,
                                   h->flags) != CF_OK,
@@ -106,9 +106,11 @@ cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_
                                           h->flags, h->max_kicks, &f));
     f->table_bytes = h->table_bytes;
     f->items = h->items;
-    f->seed = h->seed;
+    cf__set_seed(f, h->seed);
     f->total_kicks = h->total_kicks;
     f->failed_inserts = h->failed_inserts;
+    f->partner_map = h->hash_id;
+    cf__derive_layout(f);
     *out = f;
     return CF_OK;
 }

@@ -208,7 +208,8 @@ static void test_inconsistent_fields(void) {
         {CF__OFF_FP_BITS, 1, st.fingerprint_bits - 1, CF_E_CORRUPT}, /* trailing bytes */
         {CF__OFF_BUCKET_SIZE, 1, 3, CF_E_CORRUPT},
         {CF__OFF_BUCKET_SIZE, 1, 0, CF_E_CORRUPT},
-        {CF__OFF_HASH_ID, 1, 2, CF_E_CORRUPT},
+        {CF__OFF_HASH_ID, 1, 3, CF_E_CORRUPT},
+        {CF__OFF_HASH_ID, 1, 0, CF_E_CORRUPT},
         {CF__OFF_RESERVED, 1, 1, CF_E_CORRUPT},
         {CF__OFF_FLAGS, 2, 1, CF_E_CORRUPT},
         {CF__OFF_NUM_BUCKETS, 8, 0, CF_E_CORRUPT},

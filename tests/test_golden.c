@@ -3,6 +3,9 @@
  *
  *   good/NAME.cf     must load (from memory, from the file, mapped) and
  *                    serialize back to exactly the same bytes;
+ *   legacy/NAME.cf   the same recipes written with partner map 1 (hash_id 1,
+ *                    before 0.2): they load, answer and take inserts with
+ *                    their own map, and stay hash_id 1;
  *   bad/NAME         each must fail with the status bad/MANIFEST gives it,
  *                    the same through cf_deserialize, cf_load and cf_map.
  *
@@ -244,7 +247,8 @@ static void make_bads(bytes g, bytes odd, bytes semi) {
     add_field("bucket_size_3.bin", CF_E_CORRUPT, "bucket size 3", g, CF__OFF_BUCKET_SIZE, 1, 3);
     add_field("bucket_size_16.bin", CF_E_CORRUPT, "bucket size 16", g, CF__OFF_BUCKET_SIZE, 1,
               16);
-    add_field("hash_id_2.bin", CF_E_CORRUPT, "unknown hash algorithm", g, CF__OFF_HASH_ID, 1, 2);
+    add_field("hash_id_3.bin", CF_E_CORRUPT, "unknown partner map", g, CF__OFF_HASH_ID, 1, 3);
+    add_field("hash_id_0.bin", CF_E_CORRUPT, "unknown partner map", g, CF__OFF_HASH_ID, 1, 0);
     add_field("reserved_set.bin", CF_E_CORRUPT, "reserved byte not 0", g, CF__OFF_RESERVED, 1,
               1);
     add_field("flags_set.bin", CF_E_CORRUPT, "unknown flag", g, CF__OFF_FLAGS, 2, 0x8000);
@@ -407,7 +411,7 @@ static void test_bad_files(void) {
 typedef struct spec_filter {
     const uint8_t *table;
     bool semi;
-    unsigned f, b;
+    unsigned f, b, hash_id;
     uint64_t nb, seed;
 } spec_filter;
 
@@ -420,7 +424,12 @@ static uint64_t spec_reflect(uint64_t c, uint64_t i, uint64_t n) {
 }
 
 static uint64_t spec_alt(const spec_filter *sf, uint64_t i, uint64_t fp) {
-    uint64_t m = fp * 0x9e3779b97f4a7c15ull; /* wraps mod 2^64 */
+    const uint64_t g = 0x9e3779b97f4a7c15ull;
+    uint64_t m = fp * g; /* wraps mod 2^64 */
+    if (sf->hash_id == 2) {
+        m ^= m >> 29;
+        m *= g;
+    }
     return spec_reflect(spec_range(m, sf->nb), i, sf->nb);
 }
 
@@ -452,19 +461,26 @@ static bool spec_contains(const spec_filter *sf, const char *key, size_t len) {
     return false;
 }
 
-static void test_spec_reader(void) {
+static spec_filter spec_open(bytes disk) {
+    spec_filter sf;
+    sf.table = disk.p + 64;
+    sf.f = disk.p[10];
+    sf.b = disk.p[11];
+    sf.hash_id = disk.p[12];
+    sf.nb = cf__get_le(disk.p + 16, 8);
+    sf.seed = cf__get_le(disk.p + 24, 8);
+    sf.semi = cf__get_le(disk.p + 14, 2) == 1;
+    return sf;
+}
+
+static void spec_read_dir(const char *dir, unsigned want_hash_id) {
     char path[256], key[32];
     for (size_t i = 0; i < NGOOD; i++) {
-        snprintf(path, sizeof path, DATA_DIR "/good/%s", goods[i].name);
+        snprintf(path, sizeof path, DATA_DIR "/%s/%s", dir, goods[i].name);
         bytes disk = read_file(path);
         REQUIRE(disk.p != NULL && disk.n >= 72);
-        spec_filter sf;
-        sf.table = disk.p + 64;
-        sf.f = disk.p[10];
-        sf.b = disk.p[11];
-        sf.nb = cf__get_le(disk.p + 16, 8);
-        sf.seed = cf__get_le(disk.p + 24, 8);
-        sf.semi = cf__get_le(disk.p + 14, 2) == 1;
+        spec_filter sf = spec_open(disk);
+        CHECK_EQ(sf.hash_id, want_hash_id);
         uint64_t bucket_bits = sf.semi ? 4 * sf.f - 4 : sf.b * sf.f;
         CHECK_EQ(disk.n, 64 + (sf.nb * bucket_bits + 7) / 8 + 8);
         CHECK_EQ(cf__get_le(disk.p + disk.n - 8, 8), XXH3_64bits(disk.p, disk.n - 8));
@@ -487,6 +503,66 @@ static void test_spec_reader(void) {
         if (goods[i].dup_copies) CHECK(spec_contains(&sf, "dup", 3));
         cf_free(m);
         free(disk.p);
+    }
+}
+
+static void test_spec_reader(void) {
+    spec_read_dir("good", 2);
+    spec_read_dir("legacy", 1);
+}
+
+/* Files of partner map 1 keep working: loaded three ways they hold the
+ * recipe's keys and serialize back unchanged; inserts and deletes use
+ * map 1 (the spec reader, which knows only the file, agrees with the
+ * library afterwards), and the file written back says hash_id 1. */
+static void test_legacy_files(void) {
+    char path[256], key[32];
+    for (size_t i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, DATA_DIR "/legacy/%s", goods[i].name);
+        bytes disk = read_file(path);
+        REQUIRE(disk.p != NULL);
+        cf_filter *f = NULL, *l = NULL, *m = NULL;
+        CHECK_STATUS(cf_deserialize(disk.p, disk.n, NULL, &f), CF_OK);
+        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        REQUIRE(f && l && m);
+        bytes again = serialize(l), frommap = serialize(m);
+        CHECK(again.n == disk.n && memcmp(again.p, disk.p, disk.n) == 0);
+        CHECK(frommap.n == disk.n && memcmp(frommap.p, disk.p, disk.n) == 0);
+        cf_stats st;
+        cf_get_stats(f, &st);
+        unsigned found = 0;
+        for (unsigned k = 0; k < goods[i].keys; k++) {
+            int n = snprintf(key, sizeof key, "key-%u", k);
+            found += cf_contains(f, key, (size_t)n);
+        }
+        /* Recipes that stop at the first failure stored every key. */
+        if (!goods[i].until_full) CHECK(found >= goods[i].keys);
+        /* Insert new keys (those that fit), delete some old ones, then
+         * compare the library with the map-1 spec reader on everything. */
+        unsigned added = 0;
+        for (unsigned k = 0; k < 50; k++) {
+            int n = snprintf(key, sizeof key, "new-%u", k);
+            if (cf_insert(f, key, (size_t)n) == CF_OK) added++;
+            else break;
+        }
+        for (unsigned k = 0; k < added; k++) {
+            int n = snprintf(key, sizeof key, "new-%u", k);
+            CHECK(cf_contains(f, key, (size_t)n));
+        }
+        bytes after = serialize(f);
+        REQUIRE(after.n >= 72);
+        CHECK_EQ(after.p[CF__OFF_HASH_ID], 1);
+        spec_filter sf = spec_open(after);
+        for (unsigned k = 0; k < goods[i].keys + added + 500; k++) {
+            int n = k < goods[i].keys ? snprintf(key, sizeof key, "key-%u", k)
+                    : k < goods[i].keys + added
+                        ? snprintf(key, sizeof key, "new-%u", k - goods[i].keys)
+                        : snprintf(key, sizeof key, "absent-%u", k);
+            CHECK_EQ(spec_contains(&sf, key, (size_t)n), cf_contains(f, key, (size_t)n));
+        }
+        free(after.p), free(again.p), free(frommap.p), free(disk.p);
+        cf_free(f), cf_free(l), cf_free(m);
     }
 }
 
@@ -528,6 +604,6 @@ int main(int argc, char **argv) {
     spec_build_decode();
     if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_all(argv[2]);
     static const test_case tests[] = {TEST(test_good_files), TEST(test_bad_files),
-                                      TEST(test_spec_reader)};
+                                      TEST(test_spec_reader), TEST(test_legacy_files)};
     return test_run_all(tests, sizeof tests / sizeof tests[0]);
 }
