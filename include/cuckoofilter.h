@@ -9,12 +9,15 @@
  *     h  = XXH3-64(key, seed)
  *     fp = nonzero f-bit value taken from the low 32 bits of h
  *     i1 = range(h, nb)                      (multiply-high, any nb >= 1)
- *     i2 = alt(i1, fp)                       (an involution: alt(i2) == i1)
+ *     i2 = alt(i1, fp) = (c(fp) - i1) mod nb (an involution: alt(i2) == i1)
  *
- * alt keeps 3 in 4 items' partner buckets inside the same block of at most
- * 4 KiB (one page walk per lookup) and sends the others anywhere in the
- * table, (H(fp) - i1) mod nb, so blocks share load; docs/FORMAT.md gives the
- * exact function, which is part of the file format.
+ * c(fp) is a point of the table chosen by a nonlinear mix of the
+ * fingerprint alone (two multiplications and an xor-shift), so an item
+ * moves to its other bucket without its key, any nb works, and narrow
+ * fingerprints still fill the table; docs/FORMAT.md gives the exact
+ * function (hash_id 2), which is part of the file format.  Files written
+ * before version 0.2 (hash_id 1, a purely multiplicative c) still load and
+ * keep their own map.
  *
  * Guarantees (checked by the test suite):
  *   1. No false negatives: an item inserted and not deleted is always found,

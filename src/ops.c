@@ -11,14 +11,14 @@
  * at both.  When i1 == i2 (alt maps the bucket to itself) there is one bucket.
  *
  * The partner bucket (cf__alt_index in cf_internal.h) mirrors i1 about a
- * point chosen by the fingerprint alone, c = range(fp * golden, nb):
+ * point chosen by the fingerprint alone, c = range(mix(fp), nb):
  *
  *   0          i2               c/2               i1                    nb
  *   |..........[ ]...............|................[ ]....................|
  *                              i1 + i2 = c  (mod nb)
  *
  * so moving an item needs only its fingerprint, any nb works, and the
- * partner costs two multiplications.  (Partners in the same 4 KiB block for
+ * partner costs three multiplications.  (Partners in the same 4 KiB block for
  * 3 in 4 items were tried first: a lookup then walks one page, worth ~13% on
  * single lookups at 100M items in a standalone loop (bench/lookup_floor.c);
  * but the other items need global partners for the table to fill, and
