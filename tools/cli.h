@@ -24,7 +24,8 @@ bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out);
 bool cli_parse_double(const char *s, double *out);
 /* How to write the number s failed to be, for the end of its message:
- * " (no digit separators: ...)" when s looks like 2,000,000. */
+ * " (no digit separators: ...)" when s looks like 2,000,000; "" when s is a
+ * number (then only its range was wrong). */
 const char *cli_number_hint(const char *s);
 
 /* Subcommands, one file each (tools/cmd_*.c). */

@@ -82,5 +82,6 @@ bool cli_parse_double(const char *s, double *out) {
 const char *cli_number_hint(const char *s) {
     if (s != NULL && (strchr(s, ',') != NULL || strchr(s, '_') != NULL || strchr(s, '\'') != NULL))
         return " (no digit separators: write 2000000, 2e6 or 2M)";
-    return " (write 2000000, 2e6 or 2M)";
+    uint64_t v;
+    return cli_parse_u64(s, &v) ? "" : " (write 2000000, 2e6 or 2M)"; /* a number, out of range */
 }
