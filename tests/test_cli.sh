@@ -102,6 +102,9 @@ expect 1 "$cuckoo" count "$f" --keys "$dir/q"
 [[ $(cat "$dir/out") == $'a\t1\nzz\t0\nb\t1' ]] || fail "count from a file: $(cat "$dir/out")"
 "$cuckoo" count "$f" <"$dir/q" >"$dir/out2"; [[ $? == 1 ]] || fail "count from stdin: exit"
 cmp -s "$dir/out" "$dir/out2" || fail "count from stdin differs from --keys"
+expect 1 "$cuckoo" count "$f" --json zz a
+[[ $(cat "$dir/out") == $'{"key": "zz", "count": 0}\n{"key": "a", "count": 1}' ]] ||
+  fail "count --json: $(cat "$dir/out")"
 expect 1 "$cuckoo" query "$f" --keys "$dir/q" --summary
 [[ $(cat "$dir/err") == "2 of 3 found" ]] || fail "summary: $(cat "$dir/err")"
 expect 1 "$cuckoo" query "$f" --keys "$dir/q" --found

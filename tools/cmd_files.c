@@ -78,7 +78,9 @@ static void usage(const char *cmd) {
          "usage: cuckoo count FILE [options] [KEY...]\n"
          "Prints an upper bound on the copies of each key stored: the number alone\n"
          "for one KEY argument, else 'KEY<TAB>N' lines.  Exit 1 when some count is 0.\n"
-         "options:\n" KEYS_HELP HELP_HELP KEYS_RULE},
+         "options:\n"
+         "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP
+         HELP_HELP KEYS_RULE},
         {"build",
          "usage: cuckoo build FILE --capacity N [options] < keys\n"
          "Builds a filter from a stream of keys.  If it fills before the stream\n"
@@ -369,9 +371,9 @@ int cli_cmd_query(int argc, char **argv) {
 
 int cli_cmd_count(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_KEYS, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_JSON, &o)) return CLI_ERROR;
     if (o.help) return usage("count"), CLI_OK;
-    if (o.nkeys != 1) return answer_all(&o, true);
+    if (o.nkeys != 1 || o.json) return answer_all(&o, true);
     /* One key argument: the number alone, for scripts. */
     cf_filter *f = files_map(o.file);
     if (f == NULL) return CLI_ERROR;
