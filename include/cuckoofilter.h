@@ -288,6 +288,22 @@ CF_API double cf_theoretical_fpp(unsigned fingerprint_bits, unsigned bucket_size
 /* Removes every item; keeps the parameters and the memory. */
 CF_API cf_status cf_clear(cf_filter *f);
 
+/* Adds every fingerprint stored in src to dst, so that every item of either
+ * is found in dst (no false negatives) and dst answers every key as one
+ * filter built from both sets of items would.  Lets a filter be built in
+ * parts (split keys, build each part, merge).
+ * The two must have the same number of buckets, bucket size, fingerprint
+ * width, seed and layout (flags); max_kicks may differ (dst's is used).
+ * All or nothing: on any failure dst's contents and statistics are as
+ * before.  The call temporarily allocates a copy of dst's table through
+ * dst's allocator.  src is only read (it may be mapped).
+ * Returns CF_OK, CF_E_PARAM (NULL argument, dst == src, or the shapes
+ * differ: compare cf_get_stats' num_buckets, bucket_size, fingerprint_bits,
+ * seed and flags to tell which), CF_E_READONLY (dst is mapped), CF_E_FULL
+ * (dst cannot take every fingerprint of src within its eviction budget),
+ * or CF_E_NOMEM (the copy, or eviction scratch for a budget above 1022). */
+CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
+
 /* ------------------------------------------------------------------------
  * Serialization (format documented in docs/FORMAT.md).  The file is a
  * header followed by the bucket table exactly as it sits in memory, so a

@@ -17,10 +17,16 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 /* Prints "cuckoo: <message>" on stderr and returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Strict parsers: the whole string must be a number in range; false otherwise. */
+/* Strict parsers: the whole string, blanks around it aside, must be a number
+ * in range; false otherwise.  Integers may be written 2000000, 2e6 or 2M
+ * (suffixes k, M, G, T: powers of 1000) when the value is whole. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 bool cli_parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out);
 bool cli_parse_double(const char *s, double *out);
+/* How to write the number s failed to be, for the end of its message:
+ * " (no digit separators: ...)" when s looks like 2,000,000; "" when s is a
+ * number (then only its range was wrong). */
+const char *cli_number_hint(const char *s);
 
 /* Subcommands, one file each (tools/cmd_*.c). */
 int cli_cmd_report(int argc, char **argv);
@@ -31,5 +37,6 @@ int cli_cmd_delete(int argc, char **argv);
 int cli_cmd_count(int argc, char **argv);
 int cli_cmd_build(int argc, char **argv);
 int cli_cmd_info(int argc, char **argv);
+int cli_cmd_merge(int argc, char **argv); /* cmd_merge.c */
 
 #endif /* CF_CLI_H */

@@ -1,12 +1,14 @@
-/* cli_util.c -- error reporting and strict number parsing for the CLI. */
+/* cli_util.c -- error reporting and number parsing for the CLI. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_error(const char *fmt, ...) {
     va_list ap;
@@ -18,13 +20,44 @@ int cli_error(const char *fmt, ...) {
     return CLI_ERROR;
 }
 
+/* Every option's value is read the same way: blanks around it are ignored
+ * (a shell variable with a stray space should not change the meaning), and
+ * nothing else may follow the number.  Copies the trimmed value to buf. */
+static bool trimmed(const char *s, char *buf, size_t cap) {
+    if (s == NULL) return false;
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+    if (n == 0 || n >= cap) return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return true;
+}
+
+/* 2^53: every integer up to here is exact in a double. */
+#define CLI_EXACT_DOUBLE 9007199254740992.0
+
 bool cli_parse_u64(const char *s, uint64_t *out) {
-    if (s == NULL || *s < '0' || *s > '9') return false; /* no sign, no blanks */
+    char v[64];
+    if (!trimmed(s, v, sizeof v) || v[0] < '0' || v[0] > '9') return false; /* no sign */
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0') return false;
-    *out = (uint64_t)v;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno == 0 && *end == '\0') {
+        *out = (uint64_t)n;
+        return true;
+    }
+    /* 2e6, 2.5M, 10k: a decimal number, then at most one SI suffix (counts
+     * of items are decimal).  Must come out a whole number. */
+    double d = strtod(v, &end);
+    static const char suffixes[] = "kMGT";
+    const char *suffix = *end != '\0' ? strchr(suffixes, *end) : NULL;
+    if (suffix != NULL) {
+        d *= pow(1000.0, (double)(suffix - suffixes + 1));
+        end++;
+    }
+    if (*end != '\0' || !(d >= 0) || d > CLI_EXACT_DOUBLE || d != floor(d)) return false;
+    *out = (uint64_t)d;
     return true;
 }
 
@@ -36,11 +69,19 @@ bool cli_parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *out
 }
 
 bool cli_parse_double(const char *s, double *out) {
-    if (s == NULL || *s == '\0') return false;
+    char v[64];
+    if (!trimmed(s, v, sizeof v)) return false;
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return false;
-    *out = v;
+    double d = strtod(v, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(d)) return false;
+    *out = d;
     return true;
+}
+
+const char *cli_number_hint(const char *s) {
+    if (s != NULL && (strchr(s, ',') != NULL || strchr(s, '_') != NULL || strchr(s, '\'') != NULL))
+        return " (no digit separators: write 2000000, 2e6 or 2M)";
+    uint64_t v;
+    return cli_parse_u64(s, &v) ? "" : " (write 2000000, 2e6 or 2M)"; /* a number, out of range */
 }

@@ -19,44 +19,83 @@
 #include "cli.h"
 #include "files.h"
 
+/* The options of create and build that shape the table. */
+#define SHAPE_HELP                                                                       \
+    "  --capacity N          items the filter must hold (2000000, 2e6 or 2M)\n"          \
+    "  --fpp P               false-positive rate wanted at full load (default 0.001)\n"  \
+    "  --fingerprint-bits F  fingerprint width, 1..32 bits (instead of --fpp)\n"         \
+    "  --bucket-size B       slots per bucket: 1, 2, 4 or 8 (default 4)\n"               \
+    "  --buckets NB          exactly NB buckets (instead of sizing from --capacity)\n"   \
+    "  --max-kicks K         eviction budget per insert, 1..65535 (default 500)\n"       \
+    "  --seed S              hash seed; filters to merge need the same (default 0)\n"    \
+    "  --semi-sort           one bit less per item (bucket size 4, 5..16-bit widths)\n"
+
+/* Where keys come from, for every command that reads keys. */
+#define KEYS_HELP                                                                        \
+    "  --keys FILE           read keys from FILE (- for stdin) instead of arguments\n"   \
+    "  -0                    keys end with NUL, not newline (find -print0, xargs -0)\n"
+#define KEYS_RULE                                                                        \
+    "Keys: each KEY argument, else one per line of --keys FILE or stdin; a \\r\n"        \
+    "before the \\n is dropped and blank lines are skipped.  With -0 every byte\n"       \
+    "counts and an empty record is the empty key (as is an argument '').\n"
+#define HELP_HELP "  -h, --help            show this help\n"
+
 static void usage(const char *cmd) {
     static const struct {
         const char *name, *text;
     } texts[] = {
         {"create",
-         "usage: cuckoo create FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
-         "                     [--bucket-size B] [--seed S] [--max-kicks K] [--buckets NB]\n"
-         "                     [--semi-sort] [--force]\n"
+         "usage: cuckoo create FILE --capacity N [options]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
-         "--semi-sort stores each fingerprint in one bit less (bucket size 4, 5..16\n"
-         "bits).  --force replaces an existing FILE.\n"},
+         "options:\n" SHAPE_HELP
+         "  --force               replace an existing FILE\n" HELP_HELP},
         {"add",
-         "usage: cuckoo add FILE [--unique] [KEY...]\n"
-         "Inserts each KEY (or each line of stdin when no KEY is given).  All or\n"
-         "nothing: if the filter fills, the file is left unchanged.  --unique skips\n"
-         "keys the filter already reports present.\n"},
+         "usage: cuckoo add FILE [options] [KEY...]\n"
+         "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
+         "unchanged and the message names the key.\n"
+         "options:\n"
+         "  --unique              skip keys the filter already reports present\n" KEYS_HELP
+         HELP_HELP KEYS_RULE},
         {"query",
-         "usage: cuckoo query FILE [-q] [KEY...]\n"
-         "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each KEY (or line of stdin).\n"
-         "-q prints nothing.  Exit 0 when every key was found, 1 otherwise.\n"},
+         "usage: cuckoo query FILE [options] [KEY...]\n"
+         "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each key.  Exit 0 when every key\n"
+         "was found, 1 otherwise.\n"
+         "options:\n"
+         "  -q                    print nothing (the exit code answers)\n"
+         "  --found               print only the keys found, one per line\n"
+         "  --missing             print only the keys not found\n"
+         "  --json                print {\"key\": ..., \"found\": true|false} lines\n"
+         "  --summary             print 'N of M found' on stderr at the end (also\n"
+         "                        shown when stderr is a terminal and keys are streamed)\n"
+         KEYS_HELP
+         "                        (with -0, printed keys end with NUL too)\n" HELP_HELP KEYS_RULE},
         {"delete",
-         "usage: cuckoo delete FILE [KEY...]\n"
-         "Removes one copy of each KEY (or line of stdin).  Only delete keys that\n"
-         "were added.  Exit 1 when some key was not found (the others are removed).\n"},
+         "usage: cuckoo delete FILE [options] [KEY...]\n"
+         "Removes one copy of each key.  Only delete keys that were added.  Exit 1\n"
+         "when some key was not found (the others are removed).\n"
+         "options:\n" KEYS_HELP HELP_HELP KEYS_RULE},
         {"count",
-         "usage: cuckoo count FILE KEY\n"
-         "Prints an upper bound on the copies of KEY stored.  Exit 1 when 0.\n"},
+         "usage: cuckoo count FILE [options] [KEY...]\n"
+         "Prints an upper bound on the copies of each key stored: the number alone\n"
+         "for one KEY argument, else 'KEY<TAB>N' lines.  Exit 1 when some count is 0.\n"
+         "options:\n"
+         "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP
+         HELP_HELP KEYS_RULE},
         {"build",
-         "usage: cuckoo build FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
-         "                    [--bucket-size B] [--seed S] [--max-kicks K] [--semi-sort]\n"
-         "                    [--unique] [--grow] [--force] < keys\n"
-         "Builds a filter from the lines of stdin.  If it fills before the stream\n"
-         "ends, reports how many keys fit and writes nothing, unless --grow, which\n"
-         "doubles the capacity and starts over from the keys' hashes.\n"},
+         "usage: cuckoo build FILE --capacity N [options] < keys\n"
+         "Builds a filter from a stream of keys.  If it fills before the stream\n"
+         "ends, reports how many keys fit and writes nothing, unless --grow.\n"
+         "options:\n" SHAPE_HELP
+         "  --unique              skip keys the filter already reports present\n"
+         "  --grow                when full, double the capacity and go on (rebuilt\n"
+         "                        from the keys' hashes)\n"
+         "  --force               replace an existing FILE\n" KEYS_HELP HELP_HELP KEYS_RULE},
         {"info",
          "usage: cuckoo info FILE [--json]\n"
          "Prints every parameter and statistic, and verifies the checksum.\n"
-         "Exit 2 when the file fails verification.\n"},
+         "Exit 2 when the file fails verification.\n"
+         "options:\n"
+         "  --json                print one JSON object\n" HELP_HELP},
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (strcmp(cmd, texts[i].name) == 0) fputs(texts[i].text, stdout);
@@ -74,6 +113,11 @@ static bool check_shape_opts(const files_opts *o) {
 
 static bool refuse_existing(const files_opts *o) {
     struct stat st;
+    const char *what = files_not_regular(o->file);
+    if (what != NULL) {
+        cli_error("%s %s, not a filter file", o->file, what);
+        return true;
+    }
     if (!o->force && stat(o->file, &st) == 0) {
         cli_error("%s exists (use --force to replace it)", o->file);
         return true;
@@ -87,9 +131,8 @@ int cli_cmd_create(int argc, char **argv) {
     if (o.help) return usage("create"), CLI_OK;
     if (o.nkeys > 0) return cli_error("create: unexpected argument '%s'", o.keys[0]);
     if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
-    cf_filter *f;
-    cf_status s = cf_new(&o.cfg, &f);
-    if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
+    cf_filter *f = files_new(&o);
+    if (f == NULL) return CLI_ERROR;
     bool ok = files_save(f, o.file);
     cf_free(f);
     return ok ? CLI_OK : CLI_ERROR;
@@ -106,9 +149,8 @@ typedef struct adder {
     size_t nhashes, cap;
     bool keep_hashes;
     bool drain;          /* after a failure, keep counting the stream */
-    bool progress;       /* print progress on stderr */
-    long long input_bytes; /* size of stdin when it is a file (for a percentage), else 0 */
     bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
+    char where[160];     /* the failed key, for the message (files_key_where) */
 } adder;
 
 static bool remember(adder *a, uint64_t h) {
@@ -144,14 +186,6 @@ static cf_status grow(adder *a, cf_config *cfg) {
 static bool add_one(void *ctx, const char *key, size_t len) {
     adder *a = ctx;
     a->seen++;
-    if (a->progress && (a->seen & 0xffff) == 0) {
-        long long at = a->input_bytes > 0 ? (long long)ftello(stdin) : -1;
-        if (at >= 0)
-            fprintf(stderr, "\r%llu keys, %3lld%%", (unsigned long long)a->seen,
-                    at * 100 / a->input_bytes);
-        else
-            fprintf(stderr, "\r%llu keys", (unsigned long long)a->seen);
-    }
     if (a->failure != CF_OK) return a->drain;
     uint64_t h = cf_hash(a->f, key, len);
     cf_status s = a->unique ? cf_insert_unique_hash(a->f, h) : cf_insert_hash(a->f, h);
@@ -165,15 +199,19 @@ static bool add_one(void *ctx, const char *key, size_t len) {
         return a->failure == CF_OK || a->drain;
     }
     a->failure = s;
-    if (s == CF_E_FULL && a->keep_hashes) {
-        /* The failed key is kept too: grow() inserts it with the others.  A
-         * key stored 2b times fills its two buckets at any size. */
+    files_key_where(key, len, a->where, sizeof a->where);
+    if (s == CF_E_FULL) {
+        /* A key stored 2b times fills its two buckets at any size: that is
+         * not a full filter, and growing cannot help. */
         cf_stats st;
         cf_get_stats(a->f, &st);
         if (cf_count_hash(a->f, h) >= 2 * (size_t)st.bucket_size) {
             a->too_many_copies = true;
             return false;
         }
+    }
+    if (s == CF_E_FULL && a->keep_hashes) {
+        /* The failed key is kept too: grow() inserts it with the others. */
         if (!remember(a, h)) {
             a->failure = CF_E_NOMEM;
             return false;
@@ -183,20 +221,36 @@ static bool add_one(void *ctx, const char *key, size_t len) {
     return a->drain;
 }
 
+/* The message for a failed add or build: which key, why, what to do. */
+static int add_failed(const adder *a, const char *file, const char *outcome) {
+    cf_stats st;
+    cf_get_stats(a->f, &st);
+    if (a->too_many_copies)
+        return cli_error("%s: %s is stored %u times already, the most a key can be (both its "
+                         "buckets of %u hold only it); %s (use --unique to skip keys present)",
+                         file, a->where, 2 * st.bucket_size, st.bucket_size, outcome);
+    if (a->failure == CF_E_FULL)
+        return cli_error("%s: %s: the filter is full (%llu items, %.1f%% of its slots); %s "
+                         "(rebuild with a larger --capacity, or 'cuckoo build --grow')",
+                         file, a->where, (unsigned long long)st.items, 100 * st.load_factor,
+                         outcome);
+    return cli_error("%s: %s: %s; %s", file, a->where, cf_strerror(a->failure), outcome);
+}
+
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_KEYS, &o)) return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
     a.unique = o.unique;
     if ((a.f = files_load(o.file)) == NULL) return CLI_ERROR;
     bool read_ok = files_for_each_key(&o, add_one, &a);
+    files_keys_done();
     int rc = CLI_OK;
     if (!read_ok) {
         rc = CLI_ERROR;
     } else if (a.failure != CF_OK) {
-        rc = cli_error("%s: key %llu: %s; file unchanged", o.file,
-                       (unsigned long long)a.seen, cf_strerror(a.failure));
+        rc = add_failed(&a, o.file, "file unchanged");
     } else if (!files_save(a.f, o.file)) {
         rc = CLI_ERROR;
     }
@@ -206,20 +260,19 @@ int cli_cmd_add(int argc, char **argv) {
 
 int cli_cmd_build(int argc, char **argv) {
     files_opts o;
-    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE;
+    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE |
+                        FILES_OPT_KEYS;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("build"), CLI_OK;
-    if (o.nkeys > 0) return cli_error("build: keys come from stdin, not '%s'", o.keys[0]);
+    if (o.nkeys > 0) return cli_error("build: keys come from stdin or --keys FILE, not arguments "
+                                      "('%s')", o.keys[0]);
     if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
     a.drain = !o.grow;
     a.keep_hashes = o.grow;
-    a.progress = isatty(STDERR_FILENO);
-    struct stat in;
-    if (fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)) a.input_bytes = in.st_size;
-    cf_status s = cf_new(&o.cfg, &a.f);
-    if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
+    if ((a.f = files_new(&o)) == NULL) return CLI_ERROR;
+    cf_status s;
 
     bool read_ok = true;
     for (;;) {
@@ -232,21 +285,17 @@ int cli_cmd_build(int argc, char **argv) {
         }
         a.failure = CF_OK;
     }
-    if (a.progress) fprintf(stderr, "\r%llu keys        \n", (unsigned long long)a.seen);
+    files_keys_done();
 
     int rc = CLI_OK;
     if (!read_ok) {
         rc = CLI_ERROR;
-    } else if (a.too_many_copies) {
-        rc = cli_error("key %llu is stored 2b times already (both its buckets are full of "
-                       "it); nothing written (use --unique)", (unsigned long long)a.seen);
-    } else if (a.failure == CF_E_FULL && !o.grow) {
-        rc = cli_error("filter filled: %llu of %llu keys fit; nothing written "
-                       "(raise --capacity or use --grow)",
+    } else if (a.failure == CF_E_FULL && !o.grow && !a.too_many_copies) {
+        rc = cli_error("%s: the filter filled at %s: %llu of %llu keys fit; nothing written "
+                       "(raise --capacity or use --grow)", o.file, a.where,
                        (unsigned long long)a.inserted, (unsigned long long)a.seen);
     } else if (a.failure != CF_OK) {
-        rc = cli_error("key %llu: %s; nothing written", (unsigned long long)a.seen,
-                       cf_strerror(a.failure));
+        rc = add_failed(&a, o.file, "nothing written");
     } else if (!files_save(a.f, o.file)) {
         rc = CLI_ERROR;
     }
@@ -259,45 +308,79 @@ int cli_cmd_build(int argc, char **argv) {
 
 typedef struct querier {
     const cf_filter *f;
-    bool quiet;
-    uint64_t missing;
+    const files_opts *o;
+    uint64_t seen, missing;
+    bool with_counts; /* count: print copies, not yes/no */
 } querier;
+
+/* One answer line (or NUL-terminated record with -0).  --found/--missing
+ * print the bare key: the caller chose which answer it wants. */
+static void print_answer(const querier *q, const char *key, size_t len, bool found, size_t n) {
+    const files_opts *o = q->o;
+    char end = o->nul ? '\0' : '\n';
+    if (o->quiet || (o->found_only && !found) || (o->missing_only && found)) return;
+    if (o->json) {
+        fputs("{\"key\": ", stdout);
+        files_json_bytes(stdout, key, len);
+        if (q->with_counts) printf(", \"count\": %zu}\n", n);
+        else printf(", \"found\": %s}\n", found ? "true" : "false");
+        return;
+    }
+    fwrite(key, 1, len, stdout);
+    if (o->found_only || o->missing_only) fputc(end, stdout);
+    else if (q->with_counts) printf("\t%zu%c", n, end);
+    else printf("\t%s%c", found ? "yes" : "no", end);
+}
 
 static bool query_one(void *ctx, const char *key, size_t len) {
     querier *q = ctx;
-    bool found = cf_contains(q->f, key, len);
+    size_t n = q->with_counts ? cf_count(q->f, key, len) : 0;
+    bool found = q->with_counts ? n > 0 : cf_contains(q->f, key, len);
+    q->seen++;
     q->missing += !found;
-    if (!q->quiet) {
-        fwrite(key, 1, len, stdout);
-        fputs(found ? "\tyes\n" : "\tno\n", stdout);
-    }
+    print_answer(q, key, len, found, n);
     return true;
+}
+
+/* Reads every key and prints the answers; the exit code of query and count. */
+static int answer_all(const files_opts *o, bool with_counts) {
+    cf_filter *f = files_map(o->file);
+    if (f == NULL) return CLI_ERROR;
+    querier q = {f, o, 0, 0, with_counts};
+    bool ok = files_for_each_key(o, query_one, &q);
+    files_keys_done();
+    cf_free(f);
+    if (fflush(stdout) != 0 || !ok) return CLI_ERROR;
+    bool streamed = o->nkeys == 0;
+    if (o->summary || (streamed && isatty(STDERR_FILENO))) {
+        char found[32], seen[32];
+        files_thousands(q.seen - q.missing, found, sizeof found);
+        files_thousands(q.seen, seen, sizeof seen);
+        fprintf(stderr, "%s of %s found\n", found, seen);
+    }
+    return q.missing == 0 ? CLI_OK : CLI_NOT_FOUND;
 }
 
 int cli_cmd_query(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_QUIET, &o)) return CLI_ERROR;
+    unsigned accepted = FILES_OPT_QUIET | FILES_OPT_KEYS | FILES_OPT_ANSWERS | FILES_OPT_JSON;
+    if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("query"), CLI_OK;
-    querier q = {NULL, o.quiet, 0};
-    cf_filter *f = files_map(o.file);
-    if (f == NULL) return CLI_ERROR;
-    q.f = f;
-    bool ok = files_for_each_key(&o, query_one, &q);
-    cf_free(f);
-    if (fflush(stdout) != 0 || !ok) return CLI_ERROR;
-    return q.missing == 0 ? CLI_OK : CLI_NOT_FOUND;
+    return answer_all(&o, false);
 }
 
 int cli_cmd_count(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, 0, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_JSON, &o)) return CLI_ERROR;
     if (o.help) return usage("count"), CLI_OK;
-    if (o.nkeys != 1) return cli_error("count: wants exactly one KEY");
+    if (o.nkeys != 1 || o.json) return answer_all(&o, true);
+    /* One key argument: the number alone, for scripts. */
     cf_filter *f = files_map(o.file);
     if (f == NULL) return CLI_ERROR;
     size_t n = cf_count(f, o.keys[0], strlen(o.keys[0]));
     cf_free(f);
     printf("%zu\n", n);
+    if (fflush(stdout) != 0) return CLI_ERROR;
     return n > 0 ? CLI_OK : CLI_NOT_FOUND;
 }
 
@@ -307,6 +390,7 @@ typedef struct deleter {
     cf_filter *f;
     uint64_t seen, missing;
     cf_status failure;
+    char where[160]; /* the failed key, for the message */
 } deleter;
 
 static bool delete_one(void *ctx, const char *key, size_t len) {
@@ -314,22 +398,26 @@ static bool delete_one(void *ctx, const char *key, size_t len) {
     d->seen++;
     cf_status s = cf_delete(d->f, key, len);
     if (s == CF_E_NOT_FOUND) d->missing++;
-    else if (s != CF_OK) d->failure = s;
+    else if (s != CF_OK) {
+        d->failure = s;
+        files_key_where(key, len, d->where, sizeof d->where);
+    }
     return d->failure == CF_OK;
 }
 
 int cli_cmd_delete(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, 0, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_KEYS, &o)) return CLI_ERROR;
     if (o.help) return usage("delete"), CLI_OK;
     deleter d = {0};
     if ((d.f = files_load(o.file)) == NULL) return CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
+    files_keys_done();
     int rc = CLI_OK;
     if (!ok) {
         rc = CLI_ERROR;
     } else if (d.failure != CF_OK) {
-        rc = cli_error("%s: %s; file unchanged", o.file, cf_strerror(d.failure));
+        rc = cli_error("%s: %s: %s; file unchanged", o.file, d.where, cf_strerror(d.failure));
     } else if (!files_save(d.f, o.file)) {
         rc = CLI_ERROR;
     } else if (d.missing > 0) {

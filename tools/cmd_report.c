@@ -45,7 +45,7 @@ static void usage(FILE *out) {
             "  --csv                 print CSV (section,row,metric,value) instead of a table\n"
             "  --json                print JSON instead of a table\n"
             "  --plot DIR            write report.csv, chart data and PNG/SVG charts to DIR\n"
-            "  --help                show this help\n"
+            "  -h, --help            show this help\n"
             "\n"
             "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n"
             "Exit status: 0 done, 1 an inserted item was not found (a library bug), 2 bad usage.\n",

@@ -21,13 +21,15 @@ static const cli_command commands[] = {
     {"count", cli_cmd_count, "count the copies of a key in a filter file"},
     {"build", cli_cmd_build, "build a filter file from a stream of keys"},
     {"info", cli_cmd_info, "describe and verify a filter file"},
+    {"merge", cli_cmd_merge, "merge filter files built apart into one"},
 };
 
 static void usage(FILE *out) {
     fprintf(out, "usage: cuckoo <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\n'cuckoo <command> --help' describes a command's options.\n");
+    fprintf(out, "\n'cuckoo help <command>' or 'cuckoo <command> --help' lists a command's "
+                 "options;\n'man cuckoo' describes them all.\n");
 }
 
 int main(int argc, char **argv) {
@@ -38,6 +40,19 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return CLI_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        /* "cuckoo help CMD" is "cuckoo CMD --help". */
+        char *help_argv[] = {argv[2], "--help", NULL};
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) return commands[i].run(2, help_argv);
+        fprintf(stderr, "cuckoo: help: unknown command '%s'\n", argv[2]);
+        usage(stderr);
+        return CLI_ERROR;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("cuckoo %s\n", cf_version_string());

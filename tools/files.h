@@ -21,6 +21,9 @@ typedef struct files_opts {
     bool has_capacity, has_fpp, has_fbits, has_buckets;
     cf_config cfg;
     bool quiet, json, force, grow, unique, help;
+    const char *keys_file; /* --keys FILE ("-": stdin), else NULL */
+    bool nul;              /* -0: keys end with NUL, not newline (input and output) */
+    bool summary, found_only, missing_only; /* query's --summary, --found, --missing */
 } files_opts;
 
 /* Which options a command accepts (bit set). */
@@ -30,18 +33,38 @@ enum {
     FILES_OPT_JSON = 4,   /* --json */
     FILES_OPT_FORCE = 8,  /* --force */
     FILES_OPT_GROW = 16,  /* --grow */
-    FILES_OPT_UNIQUE = 32 /* --unique */
+    FILES_OPT_UNIQUE = 32, /* --unique */
+    FILES_OPT_KEYS = 64,   /* --keys FILE, -0 */
+    FILES_OPT_ANSWERS = 128 /* --summary --found --missing (query) */
 };
 
 /* Parses argv (argv[0] = command name).  Returns true, or false after
  * printing a one-line error.  "--" ends the options. */
 bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o);
 
-/* Calls fn for each key: the command-line keys if any, else each line of
- * stdin (without its "\n" or "\r\n").  Stops early when fn returns false.
- * Returns false on a read error (after printing it). */
+/* Calls fn for each key: the command-line keys if any, else each line (or
+ * with -0 each NUL-terminated record) of --keys FILE or stdin; the rules for
+ * blank lines and "\r" are in files_keys.c.  Stops early when fn returns
+ * false; a later call goes on with the rest of the stream.  Returns false on
+ * a read error (after printing it).  Shows progress on a terminal. */
 typedef bool (*files_key_fn)(void *ctx, const char *key, size_t len);
 bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx);
+
+/* Ends the progress line, if one was shown, and closes --keys FILE. */
+void files_keys_done(void);
+
+/* Writes "line 42299 (key 'abc...')" for the key being handled: where it
+ * came from and the key, shortened and escaped, for messages. */
+void files_key_where(const char *key, size_t len, char *buf, size_t cap);
+
+/* "is a directory", "is a character device", ... when path exists and is
+ * not a regular file (so cannot be a filter file); NULL otherwise. */
+const char *files_not_regular(const char *path);
+
+/* cf_new for o's shape options.  On failure prints why (naming the option
+ * and the numbers) and returns NULL; warns on stderr when an explicit
+ * --fingerprint-bits is too narrow for the table (files_shape.c). */
+cf_filter *files_new(const files_opts *o);
 
 /* Loads (writable) or maps (read-only) o->file; prints the error and
  * returns NULL on failure. */
@@ -53,5 +76,12 @@ bool files_save(const cf_filter *f, const char *path);
 
 /* Prints s as a JSON string literal. */
 void files_json_string(FILE *out, const char *s);
+
+/* Prints len bytes as a JSON string literal (a key may hold any byte: NUL
+ * and control bytes are escaped, other bytes are copied). */
+void files_json_bytes(FILE *out, const char *s, size_t len);
+
+/* Writes n with thousands separators ("1,000,000") for people to read. */
+void files_thousands(uint64_t n, char *buf, size_t cap);
 
 #endif /* CF_FILES_H */

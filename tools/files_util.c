@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -24,23 +25,42 @@ static const char *flag_value(int argc, char **argv, int *i, const char *name, b
     return argv[++*i];
 }
 
+static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    bool missing = false;
+    const char *v = flag_value(argc, argv, i, "--keys", &missing);
+    *matched = true;
+    if (v != NULL) {
+        if (*v == '\0') return cli_error("--keys wants a file name, or - for stdin"), false;
+        o->keys_file = v;
+    } else if (strcmp(argv[*i], "-0") == 0) {
+        o->nul = true;
+    } else {
+        *matched = missing;
+        if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    }
+    return true;
+}
+
 static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     const char *v;
     bool missing = false;
     *matched = true;
     if ((v = flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.capacity) || o->cfg.capacity == 0)
-            return cli_error("--capacity wants a positive integer, not '%s'", v), false;
+            return cli_error("--capacity wants a positive integer, not '%s'%s",
+                             v, cli_number_hint(v)), false;
         o->has_capacity = true;
     } else if ((v = flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
         if (!cli_parse_double(v, &o->cfg.target_fpp) || !(o->cfg.target_fpp > 0) ||
             !(o->cfg.target_fpp < 1))
-            return cli_error("--fpp wants a probability in (0, 1), not '%s'", v), false;
+            return cli_error("--fpp wants a probability between 0 and 1 (0.001, 1e-3), not '%s'",
+                             v), false;
         o->has_fpp = true;
     } else if ((v = flag_value(argc, argv, i, "--fingerprint-bits", &missing)) != NULL) {
         if (!cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
                                 &o->cfg.fingerprint_bits))
-            return cli_error("--fingerprint-bits wants 1..32, not '%s'", v), false;
+            return cli_error("--fingerprint-bits wants a width from %d to %d bits, not '%s'",
+                             CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS, v), false;
         o->has_fbits = true;
     } else if ((v = flag_value(argc, argv, i, "--bucket-size", &missing)) != NULL) {
         unsigned b;
@@ -52,10 +72,12 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
             return cli_error("--seed wants an unsigned 64-bit integer, not '%s'", v), false;
     } else if ((v = flag_value(argc, argv, i, "--max-kicks", &missing)) != NULL) {
         if (!cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &o->cfg.max_kicks))
-            return cli_error("--max-kicks wants 1..%u, not '%s'", CF_MAX_KICKS_LIMIT, v), false;
+            return cli_error("--max-kicks wants an eviction budget from 1 to %u, not '%s'",
+                             CF_MAX_KICKS_LIMIT, v), false;
     } else if ((v = flag_value(argc, argv, i, "--buckets", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
-            return cli_error("--buckets wants a positive integer, not '%s'", v), false;
+            return cli_error("--buckets wants a positive integer, not '%s'%s", v,
+                             cli_number_hint(v)), false;
         o->has_buckets = true;
     } else if (strcmp(argv[*i], "--semi-sort") == 0) {
         o->cfg.flags |= CF_SEMI_SORT;
@@ -89,6 +111,16 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             return false;
         } else if (matched) {
             continue;
+        } else if ((accepted & FILES_OPT_KEYS) && !parse_keys_flag(argc, argv, &i, o, &matched)) {
+            return false;
+        } else if (matched) {
+            continue;
+        } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--summary") == 0) {
+            o->summary = true;
+        } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--found") == 0) {
+            o->found_only = true;
+        } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--missing") == 0) {
+            o->missing_only = true;
         } else if ((accepted & FILES_OPT_QUIET) && strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if ((accepted & FILES_OPT_JSON) && strcmp(a, "--json") == 0) {
@@ -108,35 +140,36 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     o->keys = argv + 2;
     o->nkeys = npos - 1;
     if (o->has_fpp && o->has_fbits)
-        return cli_error("--fpp and --fingerprint-bits exclude each other"), false;
+        return cli_error("--fpp and --fingerprint-bits exclude each other (the width sets the "
+                         "false-positive rate)"), false;
+    if (o->keys_file != NULL && o->nkeys > 0)
+        return cli_error("%s: keys come from --keys %s or from arguments, not both ('%s')",
+                         argv[0], o->keys_file, o->keys[0]), false;
+    if (o->found_only && o->missing_only)
+        return cli_error("--found and --missing exclude each other (neither prints every key)"),
+               false;
     return true;
 }
 
-bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx) {
-    if (o->nkeys > 0) {
-        for (int i = 0; i < o->nkeys; i++)
-            if (!fn(ctx, o->keys[i], strlen(o->keys[i]))) break;
-        return true;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    bool ok = true;
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        size_t len = (size_t)n;
-        if (len > 0 && line[len - 1] == '\n') len--;
-        if (len > 0 && line[len - 1] == '\r') len--;
-        if (!fn(ctx, line, len)) break;
-    }
-    if (ferror(stdin)) ok = cli_error("reading keys from stdin failed") != CLI_ERROR;
-    free(line);
-    return ok;
+const char *files_not_regular(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || S_ISREG(st.st_mode)) return NULL;
+    if (S_ISDIR(st.st_mode)) return "is a directory";
+    if (S_ISCHR(st.st_mode)) return "is a character device";
+    if (S_ISBLK(st.st_mode)) return "is a block device";
+    if (S_ISFIFO(st.st_mode)) return "is a FIFO";
+    if (S_ISSOCK(st.st_mode)) return "is a socket";
+    return "is not a regular file";
 }
 
 /* The library reports CF_E_IO without errno; the system call that failed
- * usually left its reason there, which says more ("No such file ..."). */
+ * usually left its reason there, which says more ("No such file ...").  A
+ * directory or a device fails in ways ("input/output error", "truncated")
+ * that hide the real mistake, so that is named first. */
 static void open_error(const char *path, cf_status s, int err) {
-    if (s == CF_E_IO && err != 0) cli_error("%s: %s", path, strerror(err));
+    const char *what = files_not_regular(path);
+    if (what != NULL) cli_error("%s %s, not a filter file", path, what);
+    else if (s == CF_E_IO && err != 0) cli_error("%s: %s", path, strerror(err));
     else cli_error("%s: %s", path, cf_strerror(s));
 }
 
@@ -157,6 +190,8 @@ cf_filter *files_map(const char *path) {
 }
 
 bool files_save(const cf_filter *f, const char *path) {
+    const char *what = files_not_regular(path);
+    if (what != NULL) return cli_error("%s %s; nothing written", path, what), false;
     errno = 0;
     cf_status s = cf_save(f, path);
     int err = errno;
@@ -165,12 +200,28 @@ bool files_save(const cf_filter *f, const char *path) {
     return s == CF_OK;
 }
 
-void files_json_string(FILE *out, const char *s) {
+void files_json_bytes(FILE *out, const char *s, size_t len) {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-        else fputc(*p, out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
     }
     fputc('"', out);
+}
+
+void files_json_string(FILE *out, const char *s) {
+    files_json_bytes(out, s, strlen(s));
+}
+
+void files_thousands(uint64_t n, char *buf, size_t cap) {
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+    size_t at = 0;
+    for (int i = 0; i < len && at + 1 < cap; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && at + 2 < cap) buf[at++] = ',';
+        buf[at++] = digits[i];
+    }
+    buf[at < cap ? at : cap - 1] = '\0';
 }

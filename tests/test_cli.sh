@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# test_cli.sh -- the `cuckoo` command for daily use: help that agrees with the
+# man page and the README, keys from files and NUL-separated streams, query
+# outputs, numbers as people write them, messages that say why, and merging
+# filters built apart.
+#
+#   bash tests/test_cli.sh path/to/cuckoo scratch-dir     (from tests/)
+set -uo pipefail
+cuckoo=$1
+dir=$2
+rm -rf "$dir" && mkdir -p "$dir"
+failures=0
+top=..
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# expect CODE CMD...: runs CMD, checks its exit code.
+expect() {
+  local want=$1; shift
+  "$@" >"$dir/out" 2>"$dir/err"
+  local got=$?
+  [[ $got == "$want" ]] || fail "exit $got (want $want): $* -- $(cat "$dir/err")"
+}
+one_line_error() {
+  [[ $(wc -l <"$dir/err") == 1 ]] || fail "stderr is not one line: $(cat "$dir/err")"
+}
+err_has() { grep -qF -- "$1" "$dir/err" || fail "stderr lacks '$1': $(cat "$dir/err")"; }
+
+# ---- help, man page, README and completion agree on every command's options
+commands=$("$cuckoo" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
+[[ $(wc -w <<<"$commands") -ge 9 ]] || fail "cuckoo --help lists too few commands: $commands"
+# The options of a help text: the lines "  -x, --long ARG  text".
+help_opts() { sed -n 's/^  \(-[^ ,]*\)\(, \(-[^ ]*\)\)\{0,1\}.*/\1 \3/p' | tr ' ' '\n' | sed '/^$/d' | sort -u; }
+# The options of a man page section: what follows each .TP.
+man_opts() {
+  awk -v cmd="$1" '
+    /^\.SS / { on = index($0, "\"cuckoo " cmd " ") == 5 || $0 == ".SS \"cuckoo " cmd "\""; next }
+    /^\.SH / { on = 0 }
+    on && tp { print; tp = 0; next }
+    on && /^\.TP/ { tp = 1 }' "$top/docs/cuckoo.1" |
+    sed 's/\\-/-/g' | grep -oE '(^|[ "])--?[a-z0-9][a-z0-9-]*' | tr -d ' "' | sort -u
+}
+readme_opts() {
+  grep -F "| \`cuckoo $1\` |" "$top/README.md" | grep -oE '`--?[a-z0-9][a-z0-9-]*`' | tr -d '`' | sort -u
+}
+for c in $commands; do
+  "$cuckoo" "$c" --help >"$dir/help" 2>&1 || fail "$c --help failed"
+  "$cuckoo" help "$c" >"$dir/help2" 2>&1 || fail "help $c failed"
+  cmp -s "$dir/help" "$dir/help2" || fail "'cuckoo help $c' differs from '$c --help'"
+  help_opts <"$dir/help" >"$dir/h.opts"
+  [[ -s $dir/h.opts ]] || fail "$c --help lists no options"
+  man_opts "$c" >"$dir/m.opts"
+  readme_opts "$c" >"$dir/r.opts"
+  diff "$dir/h.opts" "$dir/m.opts" >/dev/null || fail "$c: --help and man page differ: $(diff "$dir/h.opts" "$dir/m.opts" | tr '\n' ' ')"
+  diff "$dir/h.opts" "$dir/r.opts" >/dev/null || fail "$c: --help and README differ: $(diff "$dir/h.opts" "$dir/r.opts" | tr '\n' ' ')"
+  # Every option listed is one the command accepts.  (The trailing bogus
+  # option makes every run stop at parsing; "1" stands for a value.)
+  while read -r opt; do
+    "$cuckoo" "$c" "$opt" 1 --zz-bogus >/dev/null 2>"$dir/err" </dev/null
+    grep -qF "unknown option '$opt'" "$dir/err" && fail "$c --help lists $opt, which it rejects"
+  done <"$dir/h.opts"
+done
+# The parser rejects what no help lists.
+expect 2 "$cuckoo" query "$dir/none.cf" --bogus; err_has "unknown option '--bogus'"
+expect 2 "$cuckoo" help nosuch
+if command -v man >/dev/null; then
+  MANWIDTH=80 man --warnings -l "$top/docs/cuckoo.1" >"$dir/man.txt" 2>"$dir/err" || fail "man page does not render"
+  [[ -s $dir/err ]] && fail "man page warnings: $(cat "$dir/err")"
+  grep -q "cuckoo merge OUT IN" "$dir/man.txt" || fail "man page lacks merge"
+fi
+if [[ -r /usr/share/bash-completion/bash_completion ]]; then
+  got=$(PATH=$(dirname "$cuckoo"):$PATH bash -c '
+    source /usr/share/bash-completion/bash_completion; source '"$top"'/tools/cuckoo.bash
+    COMP_WORDS=(cuckoo query --m); COMP_CWORD=2; COMP_LINE="cuckoo query --m"; COMP_POINT=${#COMP_LINE}
+    _cuckoo; echo "${COMPREPLY[@]}"')
+  [[ $got == --missing ]] || fail "completion of 'cuckoo query --m': '$got'"
+fi
+
+# ---- keys: --keys FILE, --keys -, -0, blank lines and \r, the empty key
+f=$dir/f.cf
+expect 0 "$cuckoo" create "$f" --capacity 1000
+printf 'a\n\nb\r\n\n' >"$dir/k1"
+expect 0 "$cuckoo" add "$f" --keys "$dir/k1"
+expect 0 "$cuckoo" info "$f" --json
+grep -q '"items": 2,' "$dir/out" || fail "blank lines or \\r added keys: $(cat "$dir/out")"
+expect 1 "$cuckoo" count "$f" ""                       # the empty key was not added
+printf 'c\0\0d\r\0' | "$cuckoo" add -0 "$f" --keys - || fail "add -0 --keys -"
+expect 0 "$cuckoo" count "$f" ""                       # an empty record is the empty key
+expect 0 "$cuckoo" query -q "$f" c $'d\r'              # with -0, \r is part of the key
+expect 1 "$cuckoo" query -q "$f" d
+printf 'e\0f' | "$cuckoo" add -0 "$f" || fail "a last record without NUL"
+expect 0 "$cuckoo" query -q "$f" e f
+expect 0 "$cuckoo" info "$f" --json
+grep -q '"items": 7,' "$dir/out" || fail "items after -0 adds: $(cat "$dir/out")"
+mkdir -p "$dir/adir"
+expect 2 "$cuckoo" add "$f" --keys "$dir/adir"; one_line_error; err_has "is a directory"
+expect 2 "$cuckoo" add "$f" --keys "$dir/nothing"; one_line_error; err_has "No such file"
+expect 2 "$cuckoo" add "$f" --keys "$dir/k1" x; one_line_error; err_has "not both"
+
+# ---- count and query on streams; query outputs
+printf 'a\nzz\nb\n' >"$dir/q"
+expect 1 "$cuckoo" count "$f" --keys "$dir/q"
+[[ $(cat "$dir/out") == $'a\t1\nzz\t0\nb\t1' ]] || fail "count from a file: $(cat "$dir/out")"
+"$cuckoo" count "$f" <"$dir/q" >"$dir/out2"; [[ $? == 1 ]] || fail "count from stdin: exit"
+cmp -s "$dir/out" "$dir/out2" || fail "count from stdin differs from --keys"
+expect 1 "$cuckoo" count "$f" --json zz a
+[[ $(cat "$dir/out") == $'{"key": "zz", "count": 0}\n{"key": "a", "count": 1}' ]] ||
+  fail "count --json: $(cat "$dir/out")"
+expect 1 "$cuckoo" query "$f" --keys "$dir/q" --summary
+[[ $(cat "$dir/err") == "2 of 3 found" ]] || fail "summary: $(cat "$dir/err")"
+expect 1 "$cuckoo" query "$f" --keys "$dir/q" --found
+[[ $(cat "$dir/out") == $'a\nb' ]] || fail "--found: $(cat "$dir/out")"
+expect 1 "$cuckoo" query "$f" --keys "$dir/q" --missing
+[[ $(cat "$dir/out") == zz ]] || fail "--missing: $(cat "$dir/out")"
+expect 2 "$cuckoo" query "$f" --found --missing; one_line_error
+# Keys holding a tab and a newline stay unambiguous with -0 and --json.
+expect 0 "$cuckoo" add "$f" $'tab\there' $'new\nline'
+printf 'tab\there\0new\nline\0nope\0' | "$cuckoo" query -0 "$f" >"$dir/out"
+cmp -s "$dir/out" <(printf 'tab\there\tyes\0new\nline\tyes\0nope\tno\0') ||
+  fail "query -0 output: $(od -An -c "$dir/out")"
+printf 'tab\there\0nope\0' | "$cuckoo" query -0 --json "$f" >"$dir/out"
+[[ $(cat "$dir/out") == $'{"key": "tab\\u0009here", "found": true}\n{"key": "nope", "found": false}' ]] ||
+  fail "query --json: $(cat "$dir/out")"
+
+# ---- numbers as people write them
+i=0
+for n in 2000000 2e6 2M ' 2M ' 2000k 0.002G; do
+  expect 0 "$cuckoo" create "$dir/n.cf" --capacity "$n" --force
+  "$cuckoo" info --json "$dir/n.cf" | grep -o '"num_buckets": [0-9]*' >"$dir/nb.$((++i))"
+done
+for j in $(seq 2 "$i"); do cmp -s "$dir/nb.1" "$dir/nb.$j" || fail "capacity spelling $j differs"; done
+expect 2 "$cuckoo" create "$dir/n.cf" --capacity 2,000,000 --force; one_line_error
+err_has "no digit separators"
+expect 2 "$cuckoo" create "$dir/n.cf" --capacity 2.5 --force; one_line_error
+expect 2 "$cuckoo" create "$dir/n.cf" --capacity 1000 --max-kicks '20x' --force; one_line_error
+# Blanks around a value are the same for every option, integer or not.
+expect 0 "$cuckoo" create "$dir/n.cf" --capacity ' 1000' --fpp ' 0.01 ' --max-kicks ' 20' --force
+
+# ---- every invalid argument says why
+fpp=1e-10
+need=$(awk -v p=$fpp 'BEGIN { x = log(2 * 4 / p) / log(2); n = int(x); if (n < x) n++; print n }')
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --fpp $fpp; one_line_error
+err_has "--fpp $fpp needs $need-bit fingerprints (at most 32)"
+loosest=$(sed -n 's/.*ask for \([^ ]*\) or more.*/\1/p' "$dir/err")
+expect 0 "$cuckoo" create "$dir/x.cf" --capacity 1000 --fpp "$loosest"   # the suggestion works
+grep -q '"fingerprint_bits": 32' <("$cuckoo" info --json "$dir/x.cf") || fail "suggested fpp is not 32 bits"
+rm -f "$dir/x.cf"
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --bucket-size 2; one_line_error
+err_has "--semi-sort needs --bucket-size 4"
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --fingerprint-bits 20; one_line_error
+err_has "5..16-bit fingerprints"
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --fpp 1e-7; one_line_error
+err_has "--fpp 1e-07 asks for"
+for bad in "--bucket-size 3" "--max-kicks 0" "--fingerprint-bits 40" "--seed -1" "--buckets x"; do
+  expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 $bad; one_line_error
+  grep -q "wants" "$dir/err" || fail "no reason for $bad: $(cat "$dir/err")"
+done
+[[ -e $dir/x.cf ]] && fail "a refused create wrote a file"
+# A directory or a device as FILE says what it is.
+expect 2 "$cuckoo" query "$dir/adir" x; one_line_error; err_has "is a directory"
+expect 2 "$cuckoo" add /dev/null x; one_line_error; err_has "/dev/null is a character device"
+expect 2 "$cuckoo" create /dev/null --capacity 10 --force; one_line_error; err_has "character device"
+expect 2 "$cuckoo" merge "$dir/adir" "$f" --force; one_line_error; err_has "is a directory"
+# An explicit width too narrow for the table warns, and indeed does not hold the capacity.
+expect 0 "$cuckoo" create "$dir/w.cf" --capacity 20000 --fingerprint-bits 3
+err_has "warning: --fingerprint-bits 3 is too narrow"
+seq 1 20000 | "$cuckoo" add "$dir/w.cf" 2>/dev/null && fail "the narrow table held its capacity (warning unfounded)"
+expect 0 "$cuckoo" create "$dir/w2.cf" --capacity 20000 --fingerprint-bits 16
+[[ -s $dir/err ]] && fail "a wide enough width warned: $(cat "$dir/err")"
+seq 1 20000 | "$cuckoo" add "$dir/w2.cf" || fail "the 16-bit table did not hold its capacity"
+
+# ---- full filters: the message names the line and the key and says what to do
+s=$dir/s.cf
+expect 0 "$cuckoo" create "$s" --capacity 50 --bucket-size 4
+{ seq 1 5; echo; seq 6 1000; } >"$dir/many"                   # a blank line 6 shifts numbering
+expect 2 "$cuckoo" add "$s" --keys "$dir/many"; one_line_error
+line=$(grep -o 'line [0-9]*' "$dir/err" | cut -d' ' -f2)
+key=$(sed -n "${line}p" "$dir/many")
+err_has "line $line (key '$key'): the filter is full"
+err_has "file unchanged"
+err_has "--capacity"
+[[ -n $key ]] || fail "full message: $(cat "$dir/err")"
+long=$(printf 'k%.0s' $(seq 1 100))
+expect 0 "$cuckoo" create "$s" --capacity 1000 --force
+yes "$long" | head -20 | "$cuckoo" add "$s" 2>"$dir/err"
+one_line_error
+# The 2b+1-th copy: stored 2b times already, not "full"; the key shortened.
+copies=$((2 * 4 + 1))
+err_has "line $copies (key '$(printf 'k%.0s' $(seq 1 40))...') is stored $((copies - 1)) times already"
+err_has "--unique"
+grep -q "filter is full" "$dir/err" && fail "2b copies reported as a full filter"
+
+# ---- progress on a terminal (script(1) gives the command a terminal)
+if command -v script >/dev/null; then
+  seq 1 70000 >"$dir/big"
+  expect 0 "$cuckoo" create "$dir/p.cf" --capacity 100000
+  for c in "add $dir/p.cf" "query -q $dir/p.cf" "delete $dir/p.cf"; do
+    script -qec "$cuckoo $c --keys $dir/big" /dev/null >"$dir/tty" </dev/null
+    grep -q "65536 keys" "$dir/tty" || fail "no progress for $c: $(head -c 200 "$dir/tty")"
+  done
+  "$cuckoo" query -q "$dir/p.cf" --keys "$dir/big" 2>"$dir/err"
+  [[ -s $dir/err ]] && fail "progress printed when stderr is not a terminal"
+fi
+
+# ---- merge: parts built in parallel equal one filter built from all keys
+seq 1 20000 | sed 's/^/user-/' >"$dir/all"
+opts=(--capacity 20000 --seed 9)
+expect 0 "$cuckoo" build "$dir/whole.cf" "${opts[@]}" --keys "$dir/all"
+(cd "$dir" && split -n l/4 all part. && ls part.?? | xargs -P 4 -I{} "$cuckoo" build {}.cf "${opts[@]}" --keys {}) ||
+  fail "parallel build of the parts"
+expect 0 "$cuckoo" merge "$dir/merged.cf" "$dir"/part.??.cf
+for field in items num_buckets fingerprint_bits bucket_size seed; do
+  a=$("$cuckoo" info --json "$dir/merged.cf" | grep -o "\"$field\": [0-9]*")
+  b=$("$cuckoo" info --json "$dir/whole.cf" | grep -o "\"$field\": [0-9]*")
+  [[ -n $a && $a == "$b" ]] || fail "merged $field '$a' != whole '$b'"
+done
+expect 0 "$cuckoo" query -q "$dir/merged.cf" --keys "$dir/all"      # no false negatives
+{ cat "$dir/all"; seq 1 100000 | sed 's/^/other-/'; } >"$dir/probe"
+"$cuckoo" query "$dir/merged.cf" --keys "$dir/probe" >"$dir/q1"
+"$cuckoo" query "$dir/whole.cf" --keys "$dir/probe" >"$dir/q2"
+cmp -s "$dir/q1" "$dir/q2" || fail "merged and whole filters answer differently"
+grep -q $'\tyes$' <(tail -n 100000 "$dir/q1") || fail "no false positive at all among 100000 (the probe is too weak)"
+expect 0 "$cuckoo" info "$dir/merged.cf"                              # verifies the checksum
+# OUT exists: refused without --force, unless it is an input (merge into it).
+expect 2 "$cuckoo" merge "$dir/merged.cf" "$dir/part.aa.cf"; one_line_error; err_has "--force"
+cp "$dir/part.aa.cf" "$dir/into.cf"
+expect 0 "$cuckoo" merge "$dir/into.cf" "$dir/into.cf" "$dir/part.ab.cf"
+expect 0 "$cuckoo" query -q "$dir/into.cf" --keys "$dir/part.ab"
+# Shapes must match: the difference is named, nothing written.
+expect 0 "$cuckoo" build "$dir/other.cf" --capacity 20000 --seed 10 --keys "$dir/part.aa"
+expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/part.aa.cf" "$dir/other.cf"; one_line_error
+err_has "seed differ (10 vs 9)"
+[[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"
+# Too many items: all or nothing.
+expect 0 "$cuckoo" build "$dir/m1.cf" --capacity 3000 --keys <(head -2000 "$dir/all")
+expect 0 "$cuckoo" build "$dir/m2.cf" --capacity 3000 --keys <(tail -2000 "$dir/all")
+cp "$dir/m1.cf" "$dir/m1.before"
+expect 2 "$cuckoo" merge "$dir/m1.cf" "$dir/m1.cf" "$dir/m2.cf"; one_line_error
+err_has "nothing written"
+cmp -s "$dir/m1.cf" "$dir/m1.before" || fail "a failed merge changed its output"
+
+[[ $failures == 0 ]] && echo "all passed" && rm -rf "$dir"
+exit $((failures > 0))

@@ -1,0 +1,228 @@
+/*
+ * test_merge.c -- cf_merge: a filter built in parts and merged holds every
+ * item and answers every key as the filter built from all items does;
+ * shapes that differ are refused; a merge that cannot fit, or cannot
+ * allocate its copy, leaves dst byte for byte as it was.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuckoofilter.h"
+
+static cf_config shape(uint64_t capacity, unsigned b, unsigned flags) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = capacity;
+    cfg.bucket_size = b;
+    cfg.flags = flags;
+    cfg.seed = 42;
+    return cfg;
+}
+
+static cf_filter *make(const cf_config *cfg) {
+    cf_filter *f = NULL;
+    REQUIRE(cf_new(cfg, &f) == CF_OK);
+    return f;
+}
+
+/* Inserts keys [from, to), each as 8 bytes; requires every insert to work. */
+static void fill(cf_filter *f, uint64_t from, uint64_t to) {
+    for (uint64_t k = from; k < to; k++) REQUIRE(cf_insert(f, &k, sizeof k) == CF_OK);
+}
+
+/* The serialized bytes of f (caller frees), to compare states exactly. */
+static uint8_t *bytes_of(const cf_filter *f, size_t *n) {
+    *n = cf_serialized_size(f);
+    uint8_t *p = malloc(*n);
+    REQUIRE(p != NULL && cf_serialize(f, p, *n, NULL) == CF_OK);
+    return p;
+}
+
+static void check_unchanged(const cf_filter *f, const uint8_t *before, size_t n) {
+    size_t m;
+    uint8_t *now = bytes_of(f, &m);
+    CHECK_EQ(m, n);
+    CHECK(memcmp(now, before, n) == 0);
+    free(now);
+}
+
+/* Three parts merged into the first answer like one filter of all keys, for
+ * each layout (bucket sizes, semi-sorted) at a high final load. */
+static void test_parts_merge_like_one_build(void) {
+    static const struct {
+        unsigned b, flags;
+    } layouts[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {4, CF_SEMI_SORT}};
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        const uint64_t n = 3000;
+        cf_config cfg = shape(n, layouts[l].b, layouts[l].flags);
+        cf_filter *whole = make(&cfg), *part[3];
+        fill(whole, 0, n);
+        for (int p = 0; p < 3; p++) {
+            part[p] = make(&cfg);
+            fill(part[p], p * n / 3, (p + 1) * n / 3);
+        }
+        CHECK_STATUS(cf_merge(part[0], part[1]), CF_OK);
+        CHECK_STATUS(cf_merge(part[0], part[2]), CF_OK);
+        cf_stats a, b;
+        cf_get_stats(part[0], &a);
+        cf_get_stats(whole, &b);
+        CHECK_EQ(a.items, n);
+        CHECK_EQ(a.items, b.items);
+        for (uint64_t k = 0; k < n; k++) CHECK(cf_contains(part[0], &k, sizeof k));
+        /* Non-members too: the same false positives, key for key. */
+        uint64_t agree = 0, probes = 200000;
+        for (uint64_t k = n; k < n + probes; k++)
+            agree += cf_contains(part[0], &k, sizeof k) == cf_contains(whole, &k, sizeof k);
+        CHECK_EQ(agree, probes);
+        /* Counts agree too, and deleting every key empties the merged filter. */
+        for (uint64_t k = 0; k < n; k++)
+            CHECK_EQ(cf_count(part[0], &k, sizeof k), cf_count(whole, &k, sizeof k));
+        for (uint64_t k = 0; k < n; k++) CHECK_STATUS(cf_delete(part[0], &k, sizeof k), CF_OK);
+        cf_get_stats(part[0], &a);
+        CHECK_EQ(a.items, 0);
+        for (int p = 0; p < 3; p++) cf_free(part[p]);
+        cf_free(whole);
+    }
+}
+
+/* A mapped (read-only) filter can be the source, not the destination. */
+static void test_mapped_source(void) {
+    cf_config cfg = shape(500, 4, 0);
+    cf_filter *a = make(&cfg), *b = make(&cfg), *m = NULL;
+    fill(a, 0, 200);
+    fill(b, 200, 400);
+    const char *path = "test_merge.tmp.cf";
+    REQUIRE(cf_save(b, path) == CF_OK);
+    REQUIRE(cf_map(path, true, &m) == CF_OK);
+    CHECK_STATUS(cf_merge(m, a), CF_E_READONLY);
+    CHECK_STATUS(cf_merge(a, m), CF_OK);
+    for (uint64_t k = 0; k < 400; k++) CHECK(cf_contains(a, &k, sizeof k));
+    cf_free(m);
+    remove(path);
+    cf_free(a);
+    cf_free(b);
+}
+
+/* Every parameter that places fingerprints must match; max_kicks need not. */
+static void test_shapes_must_match(void) {
+    cf_config base = shape(1000, 4, 0);
+    base.fingerprint_bits = 12;
+    cf_filter *dst = make(&base);
+    fill(dst, 0, 10);
+    size_t n;
+    uint8_t *before = bytes_of(dst, &n);
+    cf_config other[5];
+    for (int i = 0; i < 5; i++) other[i] = base;
+    other[0].capacity = 2000;
+    other[1].bucket_size = 2;
+    other[2].fingerprint_bits = 13;
+    other[3].seed = 43;
+    other[4].flags = CF_SEMI_SORT;
+    for (int i = 0; i < 5; i++) {
+        cf_filter *src = make(&other[i]);
+        fill(src, 100, 110);
+        CHECK_STATUS(cf_merge(dst, src), CF_E_PARAM);
+        check_unchanged(dst, before, n);
+        cf_free(src);
+    }
+    cf_config kicks = base;
+    kicks.max_kicks = 7;
+    cf_filter *src = make(&kicks);
+    fill(src, 100, 110);
+    CHECK_STATUS(cf_merge(dst, src), CF_OK);
+    CHECK_STATUS(cf_merge(dst, dst), CF_E_PARAM);
+    CHECK_STATUS(cf_merge(NULL, src), CF_E_PARAM);
+    CHECK_STATUS(cf_merge(dst, NULL), CF_E_PARAM);
+    cf_free(src);
+    cf_free(dst);
+    free(before);
+}
+
+/* When dst cannot take every fingerprint: CF_E_FULL, and dst exactly as it
+ * was, both when the count alone rules it out and when the table fills
+ * halfway through the merge (after evictions). */
+static void test_full_changes_nothing(void) {
+    cf_config cfg = shape(1000, 4, 0);
+    cf_filter *dst = make(&cfg), *src = make(&cfg);
+    cf_stats st;
+    cf_get_stats(dst, &st);
+    /* dst at the default load; src with more than the slots left free. */
+    uint64_t k = 0;
+    while (cf_insert(dst, &k, sizeof k) == CF_OK) k++;
+    cf_get_stats(dst, &st);
+    uint64_t free_slots = st.slots - st.items;
+    uint64_t j = 1000000;
+    for (uint64_t i = 0; i < free_slots + 1; i++, j++) REQUIRE(cf_insert(src, &j, sizeof j) == CF_OK);
+    size_t n;
+    uint8_t *before = bytes_of(dst, &n);
+    CHECK_STATUS(cf_merge(dst, src), CF_E_FULL); /* by the count */
+    check_unchanged(dst, before, n);
+    free(before);
+    cf_free(src);
+
+    /* Fewer fingerprints than free slots, but not all can be placed (dst
+     * may move at most one bucket's worth per insert and ends near full):
+     * the merge fails after placing some, and is undone. */
+    cf_config tight = cfg;
+    tight.max_kicks = 1;
+    cf_filter *dst2 = make(&tight), *src2 = make(&cfg);
+    cf_get_stats(dst2, &st);
+    uint64_t a = st.slots / 2;
+    fill(dst2, 0, a);
+    fill(src2, 5000000, 5000000 + st.slots * 45 / 100);
+    cf_stats s1, s2;
+    cf_get_stats(dst2, &s1);
+    cf_get_stats(src2, &s2);
+    REQUIRE(s1.items + s2.items <= s1.slots); /* passes the count check */
+    before = bytes_of(dst2, &n);
+    CHECK_STATUS(cf_merge(dst2, src2), CF_E_FULL);
+    check_unchanged(dst2, before, n);
+    cf_stats after;
+    cf_get_stats(dst2, &after);
+    CHECK_EQ(after.total_kicks, s1.total_kicks);
+    CHECK_EQ(after.failed_inserts, s1.failed_inserts);
+    for (uint64_t i = 0; i < a; i++) CHECK(cf_contains(dst2, &i, sizeof i));
+    free(before);
+    cf_free(src2);
+    cf_free(dst2);
+    cf_free(dst);
+}
+
+/* An allocator that fails on demand. */
+static bool refuse_next;
+static void *flaky_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    if (refuse_next) return NULL;
+    return malloc(size);
+}
+static void plain_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+
+static void test_allocation_failure_changes_nothing(void) {
+    cf_allocator al = {flaky_alloc, plain_free, NULL};
+    cf_config cfg = shape(1000, 4, 0);
+    cfg.allocator = &al;
+    refuse_next = false;
+    cf_filter *dst = make(&cfg), *src = make(&cfg);
+    fill(dst, 0, 300);
+    fill(src, 300, 600);
+    size_t n;
+    uint8_t *before = bytes_of(dst, &n);
+    refuse_next = true;
+    CHECK_STATUS(cf_merge(dst, src), CF_E_NOMEM);
+    check_unchanged(dst, before, n);
+    refuse_next = false;
+    CHECK_STATUS(cf_merge(dst, src), CF_OK);
+    for (uint64_t k = 0; k < 600; k++) CHECK(cf_contains(dst, &k, sizeof k));
+    free(before);
+    cf_free(src);
+    cf_free(dst);
+}
+
+TEST_MAIN(TEST(test_parts_merge_like_one_build), TEST(test_mapped_source),
+          TEST(test_shapes_must_match), TEST(test_full_changes_nothing),
+          TEST(test_allocation_failure_changes_nothing))

@@ -1,0 +1,94 @@
+/*
+ * cmd_merge.c -- `cuckoo merge OUT IN...`: one filter from filters built
+ * apart (split keys, build the parts in parallel, merge; see README).
+ *
+ * The first input is loaded, the others are mapped read-only and merged
+ * into it one by one (cf_merge), and OUT is written atomically through the
+ * same save as every other writer, so an error or a kill leaves OUT as it
+ * was.  Parts must share their shape: the same --capacity (of the whole
+ * set, not of the part) or --buckets, bucket size, width, seed and layout.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "files.h"
+
+static void usage(void) {
+    fputs("usage: cuckoo merge OUT IN... [--force]\n"
+          "Writes to OUT a filter holding every item of the filter files IN: it\n"
+          "answers every key as one filter built from all their keys would.  The\n"
+          "inputs need the same shape: build them with the same --capacity (that of\n"
+          "all the keys) or --buckets, --bucket-size, width (--fpp or\n"
+          "--fingerprint-bits), --seed and --semi-sort.  All or nothing: if the\n"
+          "items do not fit, nothing is written.  OUT may be one of the inputs.\n"
+          "options:\n"
+          "  --force               replace an existing OUT\n"
+          "  -h, --help            show this help\n",
+          stdout);
+}
+
+/* Names the first parameter in which two filters differ, for CF_E_PARAM. */
+static int shape_mismatch(const char *a_path, const cf_filter *a, const char *b_path,
+                          const cf_filter *b) {
+    cf_stats x, y;
+    cf_get_stats(a, &x);
+    cf_get_stats(b, &y);
+    const char *what = "layout (--semi-sort)";
+    unsigned long long u = x.flags, v = y.flags;
+    if (x.num_buckets != y.num_buckets) what = "buckets", u = x.num_buckets, v = y.num_buckets;
+    else if (x.bucket_size != y.bucket_size) what = "bucket size", u = x.bucket_size, v = y.bucket_size;
+    else if (x.fingerprint_bits != y.fingerprint_bits)
+        what = "fingerprint bits", u = x.fingerprint_bits, v = y.fingerprint_bits;
+    else if (x.seed != y.seed) what = "seed", u = x.seed, v = y.seed;
+    return cli_error("cannot merge %s into %s: %s differ (%llu vs %llu); build every part with "
+                     "the same --capacity or --buckets, --bucket-size, width, --seed and "
+                     "--semi-sort",
+                     b_path, a_path, what, v, u);
+}
+
+static int merge_failed(const char *out, const char *first, const cf_filter *dst,
+                        const char *path, const cf_filter *src, cf_status s) {
+    if (s == CF_E_PARAM) return shape_mismatch(first, dst, path, src);
+    if (s == CF_E_FULL) {
+        cf_stats d, e;
+        cf_get_stats(dst, &d);
+        cf_get_stats(src, &e);
+        return cli_error("%s: the merged filter cannot hold %s's %llu items on top of %llu "
+                         "(%llu slots); nothing written (build the parts with a larger "
+                         "--capacity: that of all the keys)",
+                         out, path, (unsigned long long)e.items, (unsigned long long)d.items,
+                         (unsigned long long)d.slots);
+    }
+    return cli_error("%s: merging %s: %s; nothing written", out, path, cf_strerror(s));
+}
+
+int cli_cmd_merge(int argc, char **argv) {
+    files_opts o;
+    if (!files_parse(argc, argv, FILES_OPT_FORCE, &o)) return CLI_ERROR;
+    if (o.help) return usage(), CLI_OK;
+    if (o.nkeys < 1) return cli_error("merge: wants OUT and at least one IN (see --help)");
+    const char *out = o.file;
+    bool out_is_input = false;
+    for (int i = 0; i < o.nkeys; i++) out_is_input |= strcmp(o.keys[i], out) == 0;
+    struct stat st;
+    if (!o.force && !out_is_input && stat(out, &st) == 0)
+        return cli_error("%s exists (use --force to replace it)", out);
+
+    cf_filter *dst = files_load(o.keys[0]);
+    if (dst == NULL) return CLI_ERROR;
+    int rc = CLI_OK;
+    for (int i = 1; i < o.nkeys && rc == CLI_OK; i++) {
+        cf_filter *src = files_map(o.keys[i]);
+        if (src == NULL) {
+            rc = CLI_ERROR;
+            break;
+        }
+        cf_status s = cf_merge(dst, src);
+        if (s != CF_OK) rc = merge_failed(out, o.keys[0], dst, o.keys[i], src, s);
+        cf_free(src);
+    }
+    if (rc == CLI_OK && !files_save(dst, out)) rc = CLI_ERROR;
+    cf_free(dst);
+    return rc;
+}
