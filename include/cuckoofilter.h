@@ -19,7 +19,8 @@
  * Guarantees (checked by the test suite):
  *   1. No false negatives: an item inserted and not deleted is always found,
  *      also after an insert that failed because the filter was full.
- *   2. A failed insert (CF_E_FULL) changes nothing: the eviction path is
+ *   2. A failed insert (CF_E_FULL) leaves the table and the items unchanged
+ *      (only the failed_inserts statistic counts it): the eviction path is
  *      found first (breadth-first, bounded by max_kicks) and only then moved.
  *   3. The same item can be stored up to 2b times; cf_count() is an upper
  *      bound on the copies stored (fingerprint collisions add to it).
