@@ -204,6 +204,9 @@ uint64_t cf__count_occupied(const cf_filter *f);
 cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
                              unsigned *max_kicks);
 
+/* The load factor sizing assumes: cfg->max_load, or the bucket size's default. */
+double cf__sizing_load(const cf_config *cfg, unsigned b);
+
 /* Validates a semi-sorted table: every code valid, every bucket sorted,
  * nonzero slots == items.  CF_OK or CF_E_CORRUPT. */
 cf_status cf__check_semisorted(const cf_filter *f);
