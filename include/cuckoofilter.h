@@ -45,6 +45,8 @@
 extern "C" {
 #endif
 
+/* The project's version; CMake's project(VERSION) must say the same
+ * (checked when configuring, cmake/CheckHeaderVersion.cmake). */
 #define CF_VERSION_MAJOR 0
 #define CF_VERSION_MINOR 1
 #define CF_VERSION_PATCH 0
