@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite twice: a gcc build with -Werror, and a
-# clang AddressSanitizer + UndefinedBehaviorSanitizer build; then the library's
-# unit tests once more under valgrind (uninitialised reads, which ASan misses).
+# clang AddressSanitizer + UndefinedBehaviorSanitizer build; then the unit tests
+# and fuzz replays once more under valgrind (uninitialised reads, which ASan misses).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -19,14 +19,7 @@ run_suite test-gcc -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_suite test-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCF_SANITIZE=ON
-echo "== valgrind memcheck, library unit tests (gcc build)"
-passed=0 failed=0
-for t in test_alloc test_params test_model test_semisort test_format test_golden test_fpp; do
-  if (cd tests && valgrind -q --error-exitcode=1 --leak-check=full "../build/test-gcc/tests/$t" >/dev/null); then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1)); echo "valgrind: $t FAILED" >&2
-  fi
-done
-echo "valgrind: $passed passed, $failed failed"
-((failed == 0))
+echo "== valgrind memcheck: the tests labelled memcheck (gcc build)"
+# Unit tests and fuzz corpus replays (tests/CMakeLists.txt, fuzz/CMakeLists.txt);
+# valgrind's options are MEMORYCHECK_COMMAND_OPTIONS in CMakeLists.txt.
+ctest --test-dir build/test-gcc -T memcheck -L memcheck -j "$jobs" --output-on-failure
