@@ -52,9 +52,9 @@ extern "C" {
 #define CF_VERSION_PATCH 0
 #define CF_VERSION_STRING "0.1.0"
 
-#if defined(_WIN32)
-#define CF_API
-#elif defined(__GNUC__)
+/* Exported symbols: the library is built with -fvisibility=hidden.  It
+ * needs GCC or Clang on a POSIX system (README, "Requirements"). */
+#if defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
 #else
 #define CF_API
