@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite twice: a gcc build with -Werror, and a
-# clang AddressSanitizer + UndefinedBehaviorSanitizer build; then the unit tests
-# and fuzz replays once more under valgrind (uninitialised reads, which ASan misses).
+# Checks the formatting (scripts/format.sh), then builds and runs the whole
+# test suite twice: a gcc build with -Werror, and a clang AddressSanitizer +
+# UndefinedBehaviorSanitizer build; then the unit tests and fuzz replays once
+# more under valgrind (uninitialised reads, which ASan misses).
 # The builds are CMakePresets.json's test-gcc and test-asan (build/<preset>).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+
+echo "== clang-format"
+scripts/format.sh --check
 
 jobs=$(nproc 2>/dev/null || echo 2)
 run_suite() { # preset
