@@ -68,7 +68,7 @@ struct cf_filter {
     unsigned flags;
     uint64_t fp_mask;       /* (1 << f) - 1                                       */
     unsigned bucket_bits;   /* b * f, or 4f - 4 semi-sorted                       */
-    uint64_t bucket_mask;   /* low b*f bits set (SWAR path)                       */
+    uint64_t bucket_mask;   /* low bucket_bits bits set                           */
     uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
     uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
     bool swar;              /* every bucket fits one 64-bit load at its bit offset */
