@@ -25,4 +25,5 @@ run_suite test-asan
 echo "== valgrind memcheck: the tests labelled memcheck (gcc build)"
 # Unit tests and fuzz corpus replays (tests/CMakeLists.txt, fuzz/CMakeLists.txt);
 # valgrind's options are MEMORYCHECK_COMMAND_OPTIONS in CMakeLists.txt.
-ctest --preset memcheck -T memcheck -j "$jobs"
+# (Dashboard modes such as -T memcheck take a build directory, not a preset.)
+ctest --test-dir build/test-gcc -T memcheck -L memcheck -j "$jobs" --output-on-failure
