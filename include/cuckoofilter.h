@@ -22,7 +22,8 @@
  * Guarantees (checked by the test suite):
  *   1. No false negatives: an item inserted and not deleted is always found,
  *      also after an insert that failed because the filter was full.
- *   2. A failed insert (CF_E_FULL) changes nothing: the eviction path is
+ *   2. A failed insert (CF_E_FULL) leaves the table and the items unchanged
+ *      (only the failed_inserts statistic counts it): the eviction path is
  *      found first (breadth-first, bounded by max_kicks) and only then moved.
  *   3. The same item can be stored up to 2b times; cf_count() is an upper
  *      bound on the copies stored (fingerprint collisions add to it).
@@ -47,14 +48,16 @@
 extern "C" {
 #endif
 
+/* The project's version; CMake's project(VERSION) must say the same
+ * (checked when configuring, cmake/CheckHeaderVersion.cmake). */
 #define CF_VERSION_MAJOR 0
 #define CF_VERSION_MINOR 1
 #define CF_VERSION_PATCH 0
 #define CF_VERSION_STRING "0.1.0"
 
-#if defined(_WIN32)
-#define CF_API
-#elif defined(__GNUC__)
+/* Exported symbols: the library is built with -fvisibility=hidden.  It
+ * needs GCC or Clang on a POSIX system (README, "Requirements"). */
+#if defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
 #else
 #define CF_API
@@ -175,6 +178,31 @@ CF_API void cf_config_init(cf_config *cfg);
  * b=8: 0.98.  Returns 0 for an unsupported b. */
 CF_API double cf_default_max_load(unsigned bucket_size);
 
+/* What a configuration resolves to: the filter cf_new would build from it,
+ * computed without allocating, so a program can size, budget or describe a
+ * filter (a memory limit, a width for a target FPP) without repeating the
+ * library's formulas. */
+typedef struct cf_shape {
+    uint64_t num_buckets;      /* nb                                              */
+    uint64_t slots;            /* nb * bucket_size                                */
+    unsigned bucket_size;      /* b                                               */
+    unsigned fingerprint_bits; /* f, given or derived (see cf_config)             */
+    unsigned bits_per_slot;    /* f, or f - 1 when semi-sorted                    */
+    unsigned max_kicks;        /* eviction budget per insert                      */
+    unsigned flags;            /* cf_config.flags                                 */
+    double max_load;           /* cfg->max_load, or cf_default_max_load(b)        */
+    double fpp_at_max_load;    /* cf_theoretical_fpp(f, b, max_load)              */
+    size_t table_bytes;        /* the new filter's cf_stats.table_bytes           */
+    size_t serialized_size;    /* its cf_serialized_size                          */
+} cf_shape;
+
+/* Resolves cfg exactly as cf_new does (defaults, derived width and bucket
+ * count, every check) and describes the result in *out, allocating nothing.
+ * Returns CF_OK exactly when cf_new(cfg) would succeed given the memory,
+ * else the status cf_new would return: CF_E_PARAM (also for a NULL
+ * argument) or CF_E_TOO_LARGE.  On failure *out (when not NULL) is zeroed. */
+CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
+
 /* ------------------------------------------------------------------------
  * Lifetime.
  * ---------------------------------------------------------------------- */
@@ -273,6 +301,8 @@ typedef struct cf_stats {
     uint64_t total_kicks;    /* fingerprints moved by inserts since creation      */
     uint64_t failed_inserts; /* inserts that returned CF_E_FULL                   */
     bool read_only;          /* true for a mapped filter                          */
+    unsigned format_version; /* file format version (docs/FORMAT.md) cf_serialize
+                                writes and cf_deserialize/cf_load/cf_map read    */
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */

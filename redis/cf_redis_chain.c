@@ -26,7 +26,6 @@
 
 #include "cf_redismodule.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,12 +73,6 @@ static void cfr_free_cb(void *ctx, void *p) {
 }
 
 const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL};
-
-uint64_t cfr_table_bytes(uint64_t nb, unsigned b, unsigned f) {
-    unsigned __int128 bits = (unsigned __int128)nb * b * f;
-    unsigned __int128 bytes = (bits + 7) / 8;
-    return bytes > UINT64_MAX / 2 ? UINT64_MAX : (uint64_t)bytes;
-}
 
 /* ---- little-endian helpers and the header checksum ---- */
 
@@ -170,16 +163,6 @@ size_t cfr_chain_memory(const cfr_chain *c) {
  * key's limit allows it. */
 static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
                           const cfr_limits *lim, cf_filter **out) {
-    uint64_t want_nb = nb;
-    if (want_nb == 0) {
-        double load = cf_default_max_load(p->bucket_size);
-        double est = ceil((double)p->capacity / (p->bucket_size * load)) + 1;
-        want_nb = est > 1e18 ? UINT64_MAX / 64 : (uint64_t)est;
-    }
-    uint64_t bytes = cfr_table_bytes(want_nb, p->bucket_size, p->fingerprint_bits);
-    if (bytes == UINT64_MAX || bytes > lim->max_key_bytes ||
-        used_bytes > lim->max_key_bytes - bytes)
-        return CFR_NOMEM;
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = p->capacity;
@@ -189,6 +172,11 @@ static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
     cfg.max_kicks = p->max_kicks;
     cfg.seed = CFR_SEED;
     cfg.allocator = &cfr_allocator;
+    /* The library sizes the table; the limit is checked before allocating. */
+    cf_shape shape;
+    if (cf_config_resolve(&cfg, &shape) != CF_OK || shape.table_bytes > lim->max_key_bytes ||
+        used_bytes > lim->max_key_bytes - shape.table_bytes)
+        return CFR_NOMEM;
     return cf_new(&cfg, out) == CF_OK ? CFR_OK : CFR_NOMEM;
 }
 

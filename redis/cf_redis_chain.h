@@ -114,9 +114,6 @@ void cfr_free(void *p);
 /* For sanitizer runs only: allocate with libc malloc instead of Redis's. */
 void cfr_use_libc_malloc(bool on);
 
-/* Bytes a table of nb buckets would take, or UINT64_MAX on overflow. */
-uint64_t cfr_table_bytes(uint64_t nb, unsigned b, unsigned f);
-
 /* Creates a chain with one sub-filter.  CFR_OK, CFR_NOMEM (limit or
  * allocation); on failure *err says why in a reply-ready string. */
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,

@@ -11,7 +11,6 @@
  */
 #include "cf_redis.h"
 
-#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -134,12 +133,19 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(ctx, "Couldn't parse ERROR_RATE");
         if (!(rate > 0 && rate < 1))
             return RedisModule_ReplyWithError(ctx, "ERROR_RATE: value must be in the range (0, 1)");
-        /* The FPP bound of one sub-filter is 2b / 2^f. */
-        double need = ceil(log2(2.0 * eb / rate));
-        if (need > CF_MAX_FINGERPRINT_BITS)
+        /* The library derives the width for the first sub-filter, as cf_new
+         * would: the FPP bound 2b / 2^f and the floor its table needs.  An
+         * out-of-range capacity is clamped here and refused below. */
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = (uint64_t)(capacity < 1 ? 1 : capacity > CFR_MAX_CAPACITY ? CFR_MAX_CAPACITY : capacity);
+        cfg.bucket_size = eb;
+        cfg.target_fpp = rate;
+        cf_shape shape;
+        if (cf_config_resolve(&cfg, &shape) != CF_OK)
             return RedisModule_ReplyWithError(
                 ctx, "ERROR_RATE: value too small (it needs fingerprints wider than 32 bits)");
-        bits = need < 1 ? 1 : (long long)need;
+        bits = shape.fingerprint_bits;
     } else {
         bits = CFR_DEFAULT_FP_BITS;
     }

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
-          redis-server redis-tools python3-redis valgrind)
+          redis-server redis-tools python3-redis valgrind clang-format)
 
 missing=()
 for p in "${packages[@]}"; do

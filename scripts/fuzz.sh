@@ -21,9 +21,8 @@ targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(deserialize ops)
 
 dir=build/fuzz
-cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCF_BUILD_FUZZ=ON -DCF_BUILD_BENCH=OFF -DCF_BUILD_REDIS=OFF -DCF_BUILD_TOOLS=OFF >/dev/null
-cmake --build "$dir" -j2 --target "${targets[@]/#/fuzz_}" >/dev/null
+cmake --preset fuzz >/dev/null # CMakePresets.json: build/fuzz
+cmake --build --preset fuzz -j2 --target "${targets[@]/#/fuzz_}" >/dev/null
 
 failed=0
 mkdir -p "$dir/crashes"

@@ -7,7 +7,7 @@ scripts/deps.sh
 mkdir -p build
 log=build/release-build.log
 echo "building (log: $log) ..." >&2
-{ cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release &&
-  cmake --build build/release -j "$(nproc 2>/dev/null || echo 2)"; } >"$log" 2>&1 ||
+{ cmake --preset release &&
+  cmake --build --preset release -j "$(nproc 2>/dev/null || echo 2)"; } >"$log" 2>&1 ||
   { cat "$log" >&2; echo "build failed" >&2; exit 1; }
 build/release/tools/cuckoo report --plot report "$@"

@@ -55,7 +55,7 @@ typedef struct cf__header {
     uint64_t items;
     uint64_t total_kicks;
     uint64_t failed_inserts;
-    size_t table_bytes; /* T = ceil(nb * b * f / 8) */
+    size_t table_bytes; /* T = ceil(nb * B / 8), B = b * f or 4f - 4 semi-sorted */
     size_t total_size;  /* 64 + T + 8: the exact length of a valid input */
 } cf__header;
 

@@ -1,11 +1,14 @@
 /*
  * cf_internal.h -- what the library's modules share and users never see.
  *
- * The bucket table is one byte array of nb * b * f bits, slot after slot,
- * bucket after bucket, in little-endian bit order: slot s (s = bucket * b +
- * slot) occupies bits [s*f, s*f + f) counted from bit 0 of byte 0.  The same
- * bytes are the payload of the file format, so a mapped file is used in place
- * on any host.
+ * The bucket table is one byte array of nb buckets of B bits each, bucket
+ * after bucket, in little-endian bit order: bucket i occupies bits
+ * [i*B, i*B + B) counted from bit 0 of byte 0.  A plain bucket is b slots
+ * of f bits (B = b * f), so slot s (s = bucket * b + slot) occupies bits
+ * [s*f, s*f + f); a semi-sorted bucket (semisort.h) is a 12-bit code and
+ * four (f - 4)-bit suffixes (B = 4f - 4).  The table has ceil(nb * B / 8)
+ * bytes.  The same bytes are the payload of the file format, so a mapped
+ * file is used in place on any host.
  *
  *   byte:   0        1        2        3        4        5
  *         |........|........|........|........|........|........| ...
@@ -64,7 +67,7 @@ typedef struct cf__bfs_node {
 struct cf_filter {
     cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
-    size_t table_bytes;     /* ceil(nb * b * f / 8)                               */
+    size_t table_bytes;     /* ceil(nb * bucket_bits / 8)                         */
     uint64_t num_buckets;   /* nb >= 1                                            */
     uint64_t items;         /* nonzero slots                                      */
     uint64_t seed;          /* also in hkey; set both with cf__set_seed           */
@@ -77,7 +80,7 @@ struct cf_filter {
     unsigned flags;
     uint64_t fp_mask;       /* (1 << f) - 1                                       */
     unsigned bucket_bits;   /* b * f, or 4f - 4 semi-sorted                       */
-    uint64_t bucket_mask;   /* low b*f bits set (SWAR path)                       */
+    uint64_t bucket_mask;   /* low bucket_bits bits set                           */
     uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
     uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
     unsigned partner_map;   /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
@@ -123,8 +126,8 @@ static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
     return cf__range(h, nb);
 }
 
-/* Mixes a 64-bit value into 64 well-spread bits (splitmix64's finalizer);
- * the Bloom filter derives its second index hash with it. */
+/* Mixes a 64-bit hash into 64 well-spread bits (splitmix64's finalizer): the
+ * Bloom filter derives its double-hashing step from it (bloom.c). */
 static inline uint64_t cf__mix64(uint64_t x) {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -232,6 +235,9 @@ uint64_t cf__count_occupied(const cf_filter *f);
  * buckets from capacity) and checks them. */
 cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
                              unsigned *max_kicks);
+
+/* The load factor sizing assumes: cfg->max_load, or the bucket size's default. */
+double cf__sizing_load(const cf_config *cfg, unsigned b);
 
 /* Validates a semi-sorted table: every code valid, every bucket sorted,
  * nonzero slots == items.  CF_OK or CF_E_CORRUPT. */

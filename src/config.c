@@ -37,6 +37,10 @@ double cf_default_max_load(unsigned bucket_size) {
     }
 }
 
+double cf__sizing_load(const cf_config *cfg, unsigned b) {
+    return cfg->max_load != 0.0 ? cfg->max_load : cf_default_max_load(b);
+}
+
 static bool cf__valid_bucket_size(unsigned b) {
     return b == 1 || b == 2 || b == 4 || b == 8;
 }
@@ -115,7 +119,7 @@ cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b,
         *nb = cfg->num_buckets;
     } else {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
-        double load = cfg->max_load != 0.0 ? cfg->max_load : cf_default_max_load(*b);
+        double load = cf__sizing_load(cfg, *b);
         CF__RETURN_IF(!(load > 0.0 && load <= 1.0), CF_E_PARAM);
         double buckets = ceil((double)cfg->capacity / (*b * load));
         CF__RETURN_IF(!(buckets < 1.8e19), CF_E_TOO_LARGE);

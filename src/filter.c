@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "bucket.h"
+#include "cf_format.h"
 #include "hash.h"
 
 void cf__derive_layout(cf_filter *f) {
@@ -162,4 +163,5 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     out->total_kicks = f->total_kicks;
     out->failed_inserts = f->failed_inserts;
     out->read_only = f->read_only;
+    out->format_version = CF__FORMAT_VERSION;
 }

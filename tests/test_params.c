@@ -1,7 +1,7 @@
 /*
  * test_params.c -- bad arguments get a clear status, never a crash or a
- * huge allocation; sizing follows the documented formulas; the status table
- * is complete.
+ * huge allocation; sizing keeps its promises; the status table's codes,
+ * names and messages are distinct; the version is CMake's project version.
  */
 #include <math.h>
 
@@ -88,40 +88,47 @@ static void test_sizes_that_overflow(void) {
     CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
 }
 
-static void test_sizing_formula(void) {
-    static const double fpps[] = {0.1, 0.03, 0.01, 0.002, 0.0001, 1e-7};
+/* Sizing from capacity and target FPP, checked by what it promises rather
+ * than by a copy of its formula: the buckets the README states, a width
+ * whose FPP bound meets the target and is exactly the target's width
+ * whenever that is above the floor (the floor itself is whatever width the
+ * loosest target gets).  (That the table then takes its capacity is
+ * test_load's subject.) */
+static void test_sizing_properties(void) {
+    static const double fpps[] = {0.9, 0.3, 0.1, 0.03, 0.01, 0.002, 0.0001, 1e-7};
     static const unsigned sizes[] = {1, 2, 4, 8};
-    for (size_t i = 0; i < sizeof fpps / sizeof *fpps; i++) {
+    static const uint64_t capacities[] = {20011, 123457, 5000000};
+    for (size_t c = 0; c < 3; c++) {
         for (size_t j = 0; j < 4; j++) {
-            cf_config cfg;
-            cf_config_init(&cfg);
-            cfg.capacity = 123457;
-            cfg.target_fpp = fpps[i];
-            cfg.bucket_size = sizes[j];
-            cf_filter *f;
-            REQUIRE(cf_new(&cfg, &f) == CF_OK);
-            cf_stats st;
-            cf_get_stats(f, &st);
-            unsigned b = sizes[j];
-            double load = cf_default_max_load(b);
-            CHECK_EQ(st.num_buckets, (uint64_t)ceil(123457 / (b * load)));
-            /* The documented floor for the table's size (README, "Sizing"). */
-            unsigned l2 = (unsigned)ceil(log2((double)st.num_buckets));
-            unsigned floor_bits = b == 1 ? (l2 + 1) / 2 + 3 : b == 2 ? (l2 + 3) / 4 + 4
-                                : b == 4 ? (l2 + 5) / 3 + 2 : (l2 + 2) / 3 + 4;
-            unsigned cap_bits = b == 1 ? 32 : b == 8 ? 11 : 10;
-            if (floor_bits > cap_bits) floor_bits = cap_bits;
-            unsigned min_bits = b == 1 ? 8 : b == 8 ? 4 : 5;
-            if (floor_bits < min_bits) floor_bits = min_bits;
-            unsigned from_fpp = (unsigned)ceil(log2(2.0 * b / fpps[i]));
-            CHECK_EQ(st.fingerprint_bits, from_fpp > floor_bits ? from_fpp : floor_bits);
-            /* The bound 2b/2^f meets the target; one bit less would not,
-             * unless the floor decided. */
-            CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits) <= fpps[i]);
-            if (from_fpp >= floor_bits)
-                CHECK(2.0 * b / ldexp(1, (int)st.fingerprint_bits - 1) > fpps[i]);
-            CHECK_EQ(st.table_bytes, (st.slots * st.fingerprint_bits + 7) / 8);
-            cf_free(f);
+            unsigned b = sizes[j], floor_bits = 0, prev_bits = 0;
+            for (size_t i = 0; i < sizeof fpps / sizeof *fpps; i++) {
+                cf_config cfg;
+                cf_config_init(&cfg);
+                cfg.capacity = capacities[c];
+                cfg.target_fpp = fpps[i];
+                cfg.bucket_size = b;
+                cf_filter *f;
+                REQUIRE(cf_new(&cfg, &f) == CF_OK);
+                cf_stats st;
+                cf_get_stats(f, &st);
+                double load = cf_default_max_load(b);
+                CHECK_EQ(st.num_buckets, (uint64_t)ceil((double)capacities[c] / (b * load)));
+                unsigned f_bits = st.fingerprint_bits;
+                /* The bound 2b/2^f meets the target (guarantee 5). */
+                CHECK(2.0 * b / ldexp(1, (int)f_bits) <= fpps[i]);
+                CHECK(cf_theoretical_fpp(f_bits, b, 1.0) <= fpps[i]);
+                /* The loosest target shows the floor; tighter targets never
+                 * get less, and get exactly their own width above it. */
+                if (i == 0) floor_bits = f_bits;
+                unsigned from_fpp = (unsigned)ceil(log2(2.0 * b / fpps[i]));
+                CHECK_EQ(f_bits, from_fpp > floor_bits ? from_fpp : floor_bits);
+                CHECK_GE(f_bits, prev_bits);
+                prev_bits = f_bits;
+                CHECK_EQ(st.table_bytes, (st.slots * f_bits + 7) / 8);
+                cf_free(f);
+            }
+            /* A loose target that asks for less than the floor exists. */
+            CHECK_LT((unsigned)ceil(log2(2.0 * b / fpps[0])), floor_bits);
         }
     }
 }
@@ -300,21 +307,54 @@ static void test_seed_changes_layout_deterministically(void) {
     }
 }
 
+/* The status table's promises: success is 0 and every failure a distinct
+ * negative code with a distinct name and message; unknown codes still get
+ * a message and a name. */
 static void test_status_table(void) {
-    int count = 0;
-#define CF_COUNT_(name, value, msg)                                         \
-    CHECK(strcmp(cf_status_name(name), #name) == 0);                        \
-    CHECK(strcmp(cf_strerror(name), msg) == 0);                             \
-    count++;
-    CF_STATUS_TABLE(CF_COUNT_)
-#undef CF_COUNT_
-    CHECK_GE(count, 14);
-    CHECK(cf_strerror((cf_status)12345) != NULL);
-    CHECK(strcmp(cf_version_string(), CF_VERSION_STRING) == 0);
+    static const cf_status all[] = {
+#define CF_VALUE_(name, value, msg) name,
+        CF_STATUS_TABLE(CF_VALUE_)
+#undef CF_VALUE_
+    };
+    size_t n = sizeof all / sizeof *all;
+    CHECK_GE(n, 14);
+    CHECK_EQ(all[0], CF_OK);
+    CHECK_EQ(CF_OK, 0);
+    const char *unknown_msg = cf_strerror((cf_status)12345);
+    const char *unknown_name = cf_status_name((cf_status)12345);
+    REQUIRE(unknown_msg != NULL && unknown_name != NULL);
+    CHECK(cf_strerror((cf_status)-12345) != NULL && cf_status_name((cf_status)1) != NULL);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = cf_status_name(all[i]), *msg = cf_strerror(all[i]);
+        REQUIRE(name != NULL && msg != NULL);
+        CHECK(strncmp(name, "CF_", 3) == 0);
+        CHECK(msg[0] != '\0');
+        CHECK(strcmp(msg, unknown_msg) != 0);
+        CHECK(strcmp(name, unknown_name) != 0);
+        if (i > 0) CHECK(all[i] < 0);
+        for (size_t j = 0; j < i; j++) {
+            CHECK(all[i] != all[j]);
+            CHECK(strcmp(name, cf_status_name(all[j])) != 0);
+            CHECK(strcmp(msg, cf_strerror(all[j])) != 0);
+        }
+    }
+    CHECK(strcmp(cf_status_name(CF_E_FULL), "CF_E_FULL") == 0); /* the documented example */
 }
 
-TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_formula),
+/* One version source: CMake's project(VERSION) reaches the test as
+ * CF_TEST_PROJECT_VERSION; the header's macros and the linked library must
+ * both say the same. */
+static void test_version(void) {
+    CHECK(strcmp(cf_version_string(), CF_TEST_PROJECT_VERSION) == 0);
+    CHECK(strcmp(CF_VERSION_STRING, CF_TEST_PROJECT_VERSION) == 0);
+    char parts[32];
+    snprintf(parts, sizeof parts, "%d.%d.%d", CF_VERSION_MAJOR, CF_VERSION_MINOR, CF_VERSION_PATCH);
+    CHECK(strcmp(parts, CF_TEST_PROJECT_VERSION) == 0);
+}
+
+TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_properties),
           TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
           TEST(test_batch_lookups_every_layout),
           TEST(test_insert_batch_matches_single_inserts),
-          TEST(test_seed_changes_layout_deterministically), TEST(test_status_table))
+          TEST(test_seed_changes_layout_deterministically), TEST(test_status_table),
+          TEST(test_version))

@@ -28,8 +28,8 @@ bool cli_parse_double(const char *s, double *out);
  * number (then only its range was wrong). */
 const char *cli_number_hint(const char *s);
 
-/* Subcommands, one file each (tools/cmd_*.c). */
-int cli_cmd_report(int argc, char **argv);
+/* Subcommands: `report` in cmd_report.c, the filter-file commands in cmd_files.c. */
+int cli_cmd_report(int argc, char **argv); /* cmd_report.c */
 int cli_cmd_create(int argc, char **argv); /* cmd_files.c: filter files */
 int cli_cmd_add(int argc, char **argv);
 int cli_cmd_query(int argc, char **argv);

@@ -431,18 +431,15 @@ int cli_cmd_delete(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ info */
 
-/* The format version, read from the file itself (bytes 8-9, little-endian,
- * docs/FORMAT.md): the library does not report it. */
-static int file_version(const char *path, long long *size) {
+/* The file's length in bytes, or -1. */
+static long long file_size(const char *path) {
     FILE *fp = fopen(path, "rb");
-    unsigned char b[10];
-    int v = -1;
+    long long size = -1;
     if (fp != NULL) {
-        if (fread(b, 1, sizeof b, fp) == sizeof b) v = b[8] | b[9] << 8;
-        if (fseek(fp, 0, SEEK_END) == 0) *size = ftell(fp);
+        if (fseek(fp, 0, SEEK_END) == 0) size = ftell(fp);
         fclose(fp);
     }
-    return v;
+    return size;
 }
 
 int cli_cmd_info(int argc, char **argv) {
@@ -456,8 +453,7 @@ int cli_cmd_info(int argc, char **argv) {
     cf_filter *v = NULL;
     cf_status verified = cf_map(o.file, true, &v);
     cf_free(v);
-    long long size = -1;
-    int version = file_version(o.file, &size);
+    long long size = file_size(o.file);
     cf_stats st;
     cf_get_stats(f, &st);
     cf_free(f);
@@ -467,13 +463,13 @@ int cli_cmd_info(int argc, char **argv) {
     if (o.json) {
         printf("{\"file\": ");
         files_json_string(stdout, o.file);
-        printf(", \"format_version\": %d, \"file_bytes\": %lld, \"items\": %llu, "
+        printf(", \"format_version\": %u, \"file_bytes\": %lld, \"items\": %llu, "
                "\"num_buckets\": %llu, \"bucket_size\": %u, \"slots\": %llu, "
                "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, \"bits_per_item\": %.4f, "
                "\"file_bytes_per_item\": %.4f, \"expected_fpp\": %.6g, \"table_bytes\": %zu, "
                "\"max_kicks\": %u, \"seed\": %llu, \"flags\": %u, \"total_kicks\": %llu, "
                "\"failed_inserts\": %llu, \"checksum_ok\": %s, \"verification\": ",
-               version, size, (unsigned long long)st.items, (unsigned long long)st.num_buckets,
+               st.format_version, size, (unsigned long long)st.items, (unsigned long long)st.num_buckets,
                st.bucket_size, (unsigned long long)st.slots, st.fingerprint_bits,
                (st.flags & CF_SEMI_SORT) ? "true" : "false", st.load_factor, st.bits_per_item, bytes_per_item, st.expected_fpp,
                st.table_bytes, st.max_kicks, (unsigned long long)st.seed, st.flags,
@@ -483,7 +479,7 @@ int cli_cmd_info(int argc, char **argv) {
         printf("}\n");
     } else {
         printf("file              %s\n", o.file);
-        printf("format version    %d\n", version);
+        printf("format version    %u\n", st.format_version);
         printf("file bytes        %lld\n", size);
         printf("items             %llu\n", (unsigned long long)st.items);
         printf("buckets           %llu\n", (unsigned long long)st.num_buckets);

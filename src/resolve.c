@@ -1,0 +1,35 @@
+/*
+ * resolve.c -- cf_config_resolve: the shape cf_new would build, without
+ * building it.  Every number comes from the helpers cf_new itself uses
+ * (cf__resolve_config, cf__table_bytes, cf__bucket_bits) and the file
+ * format's constants, so programs that size or budget filters (the Redis
+ * module's per-key limit, the CLI) ask here instead of keeping copies.
+ */
+#include "cf_format.h"
+
+cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    memset(out, 0, sizeof *out);
+    CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    unsigned fbits, b, max_kicks;
+    uint64_t nb;
+    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
+    /* cf_new also rejects an allocator with only one of alloc and free. */
+    cf_allocator alloc;
+    CF__FORWARD_IF_ERROR(cf__allocator_resolve(cfg->allocator, &alloc));
+
+    out->num_buckets = nb;
+    out->slots = nb * b;
+    out->bucket_size = b;
+    out->fingerprint_bits = fbits;
+    out->bits_per_slot = cf__bucket_bits(b, fbits, cfg->flags) / b;
+    out->max_kicks = max_kicks;
+    out->flags = cfg->flags;
+    out->max_load = cf__sizing_load(cfg, b);
+    out->fpp_at_max_load = cf_theoretical_fpp(fbits, b, out->max_load);
+    out->table_bytes = bytes;
+    out->serialized_size = CF__HEADER_SIZE + bytes + CF__TRAILER_SIZE;
+    return CF_OK;
+}
