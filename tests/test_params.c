@@ -127,8 +127,9 @@ static void test_sizing_properties(void) {
                 CHECK_EQ(st.table_bytes, (st.slots * f_bits + 7) / 8);
                 cf_free(f);
             }
-            /* A loose target that asks for less than the floor exists. */
-            CHECK_LT((unsigned)ceil(log2(2.0 * b / fpps[0])), floor_bits);
+            /* The loosest target asks for no more than the floor (for
+             * b = 8 a target under 1 always asks for at least the floor). */
+            CHECK_LE((unsigned)ceil(log2(2.0 * b / fpps[0])), floor_bits);
         }
     }
 }
