@@ -114,9 +114,10 @@ static inline bool take(ref_cuckoo *r, uint64_t i, uint32_t tag, unsigned f) {
     return true;
 }
 
-static inline bool has_tag(const ref_cuckoo *r, uint64_t i, uint32_t tag, unsigned f) {
+/* Nonzero when bucket i holds tag. */
+static inline uint64_t tag_lanes(const ref_cuckoo *r, uint64_t i, uint32_t tag, unsigned f) {
     uint64_t w = load_word(bucket_at(r, i, f)) & bucket_mask(f);
-    return zero_lanes(w ^ (uint64_t)tag * lane_ones(f), f) != 0;
+    return zero_lanes(w ^ (uint64_t)tag * lane_ones(f), f);
 }
 
 static inline bool victim_is(const ref_cuckoo *r, uint32_t tag, uint64_t i1, uint64_t i2) {
@@ -160,7 +161,7 @@ static inline bool contains_f(const ref_cuckoo *r, uint64_t item, unsigned f) {
     uint64_t i2 = alt(r, i1, tag);
     if (victim_is(r, tag, i1, i2)) return true;
     /* Both words are read and tested before the one branch. */
-    return has_tag(r, i1, tag, f) | has_tag(r, i2, tag, f);
+    return (tag_lanes(r, i1, tag, f) | tag_lanes(r, i2, tag, f)) != 0;
 }
 
 static inline bool delete_f(ref_cuckoo *r, uint64_t item, unsigned f) {
