@@ -185,6 +185,10 @@ void bench_print_case(FILE *out, const bench_case *c) {
                 (unsigned long long)f->failed_inserts, (unsigned long long)f->false_negatives,
                 (unsigned long long)f->failed_deletes);
     }
+    if (c->facts[IMPL_REF].present)
+        fputs("  ref: the paper's code hashes inside its lookup (no hash path): its \"on hashes\"\n"
+              "       row is its lookup of the same keys\n",
+              out);
     if (c->facts[IMPL_BLOOM].present)
         fprintf(out, "  bloom: k = %u\n", c->facts[IMPL_BLOOM].num_hashes);
     if (fo->present && c->facts[IMPL_REF].present) print_targets(out, c);

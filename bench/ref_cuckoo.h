@@ -1,21 +1,34 @@
 /*
- * ref_cuckoo.h -- the baseline: the founding article's cuckoo filter written
- * the straightforward way, so the benchmark can show what the library's
- * optimizations are worth on the same machine, in the same run.
+ * ref_cuckoo.h -- the baseline: the cuckoo filter paper's reference code,
+ * rendered in C from its published behaviour (docs: PERFORMANCE.md, "The
+ * paper's reference code, precisely"), so the benchmark can set the library
+ * against the code people compare cuckoo filters with, on the same machine,
+ * in the same run.
  *
- * It follows the article (and the paper's reference code) on purpose:
- *   - b = 4 slots per bucket, one uint16_t per slot holding an f-bit
- *     fingerprint (f <= 16), 0 meaning empty;
- *   - nb is a power of two: i1 = h mod nb, i2 = i1 ^ (hash(fp) mod nb), which
- *     is an involution only because nb is a power of two;
- *   - lookups and deletes compare slot by slot;
- *   - inserts evict by random walk: swap with a random slot of a random
- *     candidate bucket, move the victim to its other bucket, up to 500 kicks;
- *     a victim that still has no home is kept in a one-entry stash (as the
- *     paper's code does) so the benchmark never loses a key, and further
- *     inserts fail while the stash is occupied.
- * Keys are hashed with XXH3-64 through an out-of-line call, as in the
- * library, so the hashing cost is the same on both sides.
+ * What it does, as that code does:
+ *   - items are 64-bit integers, hashed by one 128-bit multiply-add:
+ *       h     = (add + mul * (u128)item) >> 64      mul, add: 128-bit constants
+ *       index = (h >> 32) & (nb - 1)                nb a power of two
+ *       tag   = h & (2^f - 1), 0 replaced by 1      (0 marks an empty slot)
+ *       alt   = (index ^ (tag * 0x5bd1e995)) & (nb - 1)
+ *   - a bucket is four f-bit tags packed into 4f bits (f = 12: 6 bytes), read
+ *     with one unaligned 64-bit load and tested for the tag in all four lanes
+ *     at once;
+ *   - a lookup checks the victim cache, then both buckets (both loaded, no
+ *     early exit between them);
+ *   - an insert takes the first free slot of its first bucket, then of its
+ *     second, else walks at random for up to REF_MAX_KICKS kicks; the last
+ *     homeless tag goes to a one-item victim cache (the insert still
+ *     succeeds), and while the cache is taken every insert fails;
+ *   - a delete removes the tag from either bucket (or the victim cache), then
+ *     tries to give a cached victim a slot again.
+ * There is no separate hash entry point: the paper's lookup includes its
+ * cheap hash, so ref_cuckoo_contains(item) is what a caller of that code pays.
+ *
+ * Supported widths are f = 4, 8, 12 and 16, so that a bucket is a whole
+ * number of bytes (2, 4, 6, 8).  The table is followed by 8 zero bytes, so
+ * the last bucket's 64-bit load stays inside the allocation.  Bucket words
+ * are read and written little-endian (as the paper's code does on x86).
  */
 #ifndef CF_BENCH_REF_CUCKOO_H
 #define CF_BENCH_REF_CUCKOO_H
@@ -28,38 +41,40 @@
 #define REF_MAX_KICKS 500
 
 typedef struct ref_cuckoo {
-    uint16_t *slots;      /* nb * REF_BUCKET_SIZE fingerprints, 0 = empty       */
-    uint64_t num_buckets; /* a power of two                                     */
-    uint64_t items;       /* fingerprints stored, the stash included            */
-    uint64_t seed;        /* hash seed for keys                                 */
-    uint64_t rng;         /* xorshift state for the random walk                 */
-    uint64_t total_kicks;
-    unsigned fp_bits;     /* f, 1..16                                           */
-    uint16_t fp_mask;
-    bool has_victim;      /* the stash: one fingerprint with no slot            */
-    uint16_t victim_fp;
+    uint8_t *table;        /* nb buckets of bucket_bytes, then 8 zero bytes   */
+    uint64_t num_buckets;  /* nb, a power of two, at most 2^32 (index: h>>32) */
+    unsigned __int128 mul; /* the multiply-add hash's constants, from the seed */
+    unsigned __int128 add;
+    uint64_t items;        /* tags stored, the victim cache's included        */
+    uint64_t rng;          /* xorshift state for the random walk              */
+    uint64_t total_kicks;  /* tags moved by random walks                      */
+    unsigned fp_bits;      /* f: 4, 8, 12 or 16                               */
+    unsigned bucket_bytes; /* 4f / 8                                          */
+    bool has_victim;       /* the victim cache: one tag with no slot          */
+    uint32_t victim_tag;
     uint64_t victim_index;
 } ref_cuckoo;
 
 /* The largest power of two <= x (x >= 1). */
 uint64_t ref_cuckoo_floor_pow2(uint64_t x);
 
-/* Allocates a zeroed table of num_buckets (a power of two) buckets.
- * Returns false on a bad argument or when memory runs out. */
+/* Allocates a zeroed table of num_buckets buckets (a power of two, at most
+ * 2^32) of f = fp_bits bits per tag (4, 8, 12 or 16); the hash constants and
+ * the walk's random numbers come from seed.  Returns false on a bad argument
+ * or when memory runs out (r is then empty, and destroying it is harmless). */
 bool ref_cuckoo_init(ref_cuckoo *r, uint64_t num_buckets, unsigned fp_bits, uint64_t seed);
 void ref_cuckoo_destroy(ref_cuckoo *r);
 
-/* False when the filter is full (the key is then held in the stash, or, if
- * the stash was already taken, not stored at all). */
-bool ref_cuckoo_insert(ref_cuckoo *r, const void *key, size_t len);
-bool ref_cuckoo_contains(const ref_cuckoo *r, const void *key, size_t len);
-/* The same on h = XXH3-64(key, seed), the hash cf_hash gives for the same
- * seed, so the benchmark can time both filters without hashing. */
-bool ref_cuckoo_contains_hash(const ref_cuckoo *r, uint64_t h);
-/* Removes one copy; false if the fingerprint is in neither bucket. */
-bool ref_cuckoo_delete(ref_cuckoo *r, const void *key, size_t len);
+/* True when the item is stored (in a bucket or, after a failed walk, in the
+ * victim cache); false when the victim cache was already taken (nothing
+ * changes then). */
+bool ref_cuckoo_insert(ref_cuckoo *r, uint64_t item);
+bool ref_cuckoo_contains(const ref_cuckoo *r, uint64_t item);
+/* Removes one copy of the item's tag; false if neither bucket nor the victim
+ * cache holds it. */
+bool ref_cuckoo_delete(ref_cuckoo *r, uint64_t item);
 
-/* Table bytes: nb * b * 2 (16-bit slots, whatever f is). */
+/* Bytes of the buckets: nb * 4f / 8 (the 8 bytes of padding not counted). */
 size_t ref_cuckoo_table_bytes(const ref_cuckoo *r);
 
 #endif /* CF_BENCH_REF_CUCKOO_H */
