@@ -158,19 +158,41 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
     return cf_insert_unique_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
-cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    cf__slots p = cf__locate(f, h);
-    cf__prefetch_bucket(f, p.i2); /* as for inserts */
+/* SWAR layouts: clears the first slot of `bucket` holding fp, if any,
+ * writing the word back where it was read (as cf__place_swar does). */
+static inline bool cf__take_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    uint64_t bit = bucket * f->bucket_bits;
+    uint8_t *at = f->table + (bit >> 3);
+    unsigned shift = (unsigned)(bit & 7);
+    uint64_t w = cf__load64le(at);
+    uint64_t z = cf__zero_lanes(f, ((w >> shift) & f->bucket_mask) ^ (f->lane_ones * fp));
+    if (z == 0) return false;
+    /* The lowest set bit of z is the top bit of the first matching lane. */
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(at, w & ~(f->fp_mask << (shift + lane)));
+    return true;
+}
+
+/* Clears one copy of fp from i1, else from i2; false if neither holds it. */
+static inline bool cf__take(cf_filter *f, cf__slots p) {
+    if (f->swar) return cf__take_swar(f, p.i1, p.fp) || cf__take_swar(f, p.i2, p.fp);
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, p.fp);
     if (s < 0) {
         bucket = p.i2;
         s = cf__bucket_find(f, bucket, p.fp);
     }
-    CF__RETURN_IF(s < 0, CF_E_NOT_FOUND);
+    if (s < 0) return false;
     cf__slot_set(f, bucket, (unsigned)s, 0);
+    return true;
+}
+
+cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    cf__slots p = cf__locate(f, h);
+    cf__prefetch_bucket(f, p.i2); /* as for inserts */
+    if (!cf__take(f, p)) return CF_E_NOT_FOUND;
     f->items--;
     return CF_OK;
 }
