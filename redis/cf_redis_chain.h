@@ -72,8 +72,9 @@ typedef struct cfr_chain {
     uint32_t flags;
     uint64_t capacity;
     uint64_t deleted;
-    /* Changes with every write (not persisted): SCANDUMP tags its chunks
-     * with it, so a dump read across a write is refused by LOADCHUNK. */
+    /* Changes with every insert (refused ones too), delete and compaction
+     * (not persisted): SCANDUMP tags its chunks with it, so a dump read
+     * across a write is refused by LOADCHUNK. */
     uint32_t gen;
     /* LOADCHUNK in progress: the header has been accepted and sub-filters
      * arrive in order.  Other commands refuse a loading key. */

@@ -5,8 +5,9 @@ suite's expectations, docs/REDIS.md lists what still differs):
 - LOADCHUNK's errors: a bad header "Couldn't create filter!", a chunk that
   does not fit "Couldn't load chunk!";
 - a dump read across a write is refused by LOADCHUNK (whatever the write:
-  an insert, a refused insert, a delete), while an undisturbed dump of the
-  same key loads;
+  an insert, a duplicate, a delete, an insert a full key refuses), while
+  an undisturbed dump of the same key loads, and so does one across a
+  COMPACT that changed nothing;
 - CF.INFO: RedisBloom's 8 pairs in order, then our 2; the FPP bound is the
   sum over sub-filters of 1 - (1 - 1/(2^f - 1))^(2b * load), recomputed
   here from the sub-filters' own headers in the dump (docs/FORMAT.md)."""
@@ -109,7 +110,7 @@ def test_stale_dump_is_refused(srv, p):
             break
         chunks.append((it, data))
     eq(load(port, "copy", chunks), "+OK", "a dump across a COMPACT that dropped nothing loads")
-    # A refused insert on a full key also changes it (the exhausted mark).
+    # Any insert counts as a write, also one a full key refuses.
     p.delete("k", "copy")
     p.execute_command("CF.RESERVE", "k", 100, "EXPANSION", 0)
     i = 0
