@@ -288,6 +288,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
         return r;
     }
     bool room_failure = false, newest_tried = false;
+    size_t max_copies = two_buckets(c->subs[0].f); /* every sub-filter has the same b */
     for (uint32_t i = c->nsubs; i-- > 0;) {
         cfr_sub *s = &c->subs[i];
         if (s->flags & CFR_SUB_FULL) {
@@ -295,7 +296,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             continue;
         }
         size_t copies = cf_count_hash(s->f, h);
-        if (copies >= two_buckets(s->f)) continue;
+        if (copies >= max_copies) continue;
         newest_tried |= i == c->nsubs - 1;
         cf_status rc = cf_insert_hash(s->f, h);
         if (rc == CF_OK) return CFR_OK;
@@ -313,7 +314,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
      * sub-filter may still have room in this item's buckets, so retry the
      * newest one -- at most one extra search per insert. */
     cf_filter *last = c->subs[c->nsubs - 1].f;
-    if (!newest_tried && cf_count_hash(last, h) < two_buckets(last) && cf_insert_hash(last, h) == CF_OK)
+    if (!newest_tried && cf_count_hash(last, h) < max_copies && cf_insert_hash(last, h) == CF_OK)
         return CFR_OK;
     /* Every sub-filter is full and none can be added: refuse later inserts
      * without searching until a delete frees a slot. */

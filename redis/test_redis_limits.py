@@ -48,8 +48,14 @@ def test_reserve_is_lazy(r, p):
     t_set, _ = timed(r.setrange, "plain", size // 16 - 1, "x")
     r.delete("plain")
     print("CF.RESERVE of %d MB: %.4fs; SETRANGE of %d MB: %.4fs" % (size >> 20, t_res, size >> 24, t_set))
-    check(t_res < t_set, "CF.RESERVE of %d MB (%.4fs) beats SETRANGE of %d MB (%.4fs)"
-          % (size >> 20, t_res, size >> 24, t_set))
+    if SANITIZER:
+        # The module then allocates with ASan's calloc, which writes shadow
+        # memory for the whole table; the production path (jemalloc through
+        # RedisModule_Calloc) is timed by the plain build of this test.
+        print("note: RESERVE's time is not compared in the sanitizer build (ASan's calloc)")
+    else:
+        check(t_res < t_set, "CF.RESERVE of %d MB (%.4fs) beats SETRANGE of %d MB (%.4fs)"
+              % (size >> 20, t_res, size >> 24, t_set))
     used = r.memory_usage("huge")
     check(used >= size, "MEMORY USAGE %d counts the whole table %d" % (used, size))
     if not SANITIZER:
