@@ -28,11 +28,11 @@ def fnv1a64(data):
 
 
 def make_header(subs, expansion=1, capacity=1000, deleted=0, body_len=None, version=1,
-                nsubs=None, fix_check=True):
+                nsubs=None, fix_check=True, chain_flags=0):
     """subs: [(length, flags)].  Returns header bytes with a valid check."""
     n = len(subs) if nsubs is None else nsubs
     body = sum(s[0] for s in subs) if body_len is None else body_len
-    h = b"CFRDUMP\0" + struct.pack("<HHIII", version, 0, n, expansion, 0)
+    h = b"CFRDUMP\0" + struct.pack("<HHIII", version, 0, n, expansion, chain_flags)
     h += struct.pack("<QQQ", capacity, deleted, body)
     for ln, fl in subs:
         h += struct.pack("<QQ", ln, fl)
@@ -141,6 +141,8 @@ def rows_commands():
          "-Couldn't create filter!"),
         ("header: version 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=2)], "-Couldn't create filter!"),
         ("header: unknown flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 4)])], "-Couldn't create filter!"),
+        ("header: unknown chain flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], chain_flags=2)],
+         "-Couldn't create filter!"),
         ("header: tiny sub-filter", ["CF.LOADCHUNK", "h", 1, make_header([(10, 0)])], "-Couldn't create filter!"),
         ("header: count says 1, lists 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0), (100, 0)], nsubs=1)],
          "-Couldn't create filter!"),
