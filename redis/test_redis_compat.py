@@ -5,9 +5,9 @@ suite's expectations, docs/REDIS.md lists what still differs):
 - LOADCHUNK's errors: a bad header "Couldn't create filter!", a chunk that
   does not fit "Couldn't load chunk!";
 - a dump read across a write is refused by LOADCHUNK (whatever the write:
-  an insert, a duplicate, a delete, an insert a full key refuses), while
-  an undisturbed dump of the same key loads, and so does one across a
-  COMPACT that changed nothing;
+  an insert, a duplicate, a delete, an insert a full key refuses,
+  a COMPACT that dropped a sub-filter), while an undisturbed dump of the
+  same key loads, and so does one across a COMPACT that changed nothing;
 - CF.INFO: RedisBloom's 8 pairs in order, then our 2; the FPP bound is the
   sum over sub-filters of 1 - (1 - 1/(2^f - 1))^(2b * load), recomputed
   here from the sub-filters' own headers in the dump (docs/FORMAT.md)."""
@@ -110,6 +110,24 @@ def test_stale_dump_is_refused(srv, p):
             break
         chunks.append((it, data))
     eq(load(port, "copy", chunks), "+OK", "a dump across a COMPACT that dropped nothing loads")
+    # A COMPACT that drops an emptied sub-filter is a write.
+    p.delete("c", "copy")
+    p.execute_command("CF.RESERVE", "c", 100)
+    i = 0
+    while info_of(p, "c")["Number of filters"] == 1:
+        p.execute_command("CF.ADD", "c", "c%d" % i)
+        i += 1
+    for j in range(i, i + 20):
+        p.execute_command("CF.ADD", "c", "c%d" % j)
+    # The item that grew the key and the later ones all went to the new
+    # sub-filter (the newest is tried first); deleting them empties it.
+    for j in range(i - 1, i + 20):
+        p.execute_command("CF.DEL", "c", "c%d" % j)
+    it, hdr = p.execute_command("CF.SCANDUMP", "c", 0)
+    p.execute_command("CF.COMPACT", "c")
+    eq(info_of(p, "c")["Number of filters"], 1, "COMPACT dropped the emptied sub-filter")
+    it2, body = p.execute_command("CF.SCANDUMP", "c", it)
+    eq(load(port, "copy", [(it, hdr), (it2, body)]), "-Couldn't load chunk!", "dump across a COMPACT that dropped one")
     # Any insert counts as a write, also one a full key refuses.
     p.delete("k", "copy")
     p.execute_command("CF.RESERVE", "k", 100, "EXPANSION", 0)
@@ -125,6 +143,11 @@ def test_stale_dump_is_refused(srv, p):
     eq(load(port, "copy", dump(p, "k")), "+OK", "an undisturbed dump loads")
     eq(p.execute_command("CF.MEXISTS", "copy", *["f%d" % j for j in range(i)]).count(1), i,
        "the copy holds every item")
+
+
+def info_of(p, key):
+    flat = p.execute_command("CF.INFO", key)
+    return {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}
 
 
 def fpp_bound_from_dump(chunks):
