@@ -92,7 +92,7 @@ static void try_files(const uint8_t *data, size_t size, cf_status want) {
 
 static void try_one(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
-    cf_allocator a = {count_alloc, count_free, &c};
+    cf_allocator a = {count_alloc, count_free, &c, NULL};
     cf_filter *f = (cf_filter *)&c; /* must be overwritten */
     cf_status s = cf_deserialize(data, size, &a, &f);
     /* The table never exceeds the input; the scratch follows max_kicks

@@ -101,13 +101,23 @@ CF_API const char *cf_version_string(void);
 /* ------------------------------------------------------------------------
  * Memory.  Every allocation of a filter goes through its allocator, so an
  * embedding program (a Redis module, a test injecting failures) sees all of
- * it.  NULL means malloc/free.  alloc returns NULL on failure; free(NULL)
- * must not be called by the library.
+ * it.  NULL means malloc/free/calloc.  alloc returns NULL on failure;
+ * free(NULL) must not be called by the library.
+ *
+ * calloc (optional, may be NULL) returns size zeroed bytes, or NULL on
+ * failure, to be released with free.  cf_new takes the bucket table from it
+ * when present (else alloc + memset).  A calloc that maps fresh pages
+ * (glibc's and jemalloc's do for large sizes) makes creating a filter of any
+ * size O(1): the kernel zeroes each page on its first touch, so the cost
+ * moves to the inserts (and reads) that first reach each 4 KiB page, and
+ * the memory is counted by the allocator at once but resident only as pages
+ * are touched.
  * ---------------------------------------------------------------------- */
 typedef struct cf_allocator {
     void *(*alloc)(void *ctx, size_t size);
     void (*free)(void *ctx, void *ptr);
     void *ctx;
+    void *(*calloc)(void *ctx, size_t size);
 } cf_allocator;
 
 /* The filter: an opaque handle, created by cf_new, cf_deserialize, cf_load
@@ -347,6 +357,17 @@ CF_API size_t cf_serialized_size(const cf_filter *f);
  * CF_E_PARAM (NULL) or CF_E_TRUNCATED (cap too small; nothing meaningful
  * written).  written may be NULL. */
 CF_API cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written);
+
+/* Copies len bytes of f's serialized form (the bytes cf_serialize writes),
+ * starting at byte offset, to dst -- without building the whole form, so a
+ * large filter can be streamed in chunks with O(chunk) memory.  Each call
+ * reads f as it is at that moment: pieces taken before and after a change to
+ * f do not fit together, and cf_deserialize rejects their concatenation
+ * (checksum or item count).  A range that reaches into the last 8 bytes (the
+ * checksum) hashes the whole table once; any other range costs O(len).
+ * Returns CF_OK, or CF_E_PARAM (f NULL, dst NULL with len > 0, or
+ * offset + len beyond cf_serialized_size(f)). */
+CF_API cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len);
 
 /* Rebuilds a filter from len bytes at src, validating every field, the
  * invariants and the checksum before returning.  Never reads past len and

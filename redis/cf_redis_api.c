@@ -16,7 +16,8 @@ typedef int (*cfr_getapi_fn)(const char *funcname, void *target);
 
 /* Entry points a server may lack; the module works without them. */
 static int cfr_optional(const char *name) {
-    return strcmp(name, "TryAlloc") == 0 || strcmp(name, "IsIOError") == 0 ||
+    return strcmp(name, "TryAlloc") == 0 || strcmp(name, "TryCalloc") == 0 ||
+           strcmp(name, "IsIOError") == 0 ||
            strcmp(name, "SetModuleOptions") == 0 || strcmp(name, "IsModuleNameBusy") == 0;
 }
 

@@ -1,26 +1,29 @@
 /*
  * cf_redis_chain.c -- the chain of sub-filters behind one key, and its dump
- * stream (layout in cf_redis_chain.h).  Uses only the public library API.
+ * stream (layout in cf_redis_dump.h).  Uses only the public library API.
  *
  * Insert, in full:
  *   1. NX: if any sub-filter may hold the item, answer "exists".
- *   2. Try the sub-filters from the newest to the oldest, skipping
+ *   2. If the chain is marked exhausted (an earlier insert found it full and
+ *      unable to grow, and no delete has freed a slot since), refuse at once
+ *      unless it can grow now: a full key costs O(1) per refused item.
+ *   3. Try the sub-filters from the newest to the oldest, skipping
  *      - those marked full (an earlier insert found no room there and no
  *        delete has freed a slot since: retrying would redo a futile,
- *        max_kicks-long search for every item once the chain is capped), and
+ *        max_kicks-long search), and
  *      - those whose two buckets already hold 2b copies of this fingerprint
- *        (nothing can move there; RedisBloom grew a sub-filter per 2b
- *        duplicates and made tens of thousands of them).
+ *        (nothing can move there).
  *      A sub-filter is marked full when an insert fails there (really_full()
  *      discounts failures next to copies of the item in a lightly loaded
  *      table: they say little about the rest of it).
- *   3. Only if some sub-filter failed for lack of room (not duplicates), grow
- *      by one sub-filter, within the cap and the key's memory limit.
- *   4. If growing is impossible, retry the newest sub-filter once even when
- *      marked full (its other buckets may have room): at most two eviction
- *      searches per insert, however long the chain.
- * The "full" marks are part of the persisted state, so primaries, replicas
- * and reloaded servers take the same branches.
+ *   4. Grow by one sub-filter (within EXPANSION, the cap and the key's memory
+ *      limit) and insert there -- also when only copies of the item stood in
+ *      the way, as RedisBloom does; the cap bounds what duplicates can cost.
+ *   5. If growing is impossible after a failure for lack of room, retry the
+ *      newest sub-filter once even when marked full (its other buckets may
+ *      have room); if that fails too, mark the chain exhausted.
+ * The marks are part of the persisted state, so primaries, replicas and
+ * reloaded servers take the same branches.
  */
 #include "cf_redis_chain.h"
 
@@ -29,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One seed for every key: replicas must build the same tables, and a dump
- * carries its seed in each sub-filter anyway. */
+/* The seed of every key this module creates: replicas must build the same
+ * tables.  A key loaded from a dump keeps the seed its first sub-filter
+ * carries (`cuckoo export` of a file made with another seed), and its later
+ * sub-filters take that seed too. */
 #define CFR_SEED 0x6366726564697331ull /* "cfredis1" */
-
-static const uint8_t cfr_magic[8] = {'C', 'F', 'R', 'D', 'U', 'M', 'P', 0};
 
 /* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
 
@@ -72,37 +75,33 @@ static void cfr_free_cb(void *ctx, void *p) {
     cfr_free(p);
 }
 
-const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL};
-
-/* ---- little-endian helpers and the header checksum ---- */
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+/* Tables come zeroed from calloc: jemalloc (and glibc) map fresh pages for
+ * large sizes, so CF.RESERVE of any size answers at once and each page is
+ * zeroed by the kernel when an insert first touches it.  Redis counts the
+ * whole size in used_memory (and maxmemory) at once.  Without TryCalloc
+ * (Redis < 7.4) a refused allocation aborts the server, as Redis's own
+ * allocations do; MAX_KEY_BYTES bounds every request beforehand. */
+static void *cfr_calloc_cb(void *ctx, size_t n) {
+    (void)ctx;
+    if (cfr_libc_malloc) return calloc(1, n);
+    if (RedisModule_TryCalloc) return RedisModule_TryCalloc(1, n);
+    return RedisModule_Calloc(1, n);
 }
 
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-/* FNV-1a: the header is small and each sub-filter has its own XXH3
- * checksum; this only catches a damaged header before we trust its sizes. */
-static uint64_t fnv1a64(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
+const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb};
 
 /* ---- chain lifetime ---- */
+
+/* Generations of new chains start from a module-wide counter, so a key
+ * deleted and created again mid-dump does not repeat its predecessor's. */
+static uint32_t cfr_next_gen = 0;
 
 static cfr_chain *chain_alloc(uint32_t cap_subs) {
     cfr_chain *c = cfr_alloc(sizeof *c);
     if (!c) return NULL;
     memset(c, 0, sizeof *c);
+    c->gen = cfr_next_gen;
+    cfr_next_gen += 7; /* odd: consecutive keys get distinct generations mod 2^12 */
     c->subs = cfr_alloc(sizeof *c->subs * cap_subs);
     if (!c->subs) {
         cfr_free(c);
@@ -141,19 +140,16 @@ void cfr_chain_free(cfr_chain *c) {
     if (!c) return;
     for (uint32_t i = 0; i < c->nsubs; i++) cf_free(c->subs[i].f);
     cfr_free(c->subs);
-    cfr_free(c->dump_cache);
     load_state_free(c);
     cfr_free(c);
 }
 
 void cfr_chain_touch(cfr_chain *c) {
-    cfr_free(c->dump_cache);
-    c->dump_cache = NULL;
-    c->dump_cache_len = 0;
+    c->gen++;
 }
 
 size_t cfr_chain_memory(const cfr_chain *c) {
-    size_t n = sizeof *c + sizeof *c->subs * c->cap_subs + c->dump_cache_len + c->partial_cap;
+    size_t n = sizeof *c + sizeof *c->subs * c->cap_subs + c->partial_cap;
     for (uint32_t i = 0; i < c->nsubs; i++) n += cf_memory_usage(c->subs[i].f);
     if (c->loading) n += 2 * sizeof(uint64_t) * c->load_nsubs;
     return n;
@@ -170,7 +166,8 @@ static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
     cfg.bucket_size = p->bucket_size;
     cfg.fingerprint_bits = p->fingerprint_bits;
     cfg.max_kicks = p->max_kicks;
-    cfg.seed = CFR_SEED;
+    cfg.seed = p->seed;
+    cfg.flags = p->flags;
     cfg.allocator = &cfr_allocator;
     /* The library sizes the table; the limit is checked before allocating. */
     cf_shape shape;
@@ -190,7 +187,10 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     }
     c->expansion = p->expansion;
     c->capacity = p->capacity;
-    cfr_result r = sub_new(p, 0, cfr_chain_memory(c), lim, &c->subs[0].f);
+    cfr_params own = *p;
+    own.seed = CFR_SEED;
+    own.flags = 0;
+    cfr_result r = sub_new(&own, 0, cfr_chain_memory(c), lim, &c->subs[0].f);
     if (r != CFR_OK) {
         *err = "ERR Insufficient memory: the filter would exceed the module's per-key limit "
                "(MAX_KEY_BYTES) or the server's memory";
@@ -212,6 +212,8 @@ static void sub_params(const cfr_chain *c, cfr_params *p) {
     p->fingerprint_bits = st.fingerprint_bits;
     p->max_kicks = st.max_kicks;
     p->expansion = c->expansion;
+    p->seed = st.seed;
+    p->flags = st.flags;
 }
 
 static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
@@ -251,6 +253,13 @@ static bool really_full(const cf_filter *f, size_t copies) {
     return st.load_factor >= 0.5 * cf_default_max_load(st.bucket_size);
 }
 
+/* Grows the chain and puts h in the new sub-filter. */
+static cfr_result grow_and_insert(cfr_chain *c, const cfr_limits *lim, uint64_t h) {
+    cfr_result r = chain_grow(c, lim);
+    if (r != CFR_OK) return r;
+    return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+}
+
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx) {
     uint64_t h = cf_hash(c->subs[0].f, item, len);
@@ -259,7 +268,15 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             if (cf_contains_hash(c->subs[i].f, h)) return CFR_EXISTS;
     }
     cfr_chain_touch(c);
+    if (c->flags & CFR_CHAIN_EXHAUSTED) {
+        /* The limits may have been raised since (a restart with other
+         * module arguments): growing is the only way in, and cheap to try. */
+        cfr_result r = grow_and_insert(c, lim, h);
+        if (r == CFR_OK) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
+        return r;
+    }
     bool room_failure = false, newest_tried = false;
+    size_t max_copies = two_buckets(c->subs[0].f); /* every sub-filter has the same b */
     for (uint32_t i = c->nsubs; i-- > 0;) {
         cfr_sub *s = &c->subs[i];
         if (s->flags & CFR_SUB_FULL) {
@@ -267,7 +284,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             continue;
         }
         size_t copies = cf_count_hash(s->f, h);
-        if (copies >= two_buckets(s->f)) continue;
+        if (copies >= max_copies) continue;
         newest_tried |= i == c->nsubs - 1;
         cf_status rc = cf_insert_hash(s->f, h);
         if (rc == CF_OK) return CFR_OK;
@@ -276,16 +293,20 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
             room_failure = true;
         }
     }
-    if (!room_failure) return CFR_FULL; /* only duplicates stand in the way */
-    cfr_result r = chain_grow(c, lim);
-    if (r == CFR_OK)
-        return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+    /* Only copies of the item stand in the way: a new sub-filter takes more
+     * (RedisBloom's behaviour; MAX_FILTERS and MAX_KEY_BYTES bound it). */
+    if (!room_failure) return c->expansion == 0 ? CFR_FULL : grow_and_insert(c, lim, h);
+    cfr_result r = grow_and_insert(c, lim, h);
+    if (r == CFR_OK) return r;
     /* No growth possible (EXPANSION 0, the cap, the memory limit): a "full"
      * sub-filter may still have room in this item's buckets, so retry the
      * newest one -- at most one extra search per insert. */
     cf_filter *last = c->subs[c->nsubs - 1].f;
-    if (!newest_tried && cf_count_hash(last, h) < two_buckets(last) && cf_insert_hash(last, h) == CF_OK)
+    if (!newest_tried && cf_count_hash(last, h) < max_copies && cf_insert_hash(last, h) == CF_OK)
         return CFR_OK;
+    /* Every sub-filter is full and none can be added: refuse later inserts
+     * without searching until a delete frees a slot. */
+    c->flags |= CFR_CHAIN_EXHAUSTED;
     return r;
 }
 
@@ -308,6 +329,7 @@ bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len) {
     for (uint32_t i = c->nsubs; i-- > 0;) {
         if (cf_delete_hash(c->subs[i].f, h) == CF_OK) {
             c->subs[i].flags &= ~(uint64_t)CFR_SUB_FULL;
+            c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
             c->deleted++;
             cfr_chain_touch(c);
             return true;
@@ -330,13 +352,15 @@ uint32_t cfr_chain_compact(cfr_chain *c) {
     }
     for (uint32_t i = kept; i < c->nsubs; i++) c->subs[i].f = NULL;
     c->nsubs = kept;
-    if (dropped) cfr_chain_touch(c);
+    if (dropped) {
+        c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED; /* the chain may grow again */
+        cfr_chain_touch(c);
+    }
     return dropped;
 }
 
 void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
     memset(out, 0, sizeof *out);
-    double miss = 1.0;
     for (uint32_t i = 0; i < c->nsubs; i++) {
         cf_stats st;
         cf_get_stats(c->subs[i].f, &st);
@@ -346,43 +370,58 @@ void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
         out->bucket_size = st.bucket_size;
         out->fingerprint_bits = st.fingerprint_bits;
         out->max_kicks = st.max_kicks;
-        miss *= 1.0 - st.expected_fpp;
+        out->fpp_bound += st.expected_fpp; /* a union bound: one probe per sub-filter */
     }
-    out->expected_fpp = 1.0 - miss;
     out->memory_bytes = cfr_chain_memory(c);
 }
 
 /* ---- the dump stream ---- */
-
-size_t cfr_dump_header_len(uint32_t nsubs) {
-    return CFR_DUMP_FIXED + (size_t)CFR_DUMP_PER_SUB * nsubs + 8;
-}
 
 /* Header of a live chain, or of a loading one (what it expects in full). */
 uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
     uint32_t n = c->loading ? c->load_nsubs : c->nsubs;
     size_t hl = cfr_dump_header_len(n);
     uint8_t *h = cfr_alloc(hl);
-    if (!h) return NULL;
-    memset(h, 0, hl);
-    memcpy(h, cfr_magic, 8);
-    put_le(h + 8, 1, 2);
-    put_le(h + 12, n, 4);
-    put_le(h + 16, c->expansion, 4);
-    put_le(h + 24, c->capacity, 8);
-    put_le(h + 32, c->deleted, 8);
-    uint64_t body = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t sl = c->loading ? c->load_lens[i] : cf_serialized_size(c->subs[i].f);
-        uint64_t fl = c->loading ? c->load_flags[i] : c->subs[i].flags;
-        put_le(h + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, sl, 8);
-        put_le(h + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, fl, 8);
-        body += sl;
+    uint64_t *lens = cfr_alloc(sizeof *lens * n), *flags = cfr_alloc(sizeof *flags * n);
+    if (!h || !lens || !flags) {
+        cfr_free(h);
+        cfr_free(lens);
+        cfr_free(flags);
+        return NULL;
     }
-    put_le(h + 40, body, 8);
-    put_le(h + hl - 8, fnv1a64(h, hl - 8), 8);
+    for (uint32_t i = 0; i < n; i++) {
+        lens[i] = c->loading ? c->load_lens[i] : cf_serialized_size(c->subs[i].f);
+        flags[i] = c->loading ? c->load_flags[i] : c->subs[i].flags;
+    }
+    cfr_dump_fields d = {n, c->expansion, c->flags, c->capacity, c->deleted, 0};
+    cfr_dump_header_write(h, &d, lens, flags);
+    cfr_free(lens);
+    cfr_free(flags);
     *len = hl;
     return h;
+}
+
+uint64_t cfr_dump_body_len(const cfr_chain *c) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_serialized_size(c->subs[i].f);
+    return n;
+}
+
+bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t len) {
+    uint64_t start = 0; /* body offset of sub-filter i */
+    for (uint32_t i = 0; i < c->nsubs && len > 0; i++) {
+        uint64_t sl = cf_serialized_size(c->subs[i].f);
+        if (off < start + sl) {
+            uint64_t in = off - start;
+            size_t n = sl - in < len ? (size_t)(sl - in) : len;
+            if (cf_serialize_range(c->subs[i].f, in, dst, n) != CF_OK) return false;
+            dst += n;
+            off += n;
+            len -= n;
+        }
+        start += sl;
+    }
+    return len == 0;
 }
 
 uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len) {
@@ -396,70 +435,32 @@ uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len) {
     return buf;
 }
 
-bool cfr_dump_cache_fill(cfr_chain *c) {
-    if (c->dump_cache) return true;
-    size_t total = 0;
-    for (uint32_t i = 0; i < c->nsubs; i++) total += cf_serialized_size(c->subs[i].f);
-    uint8_t *buf = cfr_alloc(total ? total : 1);
-    if (!buf) return false;
-    size_t at = 0;
-    for (uint32_t i = 0; i < c->nsubs; i++) {
-        size_t w = 0;
-        if (cf_serialize(c->subs[i].f, buf + at, total - at, &w) != CF_OK) {
-            cfr_free(buf);
-            return false;
-        }
-        at += w;
-    }
-    c->dump_cache = buf;
-    c->dump_cache_len = at;
-    return true;
-}
-
-cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
+cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim, uint32_t gen,
                           cfr_chain **out) {
     *out = NULL;
-    if (len < cfr_dump_header_len(1) || memcmp(hdr, cfr_magic, 8) != 0) return CFR_BAD_HEADER;
-    uint64_t n = get_le(hdr + 12, 4);
-    if (get_le(hdr + 8, 2) != 1 || get_le(hdr + 10, 2) != 0 || get_le(hdr + 20, 4) != 0)
-        return CFR_BAD_HEADER;
+    cfr_dump_fields d;
     /* A dump from a server configured with a larger MAX_FILTERS still loads,
-     * up to the hard ceiling. */
-    if (n < 1 || n > CFR_MAX_FILTERS_LIMIT || len != cfr_dump_header_len((uint32_t)n))
-        return CFR_BAD_HEADER;
-    if (get_le(hdr + len - 8, 8) != fnv1a64(hdr, len - 8)) return CFR_BAD_HEADER;
-    uint64_t e = get_le(hdr + 16, 4);
-    if (e > 32768 || (e & (e - 1)) != 0) return CFR_BAD_HEADER;
-    uint64_t body = get_le(hdr + 40, 8), sum = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t sl = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, 8);
-        uint64_t fl = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, 8);
-        /* A sub-filter is at least the library's 64-byte header and 8-byte
-         * trailer, and the whole body must fit the key's memory limit. */
-        if (sl < 72 || sl > lim->max_key_bytes || (fl & ~(uint64_t)CFR_SUB_FULL) != 0)
-            return CFR_BAD_HEADER;
-        sum += sl;
-        if (sum > lim->max_key_bytes) return CFR_BAD_HEADER;
-    }
-    if (sum != body) return CFR_BAD_HEADER;
-
-    cfr_chain *c = chain_alloc((uint32_t)n);
+     * up to the hard ceiling; the body must fit the key's memory limit. */
+    if (!cfr_dump_header_read(hdr, len, lim->max_key_bytes, &d)) return CFR_BAD_HEADER;
+    cfr_chain *c = chain_alloc(d.nsubs);
     if (!c) return CFR_NOMEM;
     c->loading = true;
-    c->load_nsubs = (uint32_t)n;
-    c->expansion = (uint32_t)e;
-    c->capacity = get_le(hdr + 24, 8);
-    c->deleted = get_le(hdr + 32, 8);
-    c->load_body_len = body;
-    c->load_lens = cfr_alloc(sizeof(uint64_t) * n);
-    c->load_flags = cfr_alloc(sizeof(uint64_t) * n);
+    c->load_nsubs = d.nsubs;
+    c->load_gen = gen & CFR_ITER_GEN_MASK;
+    c->expansion = d.expansion;
+    c->flags = d.flags;
+    c->capacity = d.capacity;
+    c->deleted = d.deleted;
+    c->load_body_len = d.body_len;
+    c->load_lens = cfr_alloc(sizeof(uint64_t) * d.nsubs);
+    c->load_flags = cfr_alloc(sizeof(uint64_t) * d.nsubs);
     if (!c->load_lens || !c->load_flags) {
         cfr_chain_free(c);
         return CFR_NOMEM;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        c->load_lens[i] = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i, 8);
-        c->load_flags[i] = get_le(hdr + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, 8);
+    for (uint32_t i = 0; i < d.nsubs; i++) {
+        c->load_lens[i] = cfr_dump_sub_len(hdr, i);
+        c->load_flags[i] = cfr_dump_sub_flags(hdr, i);
     }
     *out = c;
     return CFR_OK;
@@ -471,11 +472,14 @@ static cfr_result load_finish_sub(cfr_chain *c, const uint8_t *buf, size_t len) 
     if (cf_deserialize(buf, len, &cfr_allocator, &f) != CF_OK) return CFR_BAD_CHUNK;
     cf_stats st;
     cf_get_stats(f, &st);
-    bool ok = st.seed == CFR_SEED && !st.read_only;
+    bool ok = !st.read_only;
     if (ok && c->nsubs > 0) {
+        /* One hash serves every sub-filter: they must agree on all that
+         * turns a hash into buckets and fingerprints. */
         cf_stats first;
         cf_get_stats(c->subs[0].f, &first);
-        ok = st.bucket_size == first.bucket_size && st.fingerprint_bits == first.fingerprint_bits &&
+        ok = st.seed == first.seed && st.bucket_size == first.bucket_size &&
+             st.fingerprint_bits == first.fingerprint_bits && st.flags == first.flags &&
              st.max_kicks == first.max_kicks;
     }
     if (!ok || c->nsubs >= c->cap_subs) {
@@ -537,19 +541,22 @@ cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim) {
     uint8_t *h = cfr_dump_header(c, &hl);
     if (!h) return NULL;
     cfr_chain *out = NULL;
-    cfr_result r = cfr_load_begin(h, hl, lim, &out);
+    cfr_result r = cfr_load_begin(h, hl, lim, c->load_gen, &out);
     cfr_free(h);
     if (r != CFR_OK) return NULL;
-    uint64_t at = 0;
-    for (uint32_t i = 0; i < c->nsubs && r == CFR_OK; i++) {
-        size_t n = 0;
-        uint8_t *b = cfr_dump_sub(c, i, &n);
-        r = b ? cfr_load_append(out, lim, at, b, n) : CFR_NOMEM;
+    /* Through a bounded buffer: a copy never holds a second whole table. */
+    uint64_t body = cfr_dump_body_len(c); /* the complete sub-filters */
+    size_t cap = (size_t)(body < ((uint64_t)1 << 20) ? body : (uint64_t)1 << 20);
+    uint8_t *buf = cfr_alloc(cap ? cap : 1);
+    if (!buf) r = CFR_NOMEM;
+    for (uint64_t at = 0; r == CFR_OK && at < body;) {
+        size_t n = body - at < cap ? (size_t)(body - at) : cap;
+        r = cfr_dump_body_range(c, at, buf, n) ? cfr_load_append(out, lim, at, buf, n) : CFR_NOMEM;
         at += n;
-        cfr_free(b);
     }
+    cfr_free(buf);
     if (r == CFR_OK && c->loading && c->partial_len)
-        r = cfr_load_append(out, lim, at, c->partial, c->partial_len);
+        r = cfr_load_append(out, lim, body, c->partial, c->partial_len);
     if (r != CFR_OK) {
         cfr_chain_free(out);
         return NULL;

@@ -12,44 +12,29 @@
  *                           oldest                           newest
  *
  * Everything here is a pure function of the chain's persisted state (the
- * sub-filters' bytes plus the small header below), so a replica that replays
- * the same commands, or loads the same RDB, ends byte-identical.
- *
- * The dump stream (SCANDUMP, LOADCHUNK, RDB, AOF, COPY all use it) is a
- * header followed by each sub-filter in the library's file format:
- *
- *   offset  size  field
- *   0       8     magic "CFRDUMP\0"
- *   8       2     dump version (1)
- *   10      2     reserved, 0
- *   12      4     nsubs (1..max_filters)
- *   16      4     expansion (0 or a power of two <= 32768)
- *   20      4     reserved, 0
- *   24      8     requested capacity of the first sub-filter
- *   32      8     items deleted so far (CF.INFO)
- *   40      8     body length = sum of the sub-filter lengths
- *   48      16*n  per sub-filter: u64 serialized length, u64 flags (bit 0: full)
- *   48+16n  8     FNV-1a 64 of every byte before it
- * All integers little-endian.  Each sub-filter carries its own XXH3 checksum.
+ * sub-filters' bytes plus the small header of its dump stream,
+ * cf_redis_dump.h), so a replica that replays the same commands, or loads
+ * the same RDB, ends byte-identical.
  */
 #ifndef CF_REDIS_CHAIN_H
 #define CF_REDIS_CHAIN_H
 
+#include "cf_redis_dump.h"
 #include "cuckoofilter.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Hard ceiling on sub-filters per key: bounds every lookup to 2 * this many
- * bucket reads whatever the configuration says. */
-#define CFR_MAX_FILTERS_LIMIT 1024
+/* CFR_MAX_FILTERS_LIMIT (cf_redis_dump.h), the hard ceiling on sub-filters
+ * per key, bounds every lookup to 2 * that many bucket reads whatever the
+ * configuration says. */
 #define CFR_DEFAULT_MAX_FILTERS 32
 #define CFR_DEFAULT_MAX_KEY_BYTES ((uint64_t)4 << 30)
+/* MAX_KEY_BYTES may not exceed this: dump positions must fit an iterator's
+ * 40 position bits (cf_redis_dump.h) with room for the headers. */
+#define CFR_MAX_KEY_BYTES_LIMIT ((uint64_t)1 << 39)
 #define CFR_DEFAULT_CHUNK_BYTES ((size_t)1 << 20)
-#define CFR_DUMP_FIXED 48u
-#define CFR_DUMP_PER_SUB 16u
-#define CFR_SUB_FULL 1u
 
 /* Module-wide limits, set once when the module loads. */
 typedef struct cfr_limits {
@@ -65,6 +50,10 @@ typedef struct cfr_params {
     unsigned fingerprint_bits; /* 1..32 */
     unsigned max_kicks;        /* 1..65535 */
     uint32_t expansion;        /* 0 or a power of two */
+    /* Internal to the chain: new keys use the module's seed and no flags;
+     * a grown sub-filter copies its key's first one. */
+    uint64_t seed;
+    unsigned flags;
 } cfr_params;
 
 typedef struct cfr_sub {
@@ -77,16 +66,21 @@ typedef struct cfr_chain {
     uint32_t nsubs;
     uint32_t cap_subs;
     uint32_t expansion;
+    /* CFR_CHAIN_EXHAUSTED: an insert found every sub-filter full and the
+     * chain unable to grow; later inserts are refused without a search until
+     * a delete (or COMPACT) frees room.  Persisted. */
+    uint32_t flags;
     uint64_t capacity;
     uint64_t deleted;
-    /* SCANDUMP's copy of the serialized body, so a dump in many chunks costs
-     * O(size) in total; dropped by any write and at the end of a dump. */
-    uint8_t *dump_cache;
-    size_t dump_cache_len;
+    /* Changes with every insert (refused ones too), delete and compaction
+     * (not persisted): SCANDUMP tags its chunks with it, so a dump read
+     * across a write is refused by LOADCHUNK. */
+    uint32_t gen;
     /* LOADCHUNK in progress: the header has been accepted and sub-filters
      * arrive in order.  Other commands refuse a loading key. */
     bool loading;
     uint32_t load_nsubs;
+    uint32_t load_gen;     /* generation the header chunk was tagged with */
     uint64_t *load_lens;   /* expected length of each sub-filter */
     uint64_t *load_flags;
     uint64_t load_body_len;
@@ -103,6 +97,7 @@ typedef enum cfr_result {
     CFR_MAX_FILTERS,  /* growth refused: the sub-filter cap is reached */
     CFR_NOMEM,        /* growth refused: allocation failed or the key limit */
     CFR_BAD_POSITION, /* LOADCHUNK out of order */
+    CFR_STALE,        /* LOADCHUNK: chunks of two generations (a write mid-dump) */
     CFR_BAD_HEADER,   /* LOADCHUNK / RDB header invalid */
     CFR_BAD_CHUNK     /* a sub-filter failed validation */
 } cfr_result;
@@ -131,25 +126,31 @@ uint32_t cfr_chain_compact(cfr_chain *c);
 typedef struct cfr_info {
     uint64_t table_bytes, memory_bytes, buckets, items;
     unsigned bucket_size, fingerprint_bits, max_kicks;
-    double expected_fpp; /* union bound over sub-filters at their current loads */
+    /* The sum over sub-filters of their FPP at their current load: a bound
+     * on the chance that a lookup of an absent item answers 1. */
+    double fpp_bound;
 } cfr_info;
 void cfr_chain_info(const cfr_chain *c, cfr_info *out);
 size_t cfr_chain_memory(const cfr_chain *c);
 
-/* Invalidates SCANDUMP's cached bytes; every write calls it. */
+/* Records a write: the key's generation changes (dumps in flight go stale). */
 void cfr_chain_touch(cfr_chain *c);
 
-/* ---- the dump stream ---- */
-size_t cfr_dump_header_len(uint32_t nsubs);
-/* Writes the header of a live chain into a new buffer (cfr_free it). */
+/* ---- the dump stream (layout in cf_redis_dump.h) ---- */
+/* Writes the header of a live chain, or of a loading one (what it expects
+ * in full), into a new buffer (cfr_free it). */
 uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len);
+/* Body bytes of a live chain: the sum of its sub-filters' serialized sizes. */
+uint64_t cfr_dump_body_len(const cfr_chain *c);
+/* Copies body bytes [off, off + len) of a live chain from its tables as
+ * they are now; false if the range is outside the body. */
+bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t len);
 /* Serializes sub-filter i into a new buffer (cfr_free it), or NULL. */
 uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len);
-/* Fills the SCANDUMP cache (the body) if it is missing; false on no memory. */
-bool cfr_dump_cache_fill(cfr_chain *c);
 
-/* Starts loading from a header: a new chain in the loading state. */
-cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
+/* Starts loading from a header: a new chain in the loading state, whose
+ * later chunks must carry generation gen. */
+cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim, uint32_t gen,
                           cfr_chain **out);
 /* Appends body bytes at body offset `at` (must equal the bytes received so far). */
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,

@@ -65,6 +65,7 @@ static uint32_t round_pow2(long long e) {
 }
 
 static void default_params(cfr_params *p, uint64_t capacity) {
+    memset(p, 0, sizeof *p);
     p->capacity = capacity;
     p->bucket_size = CFR_DEFAULT_BUCKET;
     p->fingerprint_bits = CFR_DEFAULT_FP_BITS;
@@ -158,7 +159,11 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (kt == KEY_WRONGTYPE)
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
     if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
-    cfr_params p = {(uint64_t)capacity, eb, (unsigned)bits, (unsigned)m, round_pow2(e)};
+    cfr_params p = {.capacity = (uint64_t)capacity,
+                    .bucket_size = eb,
+                    .fingerprint_bits = (unsigned)bits,
+                    .max_kicks = (unsigned)m,
+                    .expansion = round_pow2(e)};
     if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
     RedisModule_ReplicateVerbatim(ctx);
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
@@ -183,9 +188,6 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
     if (kt == KEY_EMPTY) {
         if (!create) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
-        if (capacity < 2 * CFR_DEFAULT_BUCKET || capacity > CFR_MAX_CAPACITY)
-            return reply_close(key, RedisModule_ReplyWithError(
-                                        ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]"));
         cfr_params p;
         default_params(&p, (uint64_t)capacity);
         if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
@@ -243,6 +245,10 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
         }
     }
     if (items < 0 || items >= argc) return RedisModule_WrongArity(ctx);
+    /* Checked also when the key exists and CAPACITY will not be used, as
+     * RedisBloom does. */
+    if (capacity < 2 * CFR_DEFAULT_BUCKET || capacity > CFR_MAX_CAPACITY)
+        return RedisModule_ReplyWithError(ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
     return insert_common(ctx, argv[1], argv + items, argc - items, nx, true, create, capacity);
 }
 
@@ -367,14 +373,25 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, in.max_kicks);
     RedisModule_ReplyWithSimpleString(ctx, "Fingerprint bits");
     RedisModule_ReplyWithLongLong(ctx, in.fingerprint_bits);
-    RedisModule_ReplyWithSimpleString(ctx, "Expected false positive rate");
-    RedisModule_ReplyWithDouble(ctx, in.expected_fpp);
+    RedisModule_ReplyWithSimpleString(ctx, "False positive rate bound");
+    RedisModule_ReplyWithDouble(ctx, in.fpp_bound);
     return reply_close(key, REDISMODULE_OK);
 }
 
-/* CF.SCANDUMP key iterator.  Iterator 0 returns the header with iterator 1;
- * iterator i >= 1 returns the body bytes from offset i - 1, tagged with
- * 1 + the offset after them; [0, nil] ends the dump. */
+static int reply_dump_end(RedisModuleCtx *ctx, RedisModuleKey *key) {
+    RedisModule_ReplyWithArray(ctx, 2);
+    RedisModule_ReplyWithLongLong(ctx, 0);
+    RedisModule_ReplyWithNull(ctx);
+    return reply_close(key, REDISMODULE_OK);
+}
+
+/* CF.SCANDUMP key iterator.  Iterator 0 returns the header; a later
+ * iterator returns the body bytes after the position it encodes, at most
+ * CHUNK_BYTES, read from the live tables (no copy is kept between calls).
+ * Each reply is tagged with the key's generation (cf_redis_dump.h), so
+ * LOADCHUNK refuses a dump read across a write.  [0, nil] ends the dump,
+ * answers an iterator past the end, and answers a key with no items at
+ * once (as RedisBloom does). */
 static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     long long it;
@@ -385,37 +402,42 @@ static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
     if (!c) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
     if (it == 0) {
-        cfr_chain_touch(c); /* a new dump: snapshot the body afresh */
+        cfr_info in;
+        cfr_chain_info(c, &in);
+        if (in.items == 0) return reply_dump_end(ctx, key);
         size_t hl;
         uint8_t *h = cfr_dump_header(c, &hl);
         if (!h) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_NOMEM));
         RedisModule_ReplyWithArray(ctx, 2);
-        RedisModule_ReplyWithLongLong(ctx, 1);
+        RedisModule_ReplyWithLongLong(ctx, cfr_iter_tag(c->gen, 1));
         RedisModule_ReplyWithStringBuffer(ctx, (const char *)h, hl);
         cfr_free(h);
         return reply_close(key, REDISMODULE_OK);
     }
-    if (!cfr_dump_cache_fill(c)) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_NOMEM));
-    uint64_t off = (uint64_t)it - 1;
-    if (off > c->dump_cache_len)
-        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
-    RedisModule_ReplyWithArray(ctx, 2);
-    if (off == c->dump_cache_len) {
-        cfr_chain_touch(c);
-        RedisModule_ReplyWithLongLong(ctx, 0);
-        RedisModule_ReplyWithNull(ctx);
-        return reply_close(key, REDISMODULE_OK);
+    uint64_t pos = cfr_iter_pos(it), body = cfr_dump_body_len(c);
+    if (pos == 0 || pos - 1 >= body) return reply_dump_end(ctx, key);
+    uint64_t off = pos - 1;
+    size_t n = body - off < cfr_lim.chunk_bytes ? (size_t)(body - off) : cfr_lim.chunk_bytes;
+    uint8_t *buf = cfr_alloc(n);
+    if (!buf || !cfr_dump_body_range(c, off, buf, n)) {
+        cfr_free(buf);
+        return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_NOMEM));
     }
-    size_t n = c->dump_cache_len - off;
-    if (n > cfr_lim.chunk_bytes) n = cfr_lim.chunk_bytes;
-    RedisModule_ReplyWithLongLong(ctx, it + (long long)n);
-    RedisModule_ReplyWithStringBuffer(ctx, (const char *)c->dump_cache + off, n);
+    RedisModule_ReplyWithArray(ctx, 2);
+    RedisModule_ReplyWithLongLong(ctx, cfr_iter_tag(c->gen, pos + n));
+    RedisModule_ReplyWithStringBuffer(ctx, (const char *)buf, n);
+    cfr_free(buf);
     return reply_close(key, REDISMODULE_OK);
 }
 
-/* CF.LOADCHUNK key iterator data: iterator 1 carries the header and creates
- * the key; later chunks must arrive in order (their iterator is 1 + the body
- * offset after them).  A chunk that fails validation deletes the key. */
+static const char *const ERR_CHUNK = "Couldn't load chunk!";
+
+/* CF.LOADCHUNK key iterator data: the header chunk (position 1) creates the
+ * key; later chunks must arrive in order and carry the header's generation.
+ * Errors as RedisBloom's: a bad header is "Couldn't create filter!", any
+ * chunk that does not fit "Couldn't load chunk!".  A chunk out of order
+ * leaves the load where it was (the right one can follow); bad data or a
+ * stale dump (two generations) deletes the key. */
 static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 4) return RedisModule_WrongArity(ctx);
     long long it;
@@ -428,26 +450,26 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     int kt = open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c);
     if (kt == KEY_WRONGTYPE)
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
-    if (it == 1) {
+    uint64_t pos = cfr_iter_pos(it);
+    if (pos == 1) {
         if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
-        cfr_result r = cfr_load_begin(data, len, &cfr_lim, &c);
+        cfr_result r = cfr_load_begin(data, len, &cfr_lim, cfr_iter_gen(it), &c);
         if (r != CFR_OK)
-            return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Invalid header"));
+            return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Couldn't create filter!"));
         RedisModule_ModuleTypeSetValue(key, cfr_type, c);
         RedisModule_ReplicateVerbatim(ctx);
         return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
     }
     if (kt == KEY_EMPTY) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
-    uint64_t end = (uint64_t)it - 1;
-    if (!c->loading || end < len)
-        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
-    cfr_result r = cfr_load_append(c, &cfr_lim, end - len, data, len);
-    if (r == CFR_BAD_POSITION)
-        return reply_close(key, RedisModule_ReplyWithError(ctx, "Invalid position"));
+    uint64_t end = pos - 1;
+    if (!c->loading || end < len) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
+    cfr_result r = cfr_iter_gen(it) != c->load_gen ? CFR_STALE
+                                                   : cfr_load_append(c, &cfr_lim, end - len, data, len);
+    if (r == CFR_BAD_POSITION) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
     RedisModule_ReplicateVerbatim(ctx);
     if (r != CFR_OK) {
         RedisModule_DeleteKey(key);
-        return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Couldn't load chunk!"));
+        return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : ERR_CHUNK));
     }
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
 }

@@ -7,7 +7,9 @@
  * checksummed file format behind a small header.
  *
  *   RDB value, encoding version 0:
- *     unsigned  complete (1: a live filter; 0: a CF.LOADCHUNK in progress)
+ *     unsigned  complete | generation << 1: complete is 1 for a live filter,
+ *               0 for a CF.LOADCHUNK in progress, whose later chunks must
+ *               carry that generation (cf_redis_dump.h)
  *     string    dump header
  *     unsigned  number of pieces that follow
  *     string... each sub-filter serialized, then any partial sub-filter bytes
@@ -17,7 +19,7 @@
  *
  * Module arguments (--loadmodule cuckoo.so [NAME value]...):
  *   MAX_FILTERS n     sub-filters per key, 1..1024 (default 32)
- *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB)
+ *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
@@ -60,7 +62,7 @@ static void type_rdb_save(RedisModuleIO *io, void *value) {
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
         return;
     }
-    RedisModule_SaveUnsigned(io, c->loading ? 0 : 1);
+    RedisModule_SaveUnsigned(io, c->loading ? (uint64_t)c->load_gen << 1 : 1);
     RedisModule_SaveStringBuffer(io, (const char *)h, hl);
     cfr_free(h);
     RedisModule_SaveUnsigned(io, c->nsubs + (c->loading && c->partial_len ? 1 : 0));
@@ -74,7 +76,8 @@ static bool io_failed(RedisModuleIO *io) {
 
 static void *type_rdb_load(RedisModuleIO *io, int encver) {
     if (encver != CFR_ENCODING_VERSION) return NULL;
-    uint64_t complete = RedisModule_LoadUnsigned(io);
+    uint64_t state = RedisModule_LoadUnsigned(io);
+    uint64_t complete = state & 1, gen = state >> 1;
     size_t hl = 0;
     char *h = RedisModule_LoadStringBuffer(io, &hl);
     if (io_failed(io) || !h) {
@@ -82,7 +85,9 @@ static void *type_rdb_load(RedisModuleIO *io, int encver) {
         return NULL;
     }
     cfr_chain *c = NULL;
-    cfr_result r = cfr_load_begin((const uint8_t *)h, hl, &cfr_lim, &c);
+    cfr_result r = gen > CFR_ITER_GEN_MASK || (complete && gen)
+                       ? CFR_BAD_HEADER
+                       : cfr_load_begin((const uint8_t *)h, hl, &cfr_lim, (uint32_t)gen, &c);
     RedisModule_Free(h);
     if (r != CFR_OK) {
         RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter header in RDB");
@@ -111,23 +116,45 @@ static void *type_rdb_load(RedisModuleIO *io, int encver) {
     return c;
 }
 
+/* ---- streaming the body in bounded pieces (AOF rewrite, DEBUG DIGEST) ---- */
+
+/* Calls fn for the body of c in pieces of at most `piece` bytes, read from
+ * the live tables through one buffer, then for a loading key's partial
+ * bytes.  False if memory ran out. */
+static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, void *arg) {
+    uint64_t body = cfr_dump_body_len(c);
+    size_t cap = body < piece ? (size_t)body : piece;
+    uint8_t *buf = cfr_alloc(cap ? cap : 1);
+    if (!buf) return false;
+    bool ok = true;
+    for (uint64_t at = 0; ok && at < body;) {
+        size_t n = body - at < cap ? (size_t)(body - at) : cap;
+        ok = cfr_dump_body_range(c, at, buf, n);
+        if (ok) fn(arg, buf, n);
+        at += n;
+    }
+    cfr_free(buf);
+    if (ok && c->loading && c->partial_len) {
+        for (size_t at = 0; at < c->partial_len; at += piece)
+            fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
+    }
+    return ok;
+}
+
 /* ---- AOF rewrite: the dump stream as CF.LOADCHUNK commands ---- */
 
 typedef struct aof_ctx {
     RedisModuleIO *io;
     RedisModuleString *key;
-    uint64_t at; /* body bytes emitted so far */
+    uint32_t gen; /* the generation the header was tagged with */
+    uint64_t at;  /* body bytes emitted so far */
 } aof_ctx;
 
 static void emit_piece(void *arg, const uint8_t *b, size_t n) {
     aof_ctx *a = arg;
-    for (size_t off = 0; off < n;) {
-        size_t k = n - off < cfr_lim.chunk_bytes ? n - off : cfr_lim.chunk_bytes;
-        a->at += k;
-        RedisModule_EmitAOF(a->io, "CF.LOADCHUNK", "slb", a->key, (long long)(a->at + 1),
-                            (const char *)b + off, k);
-        off += k;
-    }
+    a->at += n;
+    RedisModule_EmitAOF(a->io, "CF.LOADCHUNK", "slb", a->key, cfr_iter_tag(a->gen, a->at + 1),
+                        (const char *)b, n);
 }
 
 static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *value) {
@@ -138,10 +165,12 @@ static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *va
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
         return;
     }
-    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, 1LL, (const char *)h, hl);
+    /* A restore in progress keeps its generation, so the client's next
+     * chunk still fits after the rewritten AOF is replayed. */
+    aof_ctx a = {io, key, c->loading ? c->load_gen : 0, 0};
+    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, cfr_iter_tag(a.gen, 1), (const char *)h, hl);
     cfr_free(h);
-    aof_ctx a = {io, key, 0};
-    if (!cfr_for_each_piece(c, emit_piece, &a))
+    if (!for_each_chunk(c, cfr_lim.chunk_bytes, emit_piece, &a))
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
 }
 
@@ -174,7 +203,8 @@ static void type_digest(RedisModuleDigest *md, void *value) {
         RedisModule_DigestAddStringBuffer(md, (const char *)h, hl);
         cfr_free(h);
     }
-    cfr_for_each_piece(c, digest_piece, md);
+    /* Fixed pieces, so the digest does not depend on CHUNK_BYTES. */
+    for_each_chunk(c, (size_t)1 << 16, digest_piece, md);
     RedisModule_DigestEndSequence(md);
 }
 
@@ -191,7 +221,8 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         }
         if (strcasecmp(name, "MAX_FILTERS") == 0 && v >= 1 && v <= CFR_MAX_FILTERS_LIMIT) {
             cfr_lim.max_filters = (uint32_t)v;
-        } else if (strcasecmp(name, "MAX_KEY_BYTES") == 0 && v >= 4096) {
+        } else if (strcasecmp(name, "MAX_KEY_BYTES") == 0 && v >= 4096 &&
+                   (uint64_t)v <= CFR_MAX_KEY_BYTES_LIMIT) {
             cfr_lim.max_key_bytes = (uint64_t)v;
         } else if (strcasecmp(name, "CHUNK_BYTES") == 0 && v >= 16 && v <= (512ll << 20)) {
             cfr_lim.chunk_bytes = (size_t)v;
@@ -200,7 +231,7 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else {
             RedisModule_Log(ctx, "warning",
                             "cuckoo: unknown argument or value out of range: %s %lld "
-                            "(MAX_FILTERS 1..1024, MAX_KEY_BYTES >= 4096, CHUNK_BYTES 16..512MiB)",
+                            "(MAX_FILTERS 1..1024, MAX_KEY_BYTES 4096..512GiB, CHUNK_BYTES 16..512MiB)",
                             name, v);
             return REDISMODULE_ERR;
         }

@@ -83,6 +83,8 @@ typedef struct RedisModuleTypeMethods {
 #define CFR_API_TABLE(X)                                                                        \
     X(void *, Alloc, (size_t bytes))                                                            \
     X(void *, TryAlloc, (size_t bytes))                                                         \
+    X(void *, Calloc, (size_t nmemb, size_t size))                                              \
+    X(void *, TryCalloc, (size_t nmemb, size_t size))                                           \
     X(void, Free, (void *ptr))                                                                  \
     X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))    \
     X(int, IsModuleNameBusy, (const char *name))                                                \
@@ -129,7 +131,7 @@ CFR_API_TABLE(CFR_API_DECLARE_)
 /* Resolves every entry point through the context's GetApi and registers the
  * module under `name`, as the API's RedisModule_Init does.  Returns
  * REDISMODULE_ERR if the name is taken or a required entry point is missing
- * (TryAlloc, IsIOError and SetModuleOptions are optional). */
+ * (TryAlloc, TryCalloc, IsIOError and SetModuleOptions are optional). */
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver);
 
 #endif /* CF_REDISMODULE_H */

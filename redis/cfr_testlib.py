@@ -39,6 +39,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_port_in(lo=27000, hi=27999):
+    """A free loopback port from [lo, hi], tried from a random start: the
+    newer tests keep to this range so that several checkouts can run their
+    suites at once without meeting the ephemeral ports others pick."""
+    import random
+    start = random.randrange(lo, hi + 1)
+    for i in range(hi - lo + 1):
+        port = lo + (start - lo + i) % (hi - lo + 1)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in %d..%d" % (lo, hi))
+
+
 class Server:
     """One redis-server process; use as a context manager so it always stops."""
 

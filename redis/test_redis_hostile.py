@@ -28,11 +28,11 @@ def fnv1a64(data):
 
 
 def make_header(subs, expansion=1, capacity=1000, deleted=0, body_len=None, version=1,
-                nsubs=None, fix_check=True):
+                nsubs=None, fix_check=True, chain_flags=0):
     """subs: [(length, flags)].  Returns header bytes with a valid check."""
     n = len(subs) if nsubs is None else nsubs
     body = sum(s[0] for s in subs) if body_len is None else body_len
-    h = b"CFRDUMP\0" + struct.pack("<HHIII", version, 0, n, expansion, 0)
+    h = b"CFRDUMP\0" + struct.pack("<HHIII", version, 0, n, expansion, chain_flags)
     h += struct.pack("<QQQ", capacity, deleted, body)
     for ln, fl in subs:
         h += struct.pack("<QQ", ln, fl)
@@ -121,29 +121,31 @@ def rows_commands():
          "-ERROR_RATE: value must be in the range (0, 1)"),
         ("MAXITERATIONS huge", ["CF.RESERVE", "h", 100, "MAXITERATIONS", 1 << 40],
          "-MAXITERATIONS: value must be in the range [1, 65535]"),
-        ("SCANDUMP huge iterator", ["CF.SCANDUMP", "ok", (1 << 63) - 1], "-Invalid position"),
-        ("LOADCHUNK garbage header", ["CF.LOADCHUNK", "h", 1, os.urandom(100)], "-Invalid header"),
-        ("LOADCHUNK empty header", ["CF.LOADCHUNK", "h", 1, b""], "-Invalid header"),
+        ("SCANDUMP huge iterator", ["CF.SCANDUMP", "ok", (1 << 63) - 1], "*2"),  # [0, nil]
+        ("LOADCHUNK garbage header", ["CF.LOADCHUNK", "h", 1, os.urandom(100)], "-Couldn't create filter!"),
+        ("LOADCHUNK empty header", ["CF.LOADCHUNK", "h", 1, b""], "-Couldn't create filter!"),
         ("LOADCHUNK huge iterator, no key", ["CF.LOADCHUNK", "h", (1 << 63) - 1, b"x"], "-ERR not found"),
         ("LOADCHUNK negative iterator", ["CF.LOADCHUNK", "h", -1, b"x"], "-Invalid position"),
-        ("header: 2000 sub-filters", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)] * 2000)], "-Invalid header"),
+        ("header: 2000 sub-filters", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)] * 2000)], "-Couldn't create filter!"),
         ("header: sub-filter of 2^62 bytes", ["CF.LOADCHUNK", "h", 1, make_header([(1 << 62, 0)])],
-         "-Invalid header"),
+         "-Couldn't create filter!"),
         ("header: total over the key limit", ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT // 2 + 8, 0)] * 3)],
-         "-Invalid header"),
+         "-Couldn't create filter!"),
         ("header: body length disagrees", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], body_len=99)],
-         "-Invalid header"),
+         "-Couldn't create filter!"),
         ("header: sum overflows 64 bits",
-         ["CF.LOADCHUNK", "h", 1, make_header([(1 << 63, 0), (1 << 63, 0)], body_len=0)], "-Invalid header"),
+         ["CF.LOADCHUNK", "h", 1, make_header([(1 << 63, 0), (1 << 63, 0)], body_len=0)], "-Couldn't create filter!"),
         ("header: bad check", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], fix_check=False)],
-         "-Invalid header"),
+         "-Couldn't create filter!"),
         ("header: expansion 3", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], expansion=3)],
-         "-Invalid header"),
-        ("header: version 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=2)], "-Invalid header"),
-        ("header: unknown flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 4)])], "-Invalid header"),
-        ("header: tiny sub-filter", ["CF.LOADCHUNK", "h", 1, make_header([(10, 0)])], "-Invalid header"),
+         "-Couldn't create filter!"),
+        ("header: version 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=2)], "-Couldn't create filter!"),
+        ("header: unknown flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 4)])], "-Couldn't create filter!"),
+        ("header: unknown chain flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], chain_flags=2)],
+         "-Couldn't create filter!"),
+        ("header: tiny sub-filter", ["CF.LOADCHUNK", "h", 1, make_header([(10, 0)])], "-Couldn't create filter!"),
         ("header: count says 1, lists 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0), (100, 0)], nsubs=1)],
-         "-Invalid header"),
+         "-Couldn't create filter!"),
     ]
 
 
@@ -175,9 +177,9 @@ def chunked_rows(srv, r):
         check(srv.alive(), "server alive after: " + name)
     # A chunk at the wrong offset is refused and the load can continue.
     eq(raw(p, "CF.LOADCHUNK", "h", 1, header), "+OK", "header (order test)")
-    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body) + 7, body), "-Invalid position", "chunk at a wrong offset")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body) + 7, body), "-Couldn't load chunk!", "chunk at a wrong offset")
     eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body), body), "+OK", "the right chunk after a wrong one")
-    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body), body), "-Invalid position", "a chunk after the end")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(body), body), "-Couldn't load chunk!", "a chunk after the end")
     r.delete("h")
     # A header that announces a big sub-filter costs only what actually arrives.
     eq(raw(p, "CF.LOADCHUNK", "h", 1, make_header([(LIMIT - 4096, 0)])), "+OK", "header announcing ~1 MiB")
@@ -196,7 +198,7 @@ def chunked_rows(srv, r):
     b[16:24] = struct.pack("<Q", 1 << 40)  # num_buckets: a terabyte table
     crafted.append(("sub-filter claiming 2^40 buckets", bytes(b)))
     b = bytearray(sub)
-    b[24:32] = struct.pack("<Q", 12345)  # another seed
+    b[24:32] = struct.pack("<Q", 12345)  # another seed than the first sub-filter's
     crafted.append(("sub-filter with another seed", bytes(b)))
     b = bytearray(sub)
     b[32:40] = struct.pack("<Q", 499)  # items disagrees with the table
@@ -204,15 +206,19 @@ def chunked_rows(srv, r):
     b = bytearray(sub)
     b[11] = 3  # bucket size 3
     crafted.append(("sub-filter with bucket size 3", bytes(b)))
+    # Each crafted sub-filter follows a valid first one in a two-sub chain.
     for name, data in crafted:
-        data = reseal(data)
-        eq(raw(p, "CF.LOADCHUNK", "h", 1, header), "+OK", "header before: " + name)
+        data = sub + reseal(data)
+        hdr = make_header([(len(sub), 0), (len(data) - len(sub), 0)])
+        eq(raw(p, "CF.LOADCHUNK", "h", 1, hdr), "+OK", "header before: " + name)
         eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(data), data), "-Couldn't load chunk!", name)
         eq(r.exists("h"), 0, "key removed after: " + name)
         check(srv.alive(), "server alive after: " + name)
     # Sub-filters of different widths in one chain.
     r.execute_command("CF.RESERVE", "w8", 50, "FINGERPRINT", 8)
     r.execute_command("CF.RESERVE", "w9", 50, "FINGERPRINT", 9)
+    r.execute_command("CF.ADD", "w8", "x")  # an empty key dumps as [0, nil]
+    r.execute_command("CF.ADD", "w9", "x")
     s8 = b"".join(c for _, c in dump(r, "w8")[1:])
     s9 = b"".join(c for _, c in dump(r, "w9")[1:])
     hdr = make_header([(len(s8), 0), (len(s9), 0)])
@@ -276,10 +282,10 @@ def limit_rows(srv, r):
             break
     eq(err, "-Maximum expansions reached", "MAX_FILTERS 8 reached")
     eq(plain(r).execute_command("CF.INFO", "capped")[5], 8, "8 sub-filters")
-    # A million duplicates: bounded work, no growth.
+    # A million duplicates: 2b per sub-filter up to the cap, bounded work.
     reply = r.execute_command("CF.INSERT", "dups", "ITEMS", *(["same"] * 1000000))
-    eq((reply.count(1), reply.count(-1)), (4, 1000000 - 4), "a million duplicates: 2b stored")
-    eq(plain(r).execute_command("CF.INFO", "dups")[5], 1, "duplicates created no sub-filter")
+    eq((reply.count(1), reply.count(-1)), (4 * 8, 1000000 - 4 * 8), "a million duplicates: 2b per sub-filter stored")
+    eq(plain(r).execute_command("CF.INFO", "dups")[5], 8, "duplicates stopped at MAX_FILTERS")
     check(srv.alive(), "server alive after the limits")
 
 

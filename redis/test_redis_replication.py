@@ -23,10 +23,11 @@ def writes(r, tag, n):
     r.execute_command("CF.INSERT", tag + ":grow", "ITEMS", *items)
     for it in items[: n // 3]:
         cf.delete(tag + ":grow", it)
-    # Failed inserts change state (the "full" marks); they must replicate too.
+    # Failed inserts change state (the "full" and "exhausted" marks); they
+    # must replicate too.
     cf.create(tag + ":full", 50, expansion=0)
     r.execute_command("CF.INSERT", tag + ":full", "ITEMS", *items[:300])
-    # Duplicates: 2b copies each, then refusals.
+    # Duplicates: 2b copies per sub-filter, more in new sub-filters.
     r.execute_command("CF.INSERT", tag + ":auto", "ITEMS", *["a%d" % (i % 7) for i in range(50)])
     cf.addnx(tag + ":auto", "fresh")
     r.execute_command("CF.INSERTNX", tag + ":auto", "ITEMS", "fresh", "fresher")

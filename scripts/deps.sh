@@ -5,7 +5,10 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
-          redis-server redis-tools python3-redis valgrind clang-format)
+          redis-server redis-tools python3-redis valgrind clang-format nodejs)
+# node-redis's test (redis/test_redis_node.py) needs npm; NodeSource's nodejs
+# package carries its own, which Debian's npm package would conflict with.
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -102,6 +102,8 @@ struct cf_filter {
  * has only one of alloc and free. */
 cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
 void *cf__alloc(const cf_allocator *a, size_t size);
+/* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
+void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */

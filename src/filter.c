@@ -84,13 +84,13 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
         cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->table_bytes = bytes;
-    f->table = cf__alloc(&f->alloc, bytes + CF__TABLE_PAD);
+    /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
+    f->table = cf__calloc(&f->alloc, bytes + CF__TABLE_PAD);
     if (f->table == NULL) {
         cf_free(f);
         return CF_E_NOMEM;
     }
     f->owns_table = true;
-    memset(f->table, 0, bytes + CF__TABLE_PAD);
     *out = f;
     return CF_OK;
 }

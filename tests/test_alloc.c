@@ -33,7 +33,7 @@ static void counting_free(void *ctx, void *p) {
  * eviction budget too large for the stack, so its first eviction allocates
  * scratch) and a Bloom filter. */
 static cf_status workload(counting *c) {
-    cf_allocator a = {counting_alloc, counting_free, c};
+    cf_allocator a = {counting_alloc, counting_free, c, NULL};
     static const unsigned budgets[] = {500, 5000};
     for (int i = 0; i < 2; i++) {
         cf_config cfg;
@@ -104,7 +104,7 @@ static void plain_free(void *ctx, void *p) {
 }
 
 static void test_huge_table_is_nomem(void) {
-    cf_allocator a = {refusing_alloc, plain_free, NULL};
+    cf_allocator a = {refusing_alloc, plain_free, NULL, NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.num_buckets = (uint64_t)1 << 40; /* 6 TiB at 12 bits */
@@ -134,7 +134,7 @@ static void test_load_allocates_only_the_table(void) {
     uint8_t buf[256];
     size_t n;
     REQUIRE(cf_serialize(f, buf, sizeof buf, &n) == CF_OK);
-    cf_allocator a = {summing_alloc, plain_free, NULL};
+    cf_allocator a = {summing_alloc, plain_free, NULL, NULL};
     bytes_allocated = 0;
     REQUIRE(cf_deserialize(buf, n, &a, &g) == CF_OK);
     CHECK_LE(bytes_allocated, 4096); /* not 16 bytes x 65,537 search nodes */
@@ -149,5 +149,54 @@ static void test_load_allocates_only_the_table(void) {
     CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
 }
 
+/* With a calloc member, cf_new takes the table from it (and trusts it to be
+ * zeroed); without one, the table comes from alloc and is zeroed by hand.
+ * Both allocators here hand out garbage-filled memory from alloc, so a
+ * table that were not zeroed would show up as stored items. */
+static long callocs, allocs;
+static void *dirty_alloc(void *ctx, size_t size) {
+    (void)ctx;
+    allocs++;
+    unsigned char *p = malloc(size);
+    if (p) memset(p, 0xA5, size);
+    return p;
+}
+static void *counting_calloc(void *ctx, size_t size) {
+    (void)ctx;
+    callocs++;
+    return calloc(1, size);
+}
+
+static void test_calloc_member_takes_the_table(void) {
+    for (int with_calloc = 0; with_calloc < 2; with_calloc++) {
+        cf_allocator a = {dirty_alloc, plain_free, NULL, with_calloc ? counting_calloc : NULL};
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = 100000;
+        cfg.allocator = &a;
+        callocs = allocs = 0;
+        cf_filter *f;
+        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        CHECK_EQ(callocs, with_calloc ? 1 : 0);   /* the table, and only it */
+        CHECK_EQ(allocs, with_calloc ? 1 : 2);    /* the handle (and the table) */
+        cf_stats st;
+        cf_get_stats(f, &st);
+        CHECK_EQ(st.items, 0);
+        for (uint64_t k = 0; k < 1000; k++) CHECK(!cf_contains(f, &k, sizeof k));
+        uint64_t k = 7;
+        CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_OK);
+        CHECK(cf_contains(f, &k, sizeof k));
+        cf_free(f);
+    }
+    /* calloc alone is half an allocator. */
+    cf_allocator only = {NULL, NULL, NULL, counting_calloc};
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 10;
+    cfg.allocator = &only;
+    cf_filter *f;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+}
+
 TEST_MAIN(TEST(test_every_allocation_can_fail), TEST(test_huge_table_is_nomem),
-          TEST(test_load_allocates_only_the_table))
+          TEST(test_load_allocates_only_the_table), TEST(test_calloc_member_takes_the_table))

@@ -330,7 +330,7 @@ static void test_alloc_failures(void) {
     bool succeeded = false;
     for (int n = 1; !succeeded && n < 20; n++) {
         failing c = {0, n, 0};
-        cf_allocator a = {failing_alloc, failing_free, &c};
+        cf_allocator a = {failing_alloc, failing_free, &c, NULL};
         cf_filter *g = NULL;
         cf_status s = cf_deserialize(buf, len, &a, &g);
         CHECK(s == CF_OK || s == CF_E_NOMEM);

@@ -22,6 +22,8 @@ static const cli_command commands[] = {
     {"build", cli_cmd_build, "build a filter file from a stream of keys"},
     {"info", cli_cmd_info, "describe and verify a filter file"},
     {"merge", cli_cmd_merge, "merge filter files built apart into one"},
+    {"export", cli_cmd_export, "write a filter file as CF.LOADCHUNK commands for Redis"},
+    {"import", cli_cmd_import, "write a filter file from a key's CF.LOADCHUNK commands"},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,90 @@
+/*
+ * cf_redis_dump.h -- the header of a key's dump stream, and the iterators
+ * that tag its chunks.  Plain C with no Redis dependency: the module
+ * (SCANDUMP, LOADCHUNK, RDB, AOF, COPY) and the `cuckoo export` / `import`
+ * commands (tools/cmd_redis_io.c) share this one definition.
+ *
+ * A dump stream is this header followed by each sub-filter in the library's
+ * file format (docs/FORMAT.md):
+ *
+ *   offset  size  field
+ *   0       8     magic "CFRDUMP\0"
+ *   8       2     dump version (1)
+ *   10      2     reserved, 0
+ *   12      4     nsubs (1..CFR_MAX_FILTERS_LIMIT)
+ *   16      4     expansion (0 or a power of two <= 32768)
+ *   20      4     chain flags (bit 0: exhausted -- inserts are refused
+ *                 without a search until a delete)
+ *   24      8     requested capacity of the first sub-filter
+ *   32      8     items deleted so far (CF.INFO)
+ *   40      8     body length = sum of the sub-filter lengths
+ *   48      16*n  per sub-filter: u64 serialized length, u64 flags (bit 0: full)
+ *   48+16n  8     FNV-1a 64 of every byte before it
+ * All integers little-endian.  Each sub-filter carries its own XXH3 checksum.
+ *
+ * Iterators (CF.SCANDUMP's replies, CF.LOADCHUNK's arguments):
+ *
+ *   bits 51..40  generation of the key when the chunk was read (12 bits)
+ *   bits 39..0   1 + the stream offset just after the chunk's bytes, the
+ *                header counting as one byte (so the header is 1, and the
+ *                body bytes [a, b) are 1 + b)
+ *
+ * Every write to a key changes its generation, so a dump read across a
+ * write carries two generations and LOADCHUNK refuses it.  Iterators stay
+ * below 2^52: JavaScript numbers (node-redis) hold them exactly.
+ */
+#ifndef CF_REDIS_DUMP_H
+#define CF_REDIS_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFR_MAX_FILTERS_LIMIT 1024
+#define CFR_DUMP_FIXED 48u
+#define CFR_DUMP_PER_SUB 16u
+#define CFR_SUB_FULL 1u        /* per sub-filter: an insert found no room */
+#define CFR_CHAIN_EXHAUSTED 1u /* per chain: full and unable to grow */
+
+#define CFR_ITER_POS_BITS 40
+#define CFR_ITER_POS_MASK (((uint64_t)1 << CFR_ITER_POS_BITS) - 1)
+#define CFR_ITER_GEN_MASK 0xFFFu
+
+/* The chunk tag for generation gen and position pos (see above). */
+static inline long long cfr_iter_tag(uint32_t gen, uint64_t pos) {
+    return (long long)(((uint64_t)(gen & CFR_ITER_GEN_MASK) << CFR_ITER_POS_BITS) | pos);
+}
+static inline uint64_t cfr_iter_pos(long long it) {
+    return (uint64_t)it & CFR_ITER_POS_MASK;
+}
+static inline uint32_t cfr_iter_gen(long long it) {
+    return (uint32_t)((uint64_t)it >> CFR_ITER_POS_BITS);
+}
+
+/* The fixed fields of a header. */
+typedef struct cfr_dump_fields {
+    uint32_t nsubs;
+    uint32_t expansion;
+    uint32_t flags;
+    uint64_t capacity;
+    uint64_t deleted;
+    uint64_t body_len; /* set by cfr_dump_header_write and _read */
+} cfr_dump_fields;
+
+size_t cfr_dump_header_len(uint32_t nsubs);
+
+/* Writes the header for d and the sub-filters' lengths and flags into h
+ * (cfr_dump_header_len(d->nsubs) bytes) and sets d->body_len. */
+void cfr_dump_header_write(uint8_t *h, cfr_dump_fields *d, const uint64_t *lens,
+                           const uint64_t *flags);
+
+/* Validates a header of len bytes: magic, version, reserved fields, nsubs,
+ * exact length, checksum, expansion, flags, each sub-filter at least a
+ * library file's 72 bytes, and the body within max_body bytes.  Fills *d. */
+bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_dump_fields *d);
+
+/* Sub-filter i's length and flags in a header that passed _read. */
+uint64_t cfr_dump_sub_len(const uint8_t *h, uint32_t i);
+uint64_t cfr_dump_sub_flags(const uint8_t *h, uint32_t i);
+
+#endif /* CF_REDIS_DUMP_H */

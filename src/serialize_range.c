@@ -1,0 +1,48 @@
+/*
+ * serialize_range.c -- any byte range of a filter's serialized form, built
+ * on the fly from the live filter (format: docs/FORMAT.md).
+ *
+ *   offset 0          64                 64 + table_bytes    + 8
+ *          ┌─ header ─┬────── table ──────┬─ trailer ─┐
+ *          encoded     copied from f->table  XXH3-64 of header and table,
+ *          per call                          computed when a range reaches it
+ *
+ * A program that streams a large filter (the Redis module's CF.SCANDUMP)
+ * asks for one chunk at a time and needs no copy of the whole form.  Each
+ * call reads the filter as it is then; pieces taken across a change do not
+ * fit together, and the trailer (or the header's item count) shows it to
+ * cf_deserialize.
+ */
+#include "cf_format.h"
+
+cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len) {
+    CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
+    uint64_t total = cf_serialized_size(f);
+    CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+    uint8_t header[CF__HEADER_SIZE];
+    cf__header_encode(f, header);
+    uint8_t *out = dst;
+    uint64_t table_end = CF__HEADER_SIZE + (uint64_t)f->table_bytes;
+    while (len > 0) {
+        size_t n;
+        if (offset < CF__HEADER_SIZE) {
+            n = CF__HEADER_SIZE - (size_t)offset < len ? CF__HEADER_SIZE - (size_t)offset : len;
+            memcpy(out, header + offset, n);
+        } else if (offset < table_end) {
+            uint64_t left = table_end - offset;
+            n = left < len ? (size_t)left : len;
+            memcpy(out, f->table + (offset - CF__HEADER_SIZE), n);
+        } else {
+            /* The trailer: the only part that needs the whole table. */
+            uint8_t trailer[CF__TRAILER_SIZE];
+            cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes),
+                       CF__TRAILER_SIZE);
+            n = len; /* the range check above keeps it within the trailer */
+            memcpy(out, trailer + (offset - table_end), n);
+        }
+        out += n;
+        offset += n;
+        len -= n;
+    }
+    return CF_OK;
+}

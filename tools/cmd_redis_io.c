@@ -1,0 +1,306 @@
+/*
+ * cmd_redis_io.c -- `cuckoo export | import`: filter files to and from the
+ * Redis module's dump stream (redis/cf_redis_dump.h), so a filter built
+ * offline can be served by Redis and a key can come back as a file.
+ *
+ *   cuckoo export f.cf KEY | redis-cli --pipe      file  -> CF.LOADCHUNK commands
+ *   cuckoo import f.cf < stream                      CF.LOADCHUNK commands -> file
+ *
+ * The stream is Redis protocol (RESP): one `CF.LOADCHUNK key iterator bytes`
+ * command per chunk, the header first, exactly what the module's AOF rewrite
+ * writes and what a client replaying CF.SCANDUMP's replies sends.  export
+ * reads the table in chunks (cf_serialize_range) and never holds a second
+ * copy; import validates the header before trusting a size, grows its buffer
+ * with the bytes that actually arrive, and validates the filter
+ * (cf_deserialize) before writing the file atomically (cf_save).
+ *
+ * A file is one filter, a key is a chain of them: import refuses a key of
+ * several sub-filters (CF.COMPACT may drop emptied ones).  The chain's own
+ * fields (EXPANSION, items deleted, the full marks) have no place in a file;
+ * export writes EXPANSION as given (default 1) and none deleted.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cf_redis_dump.h"
+#include "cli.h"
+#include "cuckoofilter.h"
+
+#define IO_DEFAULT_CHUNK ((uint64_t)1 << 20)
+/* Redis's default proto-max-bulk-len: no chunk the module writes is longer. */
+#define IO_MAX_BULK ((uint64_t)512 << 20)
+#define IO_MAX_BODY ((uint64_t)1 << 39)
+
+static void usage_export(void) {
+    fputs("usage: cuckoo export FILE KEY [--expansion E] [--chunk-bytes N] [--output OUT]\n"
+          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol) to stdout or\n"
+          "OUT, for `redis-cli --pipe`.  E: 0 or a power of two up to 32768 (default 1);\n"
+          "N: bytes per chunk, 16..512 MiB (default 1 MiB).\n",
+          stdout);
+}
+
+static void usage_import(void) {
+    fputs("usage: cuckoo import FILE [STREAM] [--key KEY] [--force]\n"
+          "Reads CF.LOADCHUNK commands (Redis protocol, e.g. `cuckoo export`'s output\n"
+          "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
+          "Other commands are skipped.  --key picks one key of several.  The key must\n"
+          "hold one sub-filter.  --force replaces an existing FILE.\n",
+          stdout);
+}
+
+/* ---------------------------------------------------------------- export */
+
+static bool put_bulk(FILE *out, const void *p, size_t n) {
+    return fprintf(out, "$%zu\r\n", n) > 0 && fwrite(p, 1, n, out) == n && fputs("\r\n", out) >= 0;
+}
+
+/* One `CF.LOADCHUNK key it bytes` command. */
+static bool put_loadchunk(FILE *out, const char *key, long long it, const void *p, size_t n) {
+    char num[24];
+    int k = snprintf(num, sizeof num, "%lld", it);
+    return fputs("*4\r\n", out) >= 0 && put_bulk(out, "CF.LOADCHUNK", 12) &&
+           put_bulk(out, key, strlen(key)) && put_bulk(out, num, (size_t)k) && put_bulk(out, p, n);
+}
+
+static int export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
+                         FILE *out) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    uint64_t len = cf_serialized_size(f), flags = 0;
+    cfr_dump_fields d = {1, expansion, 0, st.slots, 0, 0};
+    uint8_t header[CFR_DUMP_FIXED + CFR_DUMP_PER_SUB + 8];
+    cfr_dump_header_write(header, &d, &len, &flags);
+    if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header))
+        return cli_error("export: write failed");
+    uint8_t *buf = malloc(chunk);
+    if (!buf) return cli_error("export: out of memory");
+    for (uint64_t at = 0; at < len;) {
+        size_t n = len - at < chunk ? (size_t)(len - at) : chunk;
+        if (cf_serialize_range(f, at, buf, n) != CF_OK ||
+            !put_loadchunk(out, key, cfr_iter_tag(0, 1 + at + n), buf, n)) {
+            free(buf);
+            return cli_error("export: write failed");
+        }
+        at += n;
+    }
+    free(buf);
+    return fflush(out) == 0 ? CLI_OK : cli_error("export: write failed");
+}
+
+int cli_cmd_export(int argc, char **argv) {
+    const char *pos[2] = {NULL, NULL}, *output = NULL;
+    int npos = 0;
+    uint64_t expansion = 1, chunk = IO_DEFAULT_CHUNK;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage_export(), CLI_OK;
+        if (strcmp(a, "--expansion") == 0 && has_value) {
+            if (!cli_parse_u64(argv[++i], &expansion) || expansion > 32768 ||
+                (expansion & (expansion - 1)) != 0)
+                return cli_error("export: --expansion must be 0 or a power of two up to 32768");
+        } else if (strcmp(a, "--chunk-bytes") == 0 && has_value) {
+            if (!cli_parse_u64(argv[++i], &chunk) || chunk < 16 || chunk > IO_MAX_BULK)
+                return cli_error("export: --chunk-bytes must be in 16..%llu",
+                                 (unsigned long long)IO_MAX_BULK);
+        } else if (strcmp(a, "--output") == 0 && has_value) {
+            output = argv[++i];
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_error("export: unknown or incomplete option '%s'", a);
+        } else if (npos < 2) {
+            pos[npos++] = a;
+        } else {
+            return cli_error("export: unexpected argument '%s'", a);
+        }
+    }
+    if (npos != 2) return usage_export(), CLI_ERROR;
+    if (!output && isatty(STDOUT_FILENO))
+        return cli_error("export: refusing to write binary data to a terminal "
+                         "(pipe it to redis-cli --pipe, or use --output)");
+    cf_filter *f;
+    cf_status s = cf_load(pos[0], NULL, &f);
+    if (s != CF_OK) return cli_error("%s: %s", pos[0], cf_strerror(s));
+    FILE *out = output ? fopen(output, "wb") : stdout;
+    if (!out) {
+        cf_free(f);
+        return cli_error("%s: cannot open for writing", output);
+    }
+    int rc = export_filter(f, pos[1], (uint32_t)expansion, (size_t)chunk, out);
+    cf_free(f);
+    if (output && fclose(out) != 0 && rc == CLI_OK) rc = cli_error("%s: write failed", output);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- import */
+
+/* Reads "<c><decimal>\r\n"; false on anything else. */
+static bool read_prefixed(FILE *in, char c, uint64_t *out) {
+    int ch = fgetc(in);
+    if (ch != c) return false;
+    uint64_t v = 0;
+    int digits = 0;
+    while ((ch = fgetc(in)) >= '0' && ch <= '9' && digits < 19) {
+        v = v * 10 + (uint64_t)(ch - '0');
+        digits++;
+    }
+    if (digits == 0 || ch != '\r' || fgetc(in) != '\n') return false;
+    *out = v;
+    return true;
+}
+
+/* One bulk string, into a new buffer (free it). */
+static uint8_t *read_bulk(FILE *in, size_t *len) {
+    uint64_t n;
+    if (!read_prefixed(in, '$', &n) || n > IO_MAX_BULK) return NULL;
+    uint8_t *p = malloc(n + 1);
+    if (!p) return NULL;
+    if (fread(p, 1, n, in) != n || fgetc(in) != '\r' || fgetc(in) != '\n') {
+        free(p);
+        return NULL;
+    }
+    p[n] = 0;
+    *len = (size_t)n;
+    return p;
+}
+
+typedef struct importer {
+    const char *want_key; /* --key, or NULL: the first LOADCHUNK's key */
+    char *key;            /* the key being assembled */
+    bool have_header;
+    uint32_t gen;
+    uint64_t body_len;
+    uint8_t *body;
+    size_t received, cap;
+} importer;
+
+/* Appends a body chunk that must end at stream position pos. */
+static int take_body(importer *im, uint64_t pos, const uint8_t *p, size_t n) {
+    if (!im->have_header) return cli_error("import: a body chunk before the header");
+    if (pos - 1 != im->received + n || n > im->body_len - im->received)
+        return cli_error("import: chunk out of order at position %llu", (unsigned long long)pos);
+    if (im->received + n > im->cap) {
+        size_t cap = im->cap ? im->cap : 4096;
+        while (cap < im->received + n) cap *= 2;
+        if (cap > im->body_len) cap = (size_t)im->body_len;
+        uint8_t *b = realloc(im->body, cap);
+        if (!b) return cli_error("import: out of memory");
+        im->body = b;
+        im->cap = cap;
+    }
+    memcpy(im->body + im->received, p, n);
+    im->received += n;
+    return CLI_OK;
+}
+
+static int take_chunk(importer *im, const char *key, long long it, const uint8_t *p, size_t n) {
+    if (im->want_key ? strcmp(key, im->want_key) != 0 : im->key && strcmp(key, im->key) != 0) {
+        if (im->want_key) return CLI_OK;
+        return cli_error("import: the stream holds several keys ('%s', '%s'); choose one with --key",
+                         im->key, key);
+    }
+    if (!im->key && !(im->key = strdup(key))) return cli_error("import: out of memory");
+    uint64_t pos = cfr_iter_pos(it);
+    if (pos != 1) {
+        if (cfr_iter_gen(it) != im->gen) return cli_error("import: the dump was read across a write");
+        return take_body(im, pos, p, n);
+    }
+    if (im->have_header) return cli_error("import: a second header for '%s'", key);
+    cfr_dump_fields d;
+    if (!cfr_dump_header_read(p, n, IO_MAX_BODY, &d))
+        return cli_error("import: '%s' does not start with a valid dump header", key);
+    if (d.nsubs != 1)
+        return cli_error("import: key '%s' holds %u sub-filters; a file holds one", key, d.nsubs);
+    im->have_header = true;
+    im->gen = cfr_iter_gen(it);
+    im->body_len = d.body_len;
+    return CLI_OK;
+}
+
+/* Reads every command of the stream, keeping the LOADCHUNK chunks of the key. */
+static int read_stream(FILE *in, importer *im) {
+    int ch;
+    while ((ch = fgetc(in)) != EOF) {
+        ungetc(ch, in);
+        uint64_t nargs;
+        if (!read_prefixed(in, '*', &nargs) || nargs == 0 || nargs > 1024)
+            return cli_error("import: the input is not a stream of Redis commands");
+        uint8_t *args[4] = {NULL, NULL, NULL, NULL};
+        size_t lens[4] = {0, 0, 0, 0};
+        bool ok = true;
+        for (uint64_t i = 0; i < nargs && ok; i++) {
+            size_t n;
+            uint8_t *a = read_bulk(in, &n);
+            ok = a != NULL;
+            if (ok && i < 4) {
+                args[i] = a;
+                lens[i] = n;
+            } else {
+                free(a);
+            }
+        }
+        int rc = ok ? CLI_OK : cli_error("import: truncated or malformed command");
+        if (ok && nargs == 4 && strcasecmp((char *)args[0], "CF.LOADCHUNK") == 0) {
+            char *end;
+            long long it = strtoll((char *)args[2], &end, 10);
+            rc = *end || it < 1 || strlen((char *)args[1]) != lens[1]
+                     ? cli_error("import: a malformed CF.LOADCHUNK")
+                     : take_chunk(im, (char *)args[1], it, args[3], lens[3]);
+        }
+        for (int i = 0; i < 4; i++) free(args[i]);
+        if (rc != CLI_OK) return rc;
+    }
+    return CLI_OK;
+}
+
+static int import_to(const importer *im, const char *path) {
+    if (!im->have_header) return cli_error("import: no CF.LOADCHUNK header in the input");
+    if (im->received != im->body_len)
+        return cli_error("import: the dump ends after %zu of %llu bytes", im->received,
+                         (unsigned long long)im->body_len);
+    cf_filter *f;
+    cf_status s = cf_deserialize(im->body, im->received, NULL, &f);
+    if (s != CF_OK) return cli_error("import: the key's filter is invalid: %s", cf_strerror(s));
+    s = cf_save(f, path);
+    cf_free(f);
+    return s == CF_OK ? CLI_OK : cli_error("%s: %s", path, cf_strerror(s));
+}
+
+int cli_cmd_import(int argc, char **argv) {
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    bool force = false;
+    importer im = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage_import(), CLI_OK;
+        if (strcmp(a, "--key") == 0 && i + 1 < argc) {
+            im.want_key = argv[++i];
+        } else if (strcmp(a, "--force") == 0) {
+            force = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_error("import: unknown or incomplete option '%s'", a);
+        } else if (npos < 2) {
+            pos[npos++] = a;
+        } else {
+            return cli_error("import: unexpected argument '%s'", a);
+        }
+    }
+    if (npos < 1) return usage_import(), CLI_ERROR;
+    struct stat st;
+    if (!force && stat(pos[0], &st) == 0)
+        return cli_error("%s exists (use --force to replace it)", pos[0]);
+    FILE *in = npos == 2 && strcmp(pos[1], "-") != 0 ? fopen(pos[1], "rb") : stdin;
+    if (!in) return cli_error("%s: cannot open", pos[1]);
+    int rc = read_stream(in, &im);
+    if (in != stdin) fclose(in);
+    if (rc == CLI_OK) rc = import_to(&im, pos[0]);
+    free(im.key);
+    free(im.body);
+    return rc;
+}
