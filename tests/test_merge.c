@@ -203,7 +203,7 @@ static void plain_free(void *ctx, void *p) {
 }
 
 static void test_allocation_failure_changes_nothing(void) {
-    cf_allocator al = {flaky_alloc, plain_free, NULL};
+    cf_allocator al = {flaky_alloc, plain_free, NULL, NULL};
     cf_config cfg = shape(1000, 4, 0);
     cfg.allocator = &al;
     refuse_next = false;

@@ -5,19 +5,16 @@
  * cf_new answers CF_E_PARAM for several reasons; the user needs the one
  * that applies and the numbers behind it ("--fpp 1e-10 needs 34-bit
  * fingerprints (at most 32)").  The numbers are the library's: the width a
- * target asks for is read from a one-bucket probe filter (cf_new, then
- * cf_get_stats), never recomputed here.  (A resolving call that allocates
- * nothing would make the probes unnecessary.)
+ * target asks for comes from cf_config_resolve, never recomputed here.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "cli.h"
 #include "files.h"
 
-/* The fingerprint width cfg's target FPP asks for, from probes of one
- * bucket: the target is relaxed by powers of two until the library accepts
- * it (each halving of the FPP costs one bit).  0 when no probe is accepted. */
+/* The fingerprint width cfg's target FPP asks for, resolved on one bucket:
+ * the target is relaxed by powers of two until the library accepts it (each
+ * halving of the FPP costs one bit).  0 when none is accepted. */
 static unsigned width_for_target(const cf_config *cfg) {
     cf_config p = *cfg;
     p.num_buckets = 1;
@@ -27,12 +24,8 @@ static unsigned width_for_target(const cf_config *cfg) {
     for (unsigned k = 0; k <= CF_MAX_FINGERPRINT_BITS; k++) {
         p.target_fpp = ldexp(cfg->target_fpp, (int)k);
         if (!(p.target_fpp < 1)) break;
-        cf_filter *f;
-        if (cf_new(&p, &f) != CF_OK) continue;
-        cf_stats st;
-        cf_get_stats(f, &st);
-        cf_free(f);
-        return st.fingerprint_bits + k;
+        cf_shape sh;
+        if (cf_config_resolve(&p, &sh) == CF_OK) return sh.fingerprint_bits + k;
     }
     return 0;
 }
@@ -59,38 +52,20 @@ static void explain_param(const files_opts *o) {
     }
 }
 
-/* Probes may not allocate more than this: a warning is not worth a second
- * table of gigabytes. */
-#define PROBE_BYTES ((size_t)256 << 20)
-
-static void *probe_alloc(void *ctx, size_t size) {
-    (void)ctx;
-    return size > PROBE_BYTES ? NULL : malloc(size);
-}
-
-static void probe_free(void *ctx, void *p) {
-    (void)ctx;
-    free(p);
-}
-
 /* An explicit width narrower than any the library would derive for f's
  * table: its items' partner buckets spread too little for the table to
  * fill to its load, so it will not hold the capacity it was sized for. */
 static void warn_if_narrow(const files_opts *o, const cf_filter *f) {
     cf_stats st;
     cf_get_stats(f, &st);
-    cf_allocator a = {probe_alloc, probe_free, NULL};
     cf_config p = o->cfg;
     p.num_buckets = st.num_buckets;
     p.fingerprint_bits = 0;
     p.target_fpp = nextafter(1.0, 0.0); /* the loosest target: only the table's need counts */
     p.flags = 0;
-    p.allocator = &a;
-    cf_filter *g;
-    if (cf_new(&p, &g) != CF_OK) return;
-    cf_stats need;
-    cf_get_stats(g, &need);
-    cf_free(g);
+    p.allocator = NULL;
+    cf_shape need;
+    if (cf_config_resolve(&p, &need) != CF_OK) return;
     if (o->cfg.fingerprint_bits >= need.fingerprint_bits) return;
     fprintf(stderr,
             "cuckoo: warning: --fingerprint-bits %u is too narrow for %llu buckets (the library "
