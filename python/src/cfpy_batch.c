@@ -210,7 +210,7 @@ static int insert_chunk(cfpy_filter *self, chunk *c, void *ctx) {
     return 0;
 }
 
-const char cfpy_doc_update[] = "update(keys, /, *, hashes=False)\n--\n\n"
+const char cfpy_doc_update[] = "update($self, keys, /, *, hashes=False)\n--\n\n"
 "Add every key of the iterable keys, in order (like add() on each).\n\n"
 "The GIL is released while the library hashes and inserts each chunk of\n"
 "keys, with its batched insert.  If the filter fills, FilterFullError is\n"
@@ -267,7 +267,7 @@ static int lookup_chunk(cfpy_filter *self, chunk *c, void *ctx) {
     return 0;
 }
 
-const char cfpy_doc_contains_many[] = "contains_many(keys, /, *, hashes=False)\n--\n\n"
+const char cfpy_doc_contains_many[] = "contains_many($self, keys, /, *, hashes=False)\n--\n\n"
 "[key in self for key in keys], computed with the library's batched lookup\n"
 "(many memory reads in flight) while the GIL is released.\n\n"
 "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"

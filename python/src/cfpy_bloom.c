@@ -86,7 +86,7 @@ static PyObject *bloom_repr(cfpy_bloom *self) {
                                 st.num_hashes);
 }
 
-PyDoc_STRVAR(bloom_add_doc, "add(key, /)\n--\n\nSet key's k bits.  Never fails.");
+PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\nSet key's k bits.  Never fails.");
 PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom_stats.");
 
 static PyMethodDef bloom_methods[] = {

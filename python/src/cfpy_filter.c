@@ -297,31 +297,37 @@ static PyObject *filter_sizeof(cfpy_filter *self, PyObject *unused) {
 
 /* ------------------------------------------------------------------- type */
 
-PyDoc_STRVAR(add_doc, "add(key, /)\n--\n\n"
+PyDoc_STRVAR(add_doc, "add($self, key, /)\n--\n\n"
 "Insert one copy of key.\n\n"
 "Raises FilterFullError when no free slot is reachable within max_kicks, or\n"
 "2 * bucket_size copies of the key already fill both its buckets; the filter\n"
 "is then exactly as before.  Raises ReadOnlyError on a mapped filter.");
-PyDoc_STRVAR(add_unique_doc, "add_unique(key, /)\n--\n\n"
+PyDoc_STRVAR(add_unique_doc, "add_unique($self, key, /)\n--\n\n"
 "Insert key unless the filter already answers that it may be present.\n\n"
 "Returns True if inserted, False if not (a false positive also gives False).\n"
 "Raises like add().");
-PyDoc_STRVAR(count_doc, "count(key, /)\n--\n\n"
+PyDoc_STRVAR(count_doc, "count($self, key, /)\n--\n\n"
 "An upper bound on the copies of key stored: the slots of its two buckets\n"
 "holding its fingerprint (fingerprint collisions add to it).");
-PyDoc_STRVAR(remove_doc, "remove(key, /)\n--\n\n"
+PyDoc_STRVAR(remove_doc, "remove($self, key, /)\n--\n\n"
 "Remove one copy of key; KeyError if its fingerprint is in neither bucket.\n\n"
 "Only remove keys you know were added: a never-added key whose fingerprint\n"
 "and buckets collide with a stored key's removes that key's fingerprint,\n"
 "creating a false negative.");
-PyDoc_STRVAR(discard_doc, "discard(key, /)\n--\n\n"
+PyDoc_STRVAR(discard_doc, "discard($self, key, /)\n--\n\n"
 "Like remove(), but returns True if a copy was removed and False if none\n"
 "was found, never raising KeyError.  The same caution applies.");
-PyDoc_STRVAR(hash_doc, "hash(key, /)\n--\n\n"
+PyDoc_STRVAR(hash_doc, "hash($self, key, /)\n--\n\n"
 "The 64-bit XXH3 hash of key with the filter's seed: what the library, the\n"
 "cuckoo CLI and contains_many(..., hashes=True) work on.");
-PyDoc_STRVAR(clear_doc, "clear()\n--\n\nRemove every item; the parameters and memory stay.");
-PyDoc_STRVAR(sizeof_doc, "__sizeof__()\n--\n\nBytes of the object and its table.");
+PyDoc_STRVAR(clear_doc, "clear($self)\n--\n\nRemove every item; the parameters and memory stay.");
+PyDoc_STRVAR(bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
+PyDoc_STRVAR(reduce_doc, "__reduce__($self)\n--\n\nPickles as from_bytes(to_bytes()).");
+PyDoc_STRVAR(copy_doc, "__copy__($self)\n--\n\n"
+"An independent in-memory filter with the same bytes (writable, also when\n"
+"self is mapped).");
+PyDoc_STRVAR(deepcopy_doc, "__deepcopy__($self, memo, /)\n--\n\nThe same as __copy__().");
+PyDoc_STRVAR(sizeof_doc, "__sizeof__($self)\n--\n\nBytes of the object and its table.");
 PyDoc_STRVAR(stats_doc, "A Stats named tuple: every field of the C library's cf_stats.");
 PyDoc_STRVAR(read_only_doc, "True for a filter opened with CuckooFilter.map.");
 
@@ -344,11 +350,11 @@ static PyMethodDef filter_methods[] = {
     {"map", (PyCFunction)(void (*)(void))cfpy_filter_map, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      cfpy_doc_map},
     {"to_bytes", (PyCFunction)cfpy_filter_to_bytes, METH_NOARGS, cfpy_doc_to_bytes},
-    {"__bytes__", (PyCFunction)cfpy_filter_to_bytes, METH_NOARGS, cfpy_doc_to_bytes},
+    {"__bytes__", (PyCFunction)cfpy_filter_to_bytes, METH_NOARGS, bytes_doc},
     {"from_bytes", (PyCFunction)cfpy_filter_from_bytes, METH_O | METH_CLASS, cfpy_doc_from_bytes},
-    {"__reduce__", (PyCFunction)cfpy_filter_reduce, METH_NOARGS, NULL},
-    {"__copy__", (PyCFunction)cfpy_filter_copy, METH_NOARGS, NULL},
-    {"__deepcopy__", (PyCFunction)cfpy_filter_deepcopy, METH_O, NULL},
+    {"__reduce__", (PyCFunction)cfpy_filter_reduce, METH_NOARGS, reduce_doc},
+    {"__copy__", (PyCFunction)cfpy_filter_copy, METH_NOARGS, copy_doc},
+    {"__deepcopy__", (PyCFunction)cfpy_filter_deepcopy, METH_O, deepcopy_doc},
     {"__sizeof__", (PyCFunction)filter_sizeof, METH_NOARGS, sizeof_doc},
     {NULL, NULL, 0, NULL},
 };

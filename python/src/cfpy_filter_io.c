@@ -19,7 +19,7 @@ static PyObject *encode_path(PyObject *path) {
     return enc;
 }
 
-const char cfpy_doc_save[] = "save(path)\n--\n\n"
+const char cfpy_doc_save[] = "save($self, path)\n--\n\n"
 "Write the filter to path atomically (temporary file in the same directory,\n"
 "fsync, rename, fsync of the directory): on failure the old file, if any,\n"
 "is untouched.  Raises OSError.";
@@ -62,7 +62,7 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify) {
     return cfpy_filter_wrap((PyTypeObject *)cls, f);
 }
 
-const char cfpy_doc_load[] = "load(path)\n--\n\n"
+const char cfpy_doc_load[] = "load($type, path)\n--\n\n"
 "Read and validate a filter file (every field, the table's invariants and\n"
 "the checksum) into memory.  Raises OSError, or FormatError naming what is\n"
 "wrong (truncated, corrupt, bad magic, unknown version, bad checksum).";
@@ -74,7 +74,7 @@ PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw) {
     return open_file(cls, path, -1);
 }
 
-const char cfpy_doc_map[] = "map(path, verify=False)\n--\n\n"
+const char cfpy_doc_map[] = "map($type, path, verify=False)\n--\n\n"
 "Map a filter file read-only and use its table in place: O(1) in the file's\n"
 "size after validating the header, and processes share one copy in the\n"
 "page cache.  verify=True also checks the checksum and the table's\n"
@@ -89,7 +89,7 @@ PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw) {
     return open_file(cls, path, verify);
 }
 
-const char cfpy_doc_to_bytes[] = "to_bytes()\n--\n\n"
+const char cfpy_doc_to_bytes[] = "to_bytes($self)\n--\n\n"
 "The filter in the library's file format (what save() writes).  bytes(f)\n"
 "is the same.";
 
@@ -113,7 +113,7 @@ PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused) {
     return out;
 }
 
-const char cfpy_doc_from_bytes[] = "from_bytes(data, /)\n--\n\n"
+const char cfpy_doc_from_bytes[] = "from_bytes($type, data, /)\n--\n\n"
 "A filter rebuilt from data in the library's file format (bytes or any\n"
 "contiguous buffer), validating every field, the table's invariants and\n"
 "the checksum.  Raises FormatError naming what is wrong.";
