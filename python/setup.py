@@ -17,6 +17,11 @@ class build_ext_with_library(build_ext):
     paths inside the package's directory in setup()'s arguments, and these
     live one level up."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:  # two dozen files: compile two at a time
+            self.parallel = 2
+
     def build_extensions(self):
         if not (root / "include" / "cuckoofilter.h").is_file():
             raise SystemExit("build the package from the cuckoofilter repository (python/ in it)")

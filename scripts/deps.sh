@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
-          redis-server redis-tools python3-redis valgrind)
+          redis-server redis-tools python3-redis valgrind
+          python3-dev python3-pytest python3-venv python3-setuptools)
 
 missing=()
 for p in "${packages[@]}"; do
