@@ -34,8 +34,12 @@ def cli():
     path = find_cli()
     assert path, "the cuckoo CLI was not found: build it, or set CF_CUCKOO to its path"
 
+    # The CLI carries its own sanitizer runtime (sanitized builds): the one
+    # preloaded into this interpreter must not reach it.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
     def run(*args, input=None, check=True):
-        r = subprocess.run([path, *map(str, args)], input=input, capture_output=True)
+        r = subprocess.run([path, *map(str, args)], input=input, capture_output=True, env=env)
         if check and r.returncode not in (0, 1):
             raise AssertionError(f"cuckoo {args}: exit {r.returncode}: {r.stderr.decode()}")
         return r

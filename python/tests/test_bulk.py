@@ -1,6 +1,8 @@
 """A million keys: no false negatives, a false-positive rate within the
 binomial bounds of the library's own formula, batched and single calls
-agreeing, and bulk calls racing single calls from other threads."""
+agreeing, and bulk calls racing single calls from other threads.  (The
+article's widths 8, 12 and 16 at 95% load are checked the same way by
+examples/article.py, run by test_article.py.)"""
 
 import array
 import math
@@ -9,7 +11,7 @@ import threading
 import cuckoofilter as cf
 from conftest import SANITIZED
 
-N = 1_000_000
+N = 200_000 if SANITIZED else 1_000_000
 
 
 def within_binomial(hits, trials, p, sigmas=6.0):
@@ -18,7 +20,7 @@ def within_binomial(hits, trials, p, sigmas=6.0):
     return abs(hits - mean) <= sigmas * sd + 1
 
 
-def test_million_keys_no_false_negatives_and_fpp():
+def test_million_keys_no_false_negatives_and_fpp():  # 200,000 when sanitized
     f = cf.CuckooFilter(capacity=N, fpp=0.001, seed=1)
     f.update(range(N))
     s = f.stats
@@ -35,18 +37,6 @@ def test_million_keys_no_false_negatives_and_fpp():
     assert sum(k in f for k in sample) == f.contains_many(sample).count(True)
 
 
-def test_fpp_per_width_at_95_percent():
-    # The article's table, 65536 * 4 slots at 95%, for widths 8, 12, 16.
-    members = range(249_036)
-    probes = range(2**50, 2**50 + 500_000)
-    for bits in (8, 12, 16):
-        f = cf.CuckooFilter(num_buckets=65_536, bucket_size=4, fingerprint_bits=bits)
-        f.update(members)
-        assert f.contains_many(members).count(False) == 0
-        fp = f.contains_many(probes).count(True)
-        assert within_binomial(fp, 500_000, f.stats.expected_fpp), (bits, fp)
-
-
 def test_deletes_keep_the_rest():
     f = cf.CuckooFilter(capacity=200_000, seed=3)
     f.update(range(200_000))
@@ -57,10 +47,11 @@ def test_deletes_keep_the_rest():
 
 
 def test_hashes_path_matches_keys_path():
-    f = cf.CuckooFilter(capacity=300_000, seed=8)
-    keys = [b"%08d" % i for i in range(300_000)]
+    n = 60_000 if SANITIZED else 300_000
+    f = cf.CuckooFilter(capacity=n, seed=8)
+    keys = [b"%08d" % i for i in range(n)]
     hs = array.array("Q", map(f.hash, keys))
-    g = cf.CuckooFilter(capacity=300_000, seed=8)
+    g = cf.CuckooFilter(capacity=n, seed=8)
     f.update(keys)
     g.update(hs, hashes=True)
     assert f == g

@@ -8,6 +8,7 @@ import array
 import gc
 import sys
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,12 @@ def test_filter_tables_are_traced_and_freed():
         assert tracemalloc.get_traced_memory()[0] - base < 4096
     finally:
         tracemalloc.stop()
+
+
+def test_sanitizer_runtime_matches_the_build():
+    """Under CF_SANITIZE the extension is instrumented and ASan's runtime is
+    loaded (so the tests above ran under ASan); otherwise neither."""
+    ext = Path(cf._cuckoofilter.__file__).read_bytes()
+    assert (b"__asan_init" in ext) == SANITIZED
+    assert ("libclang_rt.asan" in Path("/proc/self/maps").read_text()
+            or "libasan" in Path("/proc/self/maps").read_text()) == SANITIZED
