@@ -2,6 +2,8 @@
 # Builds and runs the whole test suite twice: a gcc build with -Werror, and a
 # clang AddressSanitizer + UndefinedBehaviorSanitizer build; then the library's
 # unit tests once more under valgrind (uninitialised reads, which ASan misses).
+# CTest runs the Python package's pytest suite in both builds (python/tests/;
+# in the sanitized one, inside Debian's interpreter with ASan preloaded).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
