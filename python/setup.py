@@ -3,6 +3,7 @@ src/*.c are compiled into it (no libcuckoofilter needs to be installed),
 with libxxhash-dev's header (used header-only)."""
 
 import os
+import re
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -10,6 +11,8 @@ from setuptools.command.build_ext import build_ext
 
 here = Path(__file__).resolve().parent
 root = here.parent
+if not (root / "include" / "cuckoofilter.h").is_file():
+    raise SystemExit("build the package from the cuckoofilter repository (python/ in it)")
 
 
 class build_ext_with_library(build_ext):
@@ -23,8 +26,6 @@ class build_ext_with_library(build_ext):
             self.parallel = 2
 
     def build_extensions(self):
-        if not (root / "include" / "cuckoofilter.h").is_file():
-            raise SystemExit("build the package from the cuckoofilter repository (python/ in it)")
         library = sorted(str(p) for p in (root / "src").glob("*.c"))
         for ext in self.extensions:
             ext.sources += library
@@ -34,7 +35,14 @@ class build_ext_with_library(build_ext):
         super().build_extensions()
 
 
+def library_version():
+    """The package's version is the library's (include/cuckoofilter.h)."""
+    header = (root / "include" / "cuckoofilter.h").read_text()
+    return re.search(r'#define CF_VERSION_STRING "([^"]+)"', header).group(1)
+
+
 setup(
+    version=library_version(),
     cmdclass={"build_ext": build_ext_with_library},
     ext_modules=[
         Extension(

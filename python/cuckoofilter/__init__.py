@@ -46,7 +46,7 @@ from ._cuckoofilter import (
     theoretical_fpp,
 )
 
-__version__ = "0.1.0"
+__version__ = library_version  # built from the same sources
 
 __all__ = [
     "CuckooFilter",

@@ -4,8 +4,7 @@
  * The extension is a thin layer over the public header: Python objects own
  * a cf_filter or cf_bloom, keys are turned into byte spans (cfpy_keys.c),
  * statuses into exceptions (cfpy_errors.c).  Every filter allocation goes
- * through PyMem_Raw*, so tracemalloc and sys.getallocatedblocks-style tools
- * see the tables too.
+ * through PyMem_Raw*, so tracemalloc sees the tables too.
  */
 #ifndef CFPY_H
 #define CFPY_H

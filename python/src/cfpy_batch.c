@@ -92,11 +92,12 @@ typedef struct hashes {
 } hashes;
 
 static bool is_u64_format(const Py_buffer *v) {
-    const char *fmt = v->format != NULL ? v->format : "B";
-    if (v->itemsize == 1) return strchr("Bbc", fmt[strlen(fmt) - 1]) != NULL;
+    const char *fmt = v->format != NULL && v->format[0] != '\0' ? v->format : "B";
+    char code = fmt[strlen(fmt) - 1];
+    if (v->itemsize == 1) return strchr("Bbc", code) != NULL;
     if (v->itemsize != 8) return false;
     if (fmt[0] == '>' || fmt[0] == '!') return false; /* big-endian: not the machine's order */
-    return fmt[0] != '\0' && strchr("QqLlNn", fmt[strlen(fmt) - 1]) != NULL;
+    return strchr("QqLlNn", code) != NULL;
 }
 
 static int hashes_get(PyObject *obj, hashes *hs) {
@@ -238,7 +239,7 @@ PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw) {
 static PyObject *contains_hashes(cfpy_filter *self, PyObject *obj) {
     hashes hs;
     if (hashes_get(obj, &hs) < 0) return NULL;
-    bool *found = PyMem_RawMalloc(hs.n ? hs.n : 1);
+    bool *found = PyMem_RawMalloc(hs.n ? hs.n * sizeof(bool) : 1);
     PyObject *list = found != NULL ? PyList_New((Py_ssize_t)hs.n) : PyErr_NoMemory();
     if (list != NULL) {
         cfpy_lock_begin(self);

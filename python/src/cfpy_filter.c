@@ -275,6 +275,7 @@ static PyObject *filter_stats(cfpy_filter *self, void *closure) {
 
 static PyObject *filter_read_only(cfpy_filter *self, void *closure) {
     (void)closure;
+    cfpy_wait_idle(self);
     cf_stats st;
     cf_get_stats(self->f, &st);
     return PyBool_FromLong(st.read_only);
@@ -292,6 +293,7 @@ static PyObject *filter_repr(cfpy_filter *self) {
 
 static PyObject *filter_sizeof(cfpy_filter *self, PyObject *unused) {
     (void)unused;
+    cfpy_wait_idle(self); /* an insert may be allocating its eviction scratch */
     return PyLong_FromSize_t((size_t)Py_TYPE(self)->tp_basicsize + cf_memory_usage(self->f));
 }
 
@@ -389,8 +391,8 @@ PyDoc_STRVAR(filter_doc,
 "  bucket_size       slots per bucket: 1, 2, 4 or 8\n"
 "  num_buckets       0 = derived from capacity; else exactly this many\n"
 "  max_kicks         eviction budget per insert, 1..65535\n"
-"  max_load          load factor used for sizing; 0 = the default for the\n"
-"                    bucket size (0.95 for 4)\n"
+"  max_load          load factor used for sizing, in (0, 1]; 0 =\n"
+"                    default_max_load(bucket_size)\n"
 "  seed              hash seed (stored in files)\n"
 "  semi_sort         semi-sorted buckets: one bit less per item at the same\n"
 "                    FPP (bucket_size 4, 5..16-bit fingerprints)\n"
