@@ -166,9 +166,19 @@ static PyObject *update_hashes(cfpy_filter *self, PyObject *obj) {
     Py_RETURN_NONE;
 }
 
-/* Runs fn on each chunk of keys read from iterable (fn returns 0 or -1). */
+/* Runs fn on each chunk of keys read from iterable (fn returns 0 or -1).
+ * A str or bytes-like argument is refused rather than iterated: it is one
+ * key (or a buffer of hashes without hashes=True), not characters or ints. */
 static int for_each_chunk(cfpy_filter *self, PyObject *iterable,
                           int (*fn)(cfpy_filter *self, chunk *c, void *ctx), void *ctx) {
+    if (PyUnicode_Check(iterable) || PyBytes_Check(iterable) || PyByteArray_Check(iterable) ||
+        PyMemoryView_Check(iterable)) {
+        PyErr_Format(PyExc_TypeError,
+                     "expected an iterable of keys, not %.100s (one key: add() or `in`; "
+                     "a buffer of hashes: hashes=True)",
+                     Py_TYPE(iterable)->tp_name);
+        return -1;
+    }
     PyObject *it = PyObject_GetIter(iterable);
     if (it == NULL) return -1;
     chunk *c = PyMem_Malloc(sizeof *c);
@@ -218,7 +228,8 @@ const char cfpy_doc_update[] = "update($self, keys, /, *, hashes=False)\n--\n\n"
 "raised: its `inserted` attribute counts the keys of this call that went\n"
 "in (all those before the failing key), and the failing key and later ones\n"
 "were not inserted.  A key of the wrong type raises TypeError; the keys\n"
-"before its chunk were inserted.\n\n"
+"before its chunk were inserted.  A str or bytes argument is refused (it\n"
+"is one key, not an iterable of keys).\n\n"
 "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
 "as returned by hash(), inserted as they are.";
 

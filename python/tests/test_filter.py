@@ -121,6 +121,11 @@ def test_update_bad_key_midway():
         f.update(["a", "b", 1.5, "c"])
     with pytest.raises(TypeError):
         f.update(5)  # not iterable
+    for one_key in ("abc", b"abc", bytearray(b"abc"), memoryview(b"abc")):
+        with pytest.raises(TypeError, match="iterable of keys"):
+            f.update(one_key)  # set.update would add the characters
+        with pytest.raises(TypeError, match="iterable of keys"):
+            f.contains_many(one_key)
     with pytest.raises(TypeError):
         f.contains_many(["a", None])
 
