@@ -1,6 +1,7 @@
 """help(cuckoofilter) reads well and the type stubs list what the module has."""
 
 import ast
+import doctest
 import inspect
 import pydoc
 from pathlib import Path
@@ -53,3 +54,8 @@ def test_stub_matches_module():
     for stub_name, real in (("Stats", cf.Stats), ("BloomStats", cf.BloomStats)):
         fields = [n.target.id for n in classes[stub_name].body if isinstance(n, ast.AnnAssign)]
         assert tuple(fields) == real.__match_args__
+
+
+def test_module_docstring_examples():
+    failures, tried = doctest.testmod(cf)
+    assert tried > 0 and failures == 0
