@@ -4,6 +4,8 @@
 # UndefinedBehaviorSanitizer build; then the unit tests and fuzz replays once
 # more under valgrind (uninitialised reads, which ASan misses).
 # The builds are CMakePresets.json's test-gcc and test-asan (build/<preset>).
+# CTest runs the Python package's pytest suite in both builds (python/tests/;
+# in the sanitized one, inside Debian's interpreter with ASan preloaded).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh

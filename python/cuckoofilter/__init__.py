@@ -1,0 +1,68 @@
+"""Cuckoo filters for Python, over the C library libcuckoofilter.
+
+A cuckoo filter answers "have I seen this key?" like a set that forgets the
+keys: "maybe" (with a small, chosen false-positive probability) or "certainly
+not" (never wrong).  Unlike a Bloom filter it can also remove keys.
+
+    >>> import cuckoofilter as cf
+    >>> f = cf.CuckooFilter(capacity=1_000_000, fpp=0.001)
+    >>> f.add("alice")
+    >>> "alice" in f, "mallory" in f
+    (True, False)
+    >>> f.update(range(1000)); len(f)
+    1001
+    >>> f.remove("alice")
+    >>> g = cf.CuckooFilter.from_bytes(bytes(f)); g == f
+    True
+
+Keys are bytes, bytearray, memoryview, str (hashed as UTF-8) or int (hashed
+as 8 bytes, little-endian two's complement, for -2**63 <= key < 2**64).  The
+hash is the C library's, so files written here, by C programs or by the
+`cuckoo` command line tool answer the same everywhere.
+
+Classes: CuckooFilter, BloomFilter, and their statistics Stats, BloomStats.
+Exceptions: Error, and its subclasses FilterFullError (the filter is full;
+nothing changed), FormatError (bytes or a file that are not a valid filter;
+also a ValueError) and ReadOnlyError (a write to a mapped filter).
+Functions: theoretical_fpp, default_max_load, bloom_optimal_k.
+"""
+
+from ._cuckoofilter import (
+    MAX_BUCKET_SIZE,
+    MAX_FINGERPRINT_BITS,
+    MAX_KICKS_LIMIT,
+    SEMI_SORT,
+    BloomFilter,
+    BloomStats,
+    CuckooFilter,
+    Error,
+    FilterFullError,
+    FormatError,
+    ReadOnlyError,
+    Stats,
+    bloom_optimal_k,
+    default_max_load,
+    library_version,
+    theoretical_fpp,
+)
+
+__version__ = library_version  # built from the same sources
+
+__all__ = [
+    "CuckooFilter",
+    "BloomFilter",
+    "Stats",
+    "BloomStats",
+    "Error",
+    "FilterFullError",
+    "FormatError",
+    "ReadOnlyError",
+    "theoretical_fpp",
+    "default_max_load",
+    "bloom_optimal_k",
+    "library_version",
+    "SEMI_SORT",
+    "MAX_FINGERPRINT_BITS",
+    "MAX_BUCKET_SIZE",
+    "MAX_KICKS_LIMIT",
+]

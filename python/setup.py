@@ -1,0 +1,57 @@
+"""Builds the extension from this repository's sources: the library's
+src/*.c are compiled into it (no libcuckoofilter needs to be installed),
+with libxxhash-dev's header (used header-only)."""
+
+import os
+import re
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+here = Path(__file__).resolve().parent
+root = here.parent
+if not (root / "include" / "cuckoofilter.h").is_file():
+    raise SystemExit("build the package from the cuckoofilter repository (python/ in it)")
+
+
+class build_ext_with_library(build_ext):
+    """Adds the library's sources at build time: setuptools accepts only
+    paths inside the package's directory in setup()'s arguments, and these
+    live one level up."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:  # two dozen files: compile two at a time
+            self.parallel = 2
+
+    def build_extensions(self):
+        library = sorted(str(p) for p in (root / "src").glob("*.c"))
+        for ext in self.extensions:
+            ext.sources += library
+            ext.include_dirs += [str(root / "include"), str(root / "src")]
+            if os.environ.get("XXHASH_INCLUDE_DIR"):
+                ext.include_dirs.append(os.environ["XXHASH_INCLUDE_DIR"])
+        super().build_extensions()
+
+
+def library_version():
+    """The package's version is the library's (include/cuckoofilter.h)."""
+    header = (root / "include" / "cuckoofilter.h").read_text()
+    return re.search(r'#define CF_VERSION_STRING "([^"]+)"', header).group(1)
+
+
+setup(
+    version=library_version(),
+    cmdclass={"build_ext": build_ext_with_library},
+    ext_modules=[
+        Extension(
+            "cuckoofilter._cuckoofilter",
+            sources=sorted(str(p.relative_to(here)) for p in (here / "src").glob("*.c")),
+            depends=["src/cfpy.h", "exports.map"],
+            extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
+            extra_link_args=["-Wl,--version-script=" + str(here / "exports.map")],
+            libraries=["m"],
+        )
+    ],
+)

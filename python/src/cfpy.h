@@ -1,0 +1,114 @@
+/*
+ * cfpy.h -- what the files of the Python extension share.
+ *
+ * The extension is a thin layer over the public header: Python objects own
+ * a cf_filter or cf_bloom, keys are turned into byte spans (cfpy_keys.c),
+ * statuses into exceptions (cfpy_errors.c).  Every filter allocation goes
+ * through PyMem_Raw*, so tracemalloc sees the tables too.
+ */
+#ifndef CFPY_H
+#define CFPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include "cuckoofilter.h"
+
+/* ------------------------------------------------------------------ keys */
+
+/* A key's bytes.  The pointer stays valid while the key object lives (bytes,
+ * str) or points into `word` (int), or into a buffer view the caller
+ * releases with cfpy_key_release (bytearray, memoryview). */
+typedef struct cfpy_key {
+    const void *ptr;
+    size_t len;
+    unsigned char word[8]; /* an int key's 8 little-endian bytes */
+    Py_buffer view;        /* held for buffer keys; view.obj != NULL then */
+} cfpy_key;
+
+/* Fills *k from obj; returns 0, or -1 with TypeError / OverflowError /
+ * UnicodeEncodeError set. */
+int cfpy_key_get(PyObject *obj, cfpy_key *k);
+void cfpy_key_release(cfpy_key *k);
+
+/* --------------------------------------------------------------- errors */
+
+extern PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
+
+/* What a failed call was doing: chooses the exception for statuses whose
+ * meaning depends on it (CF_E_TOO_LARGE is a bad argument to a constructor
+ * and a bad file to a loader). */
+typedef enum cfpy_context { CFPY_CREATE, CFPY_READ, CFPY_WRITE } cfpy_context;
+
+/* Sets the exception for status s (never CF_OK) and returns NULL.  detail,
+ * if not NULL, is appended to the library's message.  err_no is errno as
+ * the failed call left it (used for CF_E_IO; 0 = unknown); path (may be
+ * NULL) names the file. */
+PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_no,
+                     PyObject *path);
+int cfpy_errors_init(PyObject *module);
+
+/* --------------------------------------------------------------- objects */
+
+typedef struct cfpy_filter {
+    PyObject_HEAD
+    cf_filter *f;
+    /* Held while the GIL is released around work on f (bulk calls, files):
+     * without CF_CONCURRENT the library needs writers serialised, and the
+     * GIL no longer does it then.  `busy` (read and written only with the
+     * GIL held) says whether a call is in such a section, so the common
+     * single-key call pays for a flag test, not a lock. */
+    PyThread_type_lock lock;
+    int busy;
+} cfpy_filter;
+
+typedef struct cfpy_bloom {
+    PyObject_HEAD
+    cf_bloom *b;
+} cfpy_bloom;
+
+extern PyTypeObject cfpy_FilterType, cfpy_BloomType;
+extern PyTypeObject *cfpy_StatsType, *cfpy_BloomStatsType;
+
+/* The allocator every filter made here uses (PyMem_RawMalloc/RawFree,
+ * callable without the GIL). */
+extern const cf_allocator cfpy_allocator;
+
+/* Wraps f (taking ownership) in a new object of type cls; frees f and
+ * returns NULL on failure. */
+PyObject *cfpy_filter_wrap(PyTypeObject *cls, cf_filter *f);
+
+/* Exclusive use of o->f for a section that releases the GIL (lock_begin
+ * waits, with the GIL released, for another such section to end), and
+ * waiting for such a section before a call made with the GIL held. */
+void cfpy_lock_begin(cfpy_filter *o);
+void cfpy_lock_end(cfpy_filter *o);
+void cfpy_wait_idle(cfpy_filter *o);
+
+PyObject *cfpy_stats_new(const cf_stats *st);
+PyObject *cfpy_bloom_stats_new(const cf_bloom_stats *st);
+int cfpy_stats_init(PyObject *module);
+
+/* Methods of CuckooFilter defined in cfpy_batch.c (bulk calls) and
+ * cfpy_filter_io.c (files, bytes, pickling, copies, equality). */
+PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused);
+PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *data);
+PyObject *cfpy_filter_reduce(cfpy_filter *self, PyObject *unused);
+PyObject *cfpy_filter_copy(cfpy_filter *self, PyObject *unused);
+PyObject *cfpy_filter_deepcopy(cfpy_filter *self, PyObject *memo);
+PyObject *cfpy_filter_richcompare(PyObject *a, PyObject *b, int op);
+extern const char cfpy_doc_update[], cfpy_doc_contains_many[], cfpy_doc_save[],
+    cfpy_doc_load[], cfpy_doc_map[], cfpy_doc_to_bytes[], cfpy_doc_from_bytes[];
+
+/* Reads a Python int into an unsigned field no larger than max; returns 0,
+ * or -1 with ValueError (negative or above max) or TypeError set. */
+int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max,
+                  unsigned long long *out);
+
+#endif /* CFPY_H */

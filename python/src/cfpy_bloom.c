@@ -1,0 +1,132 @@
+/*
+ * cfpy_bloom.c -- the BloomFilter type, the library's Bloom filter kept for
+ * comparisons at equal memory: add, in, len, stats.  No deletes (a Bloom
+ * filter cannot clear a key's bits without clearing other keys').
+ */
+#include "cfpy.h"
+
+static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"capacity", "fpp", "num_bits", "num_hashes", "seed", NULL};
+    cf_bloom_config cfg;
+    cf_bloom_config_init(&cfg);
+    cfg.allocator = &cfpy_allocator;
+    PyObject *o[4] = {NULL, NULL, NULL, NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOO:BloomFilter", kwlist, &o[0],
+                                     &cfg.target_fpp, &o[1], &o[2], &o[3]))
+        return NULL;
+    static const char *const names[] = {"capacity", "num_bits", "num_hashes", "seed"};
+    const unsigned long long max[] = {UINT64_MAX, UINT64_MAX, UINT_MAX, UINT64_MAX};
+    unsigned long long v[4] = {cfg.capacity, cfg.num_bits, cfg.num_hashes, cfg.seed};
+    for (int i = 0; i < 4; i++)
+        if (o[i] != NULL && cfpy_get_uint(o[i], names[i], max[i], &v[i]) < 0) return NULL;
+    cfg.capacity = v[0];
+    cfg.num_bits = v[1];
+    cfg.num_hashes = (unsigned)v[2];
+    cfg.seed = v[3];
+    cf_bloom *b;
+    cf_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = cf_bloom_new(&cfg, &b);
+    Py_END_ALLOW_THREADS
+    if (s != CF_OK) {
+        char detail[200];
+        PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
+                      (unsigned long long)cfg.capacity, cfg.target_fpp,
+                      (unsigned long long)cfg.num_bits, cfg.num_hashes);
+        return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
+    }
+    cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
+    if (self == NULL) {
+        cf_bloom_free(b);
+        return NULL;
+    }
+    self->b = b;
+    return (PyObject *)self;
+}
+
+static void bloom_dealloc(cfpy_bloom *self) {
+    cf_bloom_free(self->b);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *bloom_add(cfpy_bloom *self, PyObject *key) {
+    cfpy_key k;
+    if (cfpy_key_get(key, &k) < 0) return NULL;
+    cf_bloom_add(self->b, k.ptr, k.len);
+    cfpy_key_release(&k);
+    Py_RETURN_NONE;
+}
+
+static int bloom_contains(cfpy_bloom *self, PyObject *key) {
+    cfpy_key k;
+    if (cfpy_key_get(key, &k) < 0) return -1;
+    bool in = cf_bloom_contains(self->b, k.ptr, k.len);
+    cfpy_key_release(&k);
+    return in;
+}
+
+static Py_ssize_t bloom_len(cfpy_bloom *self) {
+    cf_bloom_stats st;
+    cf_bloom_get_stats(self->b, &st);
+    return (Py_ssize_t)st.items;
+}
+
+static PyObject *bloom_stats(cfpy_bloom *self, void *closure) {
+    (void)closure;
+    cf_bloom_stats st;
+    cf_bloom_get_stats(self->b, &st);
+    return cfpy_bloom_stats_new(&st);
+}
+
+static PyObject *bloom_repr(cfpy_bloom *self) {
+    cf_bloom_stats st;
+    cf_bloom_get_stats(self->b, &st);
+    return PyUnicode_FromFormat("<%s items=%llu num_bits=%llu num_hashes=%u>", Py_TYPE(self)->tp_name,
+                                (unsigned long long)st.items, (unsigned long long)st.num_bits,
+                                st.num_hashes);
+}
+
+PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\nSet key's k bits.  Never fails.");
+PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom_stats.");
+
+static PyMethodDef bloom_methods[] = {
+    {"add", (PyCFunction)bloom_add, METH_O, bloom_add_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef bloom_getset[] = {
+    {"stats", (getter)bloom_stats, NULL, bloom_stats_doc, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PySequenceMethods bloom_as_sequence = {
+    .sq_length = (lenfunc)bloom_len,
+    .sq_contains = (objobjproc)bloom_contains,
+};
+
+PyDoc_STRVAR(bloom_doc,
+"BloomFilter(capacity=0, fpp=0.01, *, num_bits=0, num_hashes=0, seed=0)\n"
+"--\n\n"
+"A Bloom filter, for comparing with CuckooFilter at equal memory.  Keys as\n"
+"for CuckooFilter.  k bit positions per key come from one 64-bit XXH3 hash\n"
+"by double hashing.\n\n"
+"  capacity    items; required unless num_bits is given\n"
+"  fpp         false-positive probability wanted at capacity, in (0, 1)\n"
+"  num_bits    0 = ceil(-capacity * ln(fpp) / ln(2)**2); else exactly this\n"
+"  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
+"  seed        hash seed\n\n"
+"len() counts adds (duplicates count again).");
+
+PyTypeObject cfpy_BloomType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "cuckoofilter.BloomFilter",
+    .tp_basicsize = sizeof(cfpy_bloom),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = bloom_doc,
+    .tp_new = bloom_new,
+    .tp_dealloc = (destructor)bloom_dealloc,
+    .tp_repr = (reprfunc)bloom_repr,
+    .tp_as_sequence = &bloom_as_sequence,
+    .tp_methods = bloom_methods,
+    .tp_getset = bloom_getset,
+};

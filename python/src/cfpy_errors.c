@@ -1,0 +1,124 @@
+/*
+ * cfpy_errors.c -- library statuses as Python exceptions.
+ *
+ *   Error (Exception)                 base of the package's own exceptions
+ *   ├── FilterFullError               CF_E_FULL: nothing was changed
+ *   ├── ReadOnlyError                 CF_E_READONLY: a write to a mapped filter
+ *   └── FormatError (also ValueError) a corrupt, truncated or foreign file
+ *
+ * Statuses with a Python counterpart become it (CF_E_PARAM -> ValueError,
+ * CF_E_NOMEM -> MemoryError, CF_E_IO -> OSError with errno).  Any other
+ * status, including ones added to the library after this file was written,
+ * becomes Error.  Every message is the library's own (cf_strerror), with the
+ * symbolic name (cf_status_name); the package's exceptions also carry both
+ * as attributes `status` (the int) and `status_name`.
+ */
+#include "cfpy.h"
+
+#include <errno.h>
+
+PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
+
+static bool is_format_status(cf_status s) {
+    switch (s) {
+    case CF_E_CORRUPT:
+    case CF_E_VERSION:
+    case CF_E_TRUNCATED:
+    case CF_E_MAGIC:
+    case CF_E_CHECKSUM:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static PyObject *exception_for(cf_status s, cfpy_context ctx) {
+    if (s == CF_E_FULL) return cfpy_FilterFullError;
+    if (s == CF_E_READONLY) return cfpy_ReadOnlyError;
+    if (s == CF_E_NOMEM) return PyExc_MemoryError;
+    if (s == CF_E_PARAM) return PyExc_ValueError;
+    if (is_format_status(s)) return cfpy_FormatError;
+    /* A file claiming a table larger than the machine can hold is a bad
+     * file; parameters asking for one are a bad argument. */
+    if (s == CF_E_TOO_LARGE) return ctx == CFPY_READ ? cfpy_FormatError : PyExc_ValueError;
+    return cfpy_Error;
+}
+
+static PyObject *raise_io(int err_no, PyObject *path, const char *msg) {
+    if (err_no == 0) err_no = EIO; /* the library does not promise errno */
+    PyObject *args = path != NULL ? Py_BuildValue("(isO)", err_no, msg, path)
+                                  : Py_BuildValue("(is)", err_no, msg);
+    if (args != NULL) {
+        PyErr_SetObject(PyExc_OSError, args);
+        Py_DECREF(args);
+    }
+    return NULL;
+}
+
+PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_no,
+                     PyObject *path) {
+    PyObject *msg = PyUnicode_FromFormat("%s (%s)%s%s", cf_strerror(s), cf_status_name(s),
+                                         detail != NULL ? ": " : "", detail != NULL ? detail : "");
+    if (msg == NULL) return NULL;
+    if (s == CF_E_IO) {
+        PyObject *r = raise_io(err_no, path, PyUnicode_AsUTF8(msg));
+        Py_DECREF(msg);
+        return r;
+    }
+    PyObject *type = exception_for(s, ctx);
+    if (type == PyExc_MemoryError) {
+        Py_DECREF(msg);
+        return PyErr_NoMemory();
+    }
+    PyObject *exc = PyObject_CallOneArg(type, msg);
+    Py_DECREF(msg);
+    if (exc == NULL) return NULL;
+    if (PyObject_IsSubclass(type, cfpy_Error) == 1) {
+        PyObject *code = PyLong_FromLong((long)s);
+        PyObject *name = PyUnicode_FromString(cf_status_name(s));
+        int bad = code == NULL || name == NULL || PyObject_SetAttrString(exc, "status", code) < 0 ||
+                  PyObject_SetAttrString(exc, "status_name", name) < 0;
+        Py_XDECREF(code);
+        Py_XDECREF(name);
+        if (bad) {
+            Py_DECREF(exc);
+            return NULL;
+        }
+    }
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static int add_exception(PyObject *module, PyObject **slot, const char *name, PyObject *bases,
+                         const char *doc) {
+    char qualified[64];
+    PyOS_snprintf(qualified, sizeof qualified, "cuckoofilter.%s", name);
+    *slot = PyErr_NewExceptionWithDoc(qualified, doc, bases, NULL);
+    if (*slot == NULL) return -1;
+    return PyModule_AddObjectRef(module, name, *slot);
+}
+
+int cfpy_errors_init(PyObject *module) {
+    if (add_exception(module, &cfpy_Error, "Error", PyExc_Exception,
+                      "Base class of the package's exceptions.  `status` is the library's\n"
+                      "cf_status code (an int), `status_name` its symbolic name.") < 0)
+        return -1;
+    if (add_exception(module, &cfpy_FilterFullError, "FilterFullError", cfpy_Error,
+                      "No free slot was reachable within max_kicks (or 2 * bucket_size\n"
+                      "copies of the key fill both its buckets).  The filter is unchanged\n"
+                      "by the failed insert; bulk calls set `inserted` to the keys of the\n"
+                      "call that went in before it.") < 0)
+        return -1;
+    if (add_exception(module, &cfpy_ReadOnlyError, "ReadOnlyError", cfpy_Error,
+                      "A write to a filter opened with CuckooFilter.map (read-only).") < 0)
+        return -1;
+    PyObject *bases = PyTuple_Pack(2, cfpy_Error, PyExc_ValueError);
+    if (bases == NULL) return -1;
+    int r = add_exception(module, &cfpy_FormatError, "FormatError", bases,
+                          "Bytes or a file that are not a valid filter: truncated, corrupt,\n"
+                          "an unknown version, a bad checksum, or a size this machine cannot\n"
+                          "hold.  The status names which.");
+    Py_DECREF(bases);
+    return r;
+}

@@ -1,0 +1,76 @@
+/*
+ * cfpy_keys.c -- Python objects to key bytes, the same bytes the C library
+ * and the `cuckoo` CLI hash:
+ *
+ *   bytes, bytearray, memoryview   their bytes (C-contiguous views only)
+ *   str                            its UTF-8 encoding
+ *   int                            8 bytes, little-endian two's complement:
+ *                                  -2^63 <= x < 2^64, else OverflowError
+ *                                  (so x and x + 2^64 never share a key)
+ *
+ * Anything else is a TypeError: hashing repr() or pickles would make keys
+ * that no other language can reproduce.
+ */
+#include "cfpy.h"
+
+static void store_le64(unsigned char *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int int_key(PyObject *obj, cfpy_key *k) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    uint64_t u = (uint64_t)v;
+    if (overflow > 0) {
+        /* Above 2^63 - 1: the unsigned range still fits in 8 bytes. */
+        unsigned long long w = PyLong_AsUnsignedLongLong(obj);
+        if (w == (unsigned long long)-1 && PyErr_Occurred()) overflow = -1;
+        else u = w;
+    }
+    if (overflow < 0) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_OverflowError,
+                        "int key out of range: keys are 8 bytes, -2**63 <= key < 2**64");
+        return -1;
+    }
+    store_le64(k->word, u);
+    k->ptr = k->word;
+    k->len = 8;
+    return 0;
+}
+
+int cfpy_key_get(PyObject *obj, cfpy_key *k) {
+    k->view.obj = NULL;
+    if (PyBytes_Check(obj)) {
+        k->ptr = PyBytes_AS_STRING(obj);
+        k->len = (size_t)PyBytes_GET_SIZE(obj);
+        return 0;
+    }
+    if (PyUnicode_Check(obj)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+        if (s == NULL) return -1;
+        k->ptr = s;
+        k->len = (size_t)n;
+        return 0;
+    }
+    if (PyLong_Check(obj)) return int_key(obj, k);
+    if (PyByteArray_Check(obj) || PyMemoryView_Check(obj)) {
+        if (PyObject_GetBuffer(obj, &k->view, PyBUF_C_CONTIGUOUS) < 0) {
+            k->view.obj = NULL;
+            return -1;
+        }
+        k->ptr = k->view.buf;
+        k->len = (size_t)k->view.len;
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "a key must be bytes, bytearray, memoryview, str or int, not %.100s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+void cfpy_key_release(cfpy_key *k) {
+    if (k->view.obj != NULL) PyBuffer_Release(&k->view);
+}

@@ -1,0 +1,83 @@
+/*
+ * cfpy_module.c -- the extension module cuckoofilter._cuckoofilter: types,
+ * exceptions, flags and the library's formulas.  The package's __init__.py
+ * re-exports it.
+ */
+#include "cfpy.h"
+
+static PyObject *theoretical_fpp(PyObject *mod, PyObject *args, PyObject *kw) {
+    (void)mod;
+    static char *kwlist[] = {"fingerprint_bits", "bucket_size", "load", NULL};
+    unsigned f, b;
+    double load;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "IId:theoretical_fpp", kwlist, &f, &b, &load))
+        return NULL;
+    return PyFloat_FromDouble(cf_theoretical_fpp(f, b, load));
+}
+
+static PyObject *default_max_load(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    unsigned long long b;
+    if (cfpy_get_uint(arg, "bucket_size", UINT_MAX, &b) < 0) return NULL;
+    return PyFloat_FromDouble(cf_default_max_load((unsigned)b));
+}
+
+static PyObject *bloom_optimal_k(PyObject *mod, PyObject *args) {
+    (void)mod;
+    unsigned long long m, n;
+    if (!PyArg_ParseTuple(args, "KK:bloom_optimal_k", &m, &n)) return NULL;
+    return PyLong_FromUnsignedLong(cf_bloom_optimal_k(m, n));
+}
+
+static PyMethodDef module_functions[] = {
+    {"theoretical_fpp", (PyCFunction)(void (*)(void))theoretical_fpp, METH_VARARGS | METH_KEYWORDS,
+     "theoretical_fpp(fingerprint_bits, bucket_size, load)\n--\n\n"
+     "The FPP of a cuckoo table with b-slot buckets and f-bit fingerprints at\n"
+     "load factor load: 1 - (1 - 1/(2**f - 1))**(2 * b * load)."},
+    {"default_max_load", (PyCFunction)default_max_load, METH_O,
+     "default_max_load(bucket_size, /)\n--\n\n"
+     "The load factor inserts reliably reach with the default max_kicks\n"
+     "(b=1: 0.40, b=2: 0.84, b=4: 0.95, b=8: 0.98); 0.0 for an unsupported b."},
+    {"bloom_optimal_k", (PyCFunction)bloom_optimal_k, METH_VARARGS,
+     "bloom_optimal_k(num_bits, items, /)\n--\n\n"
+     "The number of hashes that minimises a Bloom filter's FPP for num_bits\n"
+     "bits and items items: max(1, round(num_bits / items * ln 2))."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int add_constants(PyObject *m) {
+    if (PyModule_AddStringConstant(m, "library_version", cf_version_string()) < 0 ||
+        PyModule_AddIntConstant(m, "SEMI_SORT", CF_SEMI_SORT) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_FINGERPRINT_BITS", CF_MAX_FINGERPRINT_BITS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_BUCKET_SIZE", CF_MAX_BUCKET_SIZE) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_KICKS_LIMIT", CF_MAX_KICKS_LIMIT) < 0)
+        return -1;
+#ifdef CF_GROW
+    if (PyModule_AddIntConstant(m, "GROW", CF_GROW) < 0) return -1;
+#endif
+#ifdef CF_CONCURRENT
+    if (PyModule_AddIntConstant(m, "CONCURRENT", CF_CONCURRENT) < 0) return -1;
+#endif
+    return 0;
+}
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "cuckoofilter._cuckoofilter",
+    .m_doc = "The C extension behind the cuckoofilter package (see help(cuckoofilter)).",
+    .m_size = -1,
+    .m_methods = module_functions,
+};
+
+PyMODINIT_FUNC PyInit__cuckoofilter(void) {
+    if (PyType_Ready(&cfpy_FilterType) < 0 || PyType_Ready(&cfpy_BloomType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL) return NULL;
+    if (cfpy_errors_init(m) < 0 || cfpy_stats_init(m) < 0 || add_constants(m) < 0 ||
+        PyModule_AddObjectRef(m, "CuckooFilter", (PyObject *)&cfpy_FilterType) < 0 ||
+        PyModule_AddObjectRef(m, "BloomFilter", (PyObject *)&cfpy_BloomType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,136 @@
+"""No leaks over a million calls: reference counts of the keys and of the
+results (True, False, None are not immortal in Python 3.11) come back to
+where they were, and tracemalloc sees no growth, including the filters'
+tables (allocated through PyMem_RawMalloc, which tracemalloc traces) and
+every error path."""
+
+import array
+import gc
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+import cuckoofilter as cf
+from conftest import SANITIZED
+
+# Each loop below makes ROUNDS passes over 10 calls: a million calls in all.
+ROUNDS = 20_000 if SANITIZED else 100_000
+
+
+def counts(objs):
+    return [sys.getrefcount(o) for o in objs]
+
+
+def run_calls(f, keys, view):
+    for _ in range(ROUNDS):
+        for k in keys:
+            f.add(k)
+            f.remove(k)
+        f.add_unique(view)
+        f.discard(view)
+        f.count("alice")
+        "alice" in f  # noqa: B015 - the lookup is the call under test
+
+
+def test_refcounts_over_a_million_calls():
+    f = cf.CuckooFilter(capacity=1000)
+    keys = ["alice", b"bob", bytearray(b"carol"), 12345, 2**64 - 1, -5]
+    view = memoryview(b"dave")
+    watched = keys + [view, True, False, None]
+    gc.collect()
+    before = counts(watched)
+    run_calls(f, keys, view)
+    after = counts(watched)
+    assert after == before
+    assert len(f) == 0
+
+
+def leaked_bytes(fn, rounds):
+    """Runs fn `rounds` times twice (the first pass warms caches up) and
+    returns the growth of traced memory over the second pass."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(rounds):
+            fn()
+        gc.collect()
+        first = tracemalloc.get_traced_memory()[0]
+        for _ in range(rounds):
+            fn()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - first
+    finally:
+        tracemalloc.stop()
+
+
+def full_filter():
+    f = cf.CuckooFilter(num_buckets=1, bucket_size=2, fingerprint_bits=8)
+    f.add("a")
+    f.add("a")
+    return f
+
+
+GOOD = cf.CuckooFilter(capacity=100)
+GOOD.update(range(50))
+GOOD_BYTES = GOOD.to_bytes()
+FULL = full_filter()
+HASHES = array.array("Q", range(64))
+
+
+def calls_ok():
+    f = cf.CuckooFilter(capacity=100)
+    f.update(["a", b"b", 3])
+    f.contains_many(["a", b"b", 3, bytearray(b"x"), memoryview(b"y")])
+    f.contains_many(HASHES, hashes=True)
+    cf.CuckooFilter.from_bytes(GOOD_BYTES)
+    f.stats
+    repr(f)
+    cf.BloomFilter(capacity=10).add("x")
+
+
+def calls_failing():
+    for call, exc in ((lambda: FULL.add("a"), cf.FilterFullError),
+                      (lambda: FULL.update(["a"]), cf.FilterFullError),
+                      (lambda: GOOD.remove("absent-key"), KeyError),
+                      (lambda: GOOD.add(1.5), TypeError),
+                      (lambda: GOOD.add(2**64), OverflowError),
+                      (lambda: GOOD.update(["x", None]), TypeError),
+                      (lambda: GOOD.contains_many(["x", None]), TypeError),
+                      (lambda: GOOD.contains_many(b"123", hashes=True), TypeError),
+                      (lambda: cf.CuckooFilter.from_bytes(GOOD_BYTES[:-1]), cf.FormatError),
+                      (lambda: cf.CuckooFilter(capacity=0), ValueError),
+                      (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError)):
+        with pytest.raises(exc):
+            call()
+
+
+@pytest.mark.parametrize("fn", [calls_ok, calls_failing], ids=["ok", "failing"])
+def test_tracemalloc_no_growth(fn):
+    rounds = (200 if SANITIZED else 1000) if fn is calls_failing else (1000 if SANITIZED else 5000)
+    grown = leaked_bytes(fn, rounds)
+    # A leak of one small object per round would be tens of kilobytes.
+    assert grown < 8 * 1024, grown
+
+
+def test_filter_tables_are_traced_and_freed():
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        f = cf.CuckooFilter(capacity=1_000_000)
+        held = tracemalloc.get_traced_memory()[0] - base
+        assert held >= f.stats.table_bytes  # the library allocates through PyMem_Raw*
+        del f
+        assert tracemalloc.get_traced_memory()[0] - base < 4096
+    finally:
+        tracemalloc.stop()
+
+
+def test_sanitizer_runtime_matches_the_build():
+    """Under CF_SANITIZE the extension is instrumented and ASan's runtime is
+    loaded (so the tests above ran under ASan); otherwise neither."""
+    ext = Path(cf._cuckoofilter.__file__).read_bytes()
+    assert (b"__asan_init" in ext) == SANITIZED
+    assert ("libclang_rt.asan" in Path("/proc/self/maps").read_text()
+            or "libasan" in Path("/proc/self/maps").read_text()) == SANITIZED
