@@ -38,19 +38,27 @@
 #define IO_MAX_BODY ((uint64_t)1 << 39)
 
 static void usage_export(void) {
-    fputs("usage: cuckoo export FILE KEY [--expansion E] [--chunk-bytes N] [--output OUT]\n"
-          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol) to stdout or\n"
-          "OUT, for `redis-cli --pipe`.  E: 0 or a power of two up to 32768 (default 1);\n"
-          "N: bytes per chunk, 16..512 MiB (default 1 MiB).\n",
+    fputs("usage: cuckoo export FILE KEY [options]\n"
+          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
+          "`redis-cli --pipe`.\n"
+          "options:\n"
+          "  --expansion E         the key's EXPANSION: 0 or a power of two up to 32768\n"
+          "                        (default 1)\n"
+          "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 MiB)\n"
+          "  --output OUT          write to OUT instead of stdout\n"
+          "  -h, --help            show this help\n",
           stdout);
 }
 
 static void usage_import(void) {
-    fputs("usage: cuckoo import FILE [STREAM] [--key KEY] [--force]\n"
+    fputs("usage: cuckoo import FILE [STREAM] [options]\n"
           "Reads CF.LOADCHUNK commands (Redis protocol, e.g. `cuckoo export`'s output\n"
           "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
-          "Other commands are skipped.  --key picks one key of several.  The key must\n"
-          "hold one sub-filter.  --force replaces an existing FILE.\n",
+          "Other commands are skipped.  The key must hold one sub-filter.\n"
+          "options:\n"
+          "  --key KEY             take KEY's chunks when the stream holds several keys\n"
+          "  --force               replace an existing FILE\n"
+          "  -h, --help            show this help\n",
           stdout);
 }
 

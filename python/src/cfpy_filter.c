@@ -19,7 +19,12 @@ static void raw_free(void *ctx, void *ptr) {
     PyMem_RawFree(ptr);
 }
 
-const cf_allocator cfpy_allocator = {raw_alloc, raw_free, NULL};
+static void *raw_calloc(void *ctx, size_t size) {
+    (void)ctx;
+    return PyMem_RawCalloc(1, size);
+}
+
+const cf_allocator cfpy_allocator = {raw_alloc, raw_free, NULL, raw_calloc};
 
 /* ----------------------------------------------------------------- locking */
 
