@@ -6,7 +6,8 @@
  * 2 an error, with one line on stderr.  Modifying commands load the file
  * (validating it), change the filter in memory and replace the file
  * atomically (cf_save), so an interrupted or failed command leaves the old
- * file as it was.  Queries map the file read-only: opening is O(1) in its
+ * file as it was.  Every command that writes FILE holds its lock
+ * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries map the file read-only: opening is O(1) in its
  * size and many processes share one copy in the page cache.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,33 +27,43 @@ static void usage(const char *cmd) {
         {"create",
          "usage: cuckoo create FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
          "                     [--bucket-size B] [--seed S] [--max-kicks K] [--buckets NB]\n"
-         "                     [--semi-sort] [--force]\n"
+         "                     [--semi-sort] [--force] [--wait SECONDS | --no-wait]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "--semi-sort stores each fingerprint in one bit less (bucket size 4, 5..16\n"
-         "bits).  --force replaces an existing FILE.\n"},
+         "bits).  --force replaces an existing FILE (a regular file only).\n"
+         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
+         "(default: wait as long as it takes); --no-wait does not wait.\n"},
         {"add",
-         "usage: cuckoo add FILE [--unique] [KEY...]\n"
+         "usage: cuckoo add FILE [--unique] [--wait SECONDS | --no-wait] [KEY...]\n"
          "Inserts each KEY (or each line of stdin when no KEY is given).  All or\n"
          "nothing: if the filter fills, the file is left unchanged.  --unique skips\n"
-         "keys the filter already reports present.\n"},
+         "keys the filter already reports present.  Through a symbolic link, the\n"
+         "link's target is updated.\n"
+         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
+         "(default: wait as long as it takes); --no-wait does not wait.\n"},
         {"query",
          "usage: cuckoo query FILE [-q] [KEY...]\n"
          "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each KEY (or line of stdin).\n"
          "-q prints nothing.  Exit 0 when every key was found, 1 otherwise.\n"},
         {"delete",
-         "usage: cuckoo delete FILE [KEY...]\n"
+         "usage: cuckoo delete FILE [--wait SECONDS | --no-wait] [KEY...]\n"
          "Removes one copy of each KEY (or line of stdin).  Only delete keys that\n"
-         "were added.  Exit 1 when some key was not found (the others are removed).\n"},
+         "were added.  Exit 1 when some key was not found (the others are removed).\n"
+         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
+         "(default: wait as long as it takes); --no-wait does not wait.\n"},
         {"count",
          "usage: cuckoo count FILE KEY\n"
          "Prints an upper bound on the copies of KEY stored.  Exit 1 when 0.\n"},
         {"build",
          "usage: cuckoo build FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
          "                    [--bucket-size B] [--seed S] [--max-kicks K] [--semi-sort]\n"
-         "                    [--unique] [--grow] [--force] < keys\n"
+         "                    [--unique] [--grow] [--force]\n"
+         "                    [--wait SECONDS | --no-wait] < keys\n"
          "Builds a filter from the lines of stdin.  If it fills before the stream\n"
          "ends, reports how many keys fit and writes nothing, unless --grow, which\n"
-         "doubles the capacity and starts over from the keys' hashes.\n"},
+         "doubles the capacity and starts over from the keys' hashes.\n"
+         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
+         "(default: wait as long as it takes); --no-wait does not wait.\n"},
         {"info",
          "usage: cuckoo info FILE [--json]\n"
          "Prints every parameter and statistic, and verifies the checksum.\n"
@@ -72,25 +83,17 @@ static bool check_shape_opts(const files_opts *o) {
     return true;
 }
 
-static bool refuse_existing(const files_opts *o) {
-    struct stat st;
-    if (!o->force && stat(o->file, &st) == 0) {
-        cli_error("%s exists (use --force to replace it)", o->file);
-        return true;
-    }
-    return false;
-}
-
 int cli_cmd_create(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_SHAPE | FILES_OPT_FORCE, &o)) return CLI_ERROR;
+    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_WAIT;
+    if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("create"), CLI_OK;
     if (o.nkeys > 0) return cli_error("create: unexpected argument '%s'", o.keys[0]);
-    if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
+    if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     cf_filter *f;
     cf_status s = cf_new(&o.cfg, &f);
     if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
-    bool ok = files_save(f, o.file);
+    bool ok = files_replace(f, &o);
     cf_free(f);
     return ok ? CLI_OK : CLI_ERROR;
 }
@@ -185,11 +188,13 @@ static bool add_one(void *ctx, const char *key, size_t len) {
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_WAIT, &o)) return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
     a.unique = o.unique;
-    if ((a.f = files_load(o.file)) == NULL) return CLI_ERROR;
+    cf_file_lock *lock = files_lock(o.file, o.wait_ms);
+    if (lock == NULL) return CLI_ERROR;
+    if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool read_ok = files_for_each_key(&o, add_one, &a);
     int rc = CLI_OK;
     if (!read_ok) {
@@ -200,17 +205,19 @@ int cli_cmd_add(int argc, char **argv) {
     } else if (!files_save(a.f, o.file)) {
         rc = CLI_ERROR;
     }
+    files_unlock(lock);
     cf_free(a.f);
     return rc;
 }
 
 int cli_cmd_build(int argc, char **argv) {
     files_opts o;
-    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE;
+    unsigned accepted =
+        FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE | FILES_OPT_WAIT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("build"), CLI_OK;
     if (o.nkeys > 0) return cli_error("build: keys come from stdin, not '%s'", o.keys[0]);
-    if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
+    if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
     a.drain = !o.grow;
@@ -247,7 +254,7 @@ int cli_cmd_build(int argc, char **argv) {
     } else if (a.failure != CF_OK) {
         rc = cli_error("key %llu: %s; nothing written", (unsigned long long)a.seen,
                        cf_strerror(a.failure));
-    } else if (!files_save(a.f, o.file)) {
+    } else if (!files_replace(a.f, &o)) {
         rc = CLI_ERROR;
     }
     cf_free(a.f);
@@ -320,10 +327,12 @@ static bool delete_one(void *ctx, const char *key, size_t len) {
 
 int cli_cmd_delete(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, 0, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_WAIT, &o)) return CLI_ERROR;
     if (o.help) return usage("delete"), CLI_OK;
     deleter d = {0};
-    if ((d.f = files_load(o.file)) == NULL) return CLI_ERROR;
+    cf_file_lock *lock = files_lock(o.file, o.wait_ms);
+    if (lock == NULL) return CLI_ERROR;
+    if ((d.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
     int rc = CLI_OK;
     if (!ok) {
@@ -337,6 +346,7 @@ int cli_cmd_delete(int argc, char **argv) {
                 (unsigned long long)d.seen);
         rc = CLI_NOT_FOUND;
     }
+    files_unlock(lock);
     cf_free(d.f);
     return rc;
 }

@@ -30,7 +30,7 @@ static void usage(FILE *out) {
     fprintf(out, "\n'cuckoo <command> --help' describes a command's options.\n");
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return CLI_ERROR;
@@ -48,4 +48,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cuckoo: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_ERROR;
+}
+
+int main(int argc, char **argv) {
+    cli_setup();
+    return cli_finish(run(argc, argv));
 }

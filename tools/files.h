@@ -21,6 +21,7 @@ typedef struct files_opts {
     bool has_capacity, has_fpp, has_fbits, has_buckets;
     cf_config cfg;
     bool quiet, json, force, grow, unique, help;
+    int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
 } files_opts;
 
 /* Which options a command accepts (bit set). */
@@ -30,7 +31,8 @@ enum {
     FILES_OPT_JSON = 4,   /* --json */
     FILES_OPT_FORCE = 8,  /* --force */
     FILES_OPT_GROW = 16,  /* --grow */
-    FILES_OPT_UNIQUE = 32 /* --unique */
+    FILES_OPT_UNIQUE = 32, /* --unique */
+    FILES_OPT_WAIT = 64    /* --wait SECONDS, --no-wait */
 };
 
 /* Parses argv (argv[0] = command name).  Returns true, or false after
@@ -50,6 +52,28 @@ cf_filter *files_map(const char *path);
 
 /* Saves atomically; prints the error and returns false on failure. */
 bool files_save(const cf_filter *f, const char *path);
+
+/* files_lock.c: commands that write a file take its lock (cf_lock_file)
+ * first, so concurrent writers lose nothing; a read-modify-write (add,
+ * delete) holds it from before the load until after the save.
+ * files_wait_flag parses --wait SECONDS / --no-wait at argv[*i]: 1 parsed,
+ * 0 not one of them, -1 bad (printed).  files_lock prints the error and
+ * returns NULL on failure. */
+int files_wait_flag(int argc, char **argv, int *i, int *wait_ms);
+cf_file_lock *files_lock(const char *path, int wait_ms);
+void files_unlock(cf_file_lock *l);
+
+/* True if create or build may write path: absent, or a regular file and
+ * force.  Never a FIFO, device or directory.  Prints why not. */
+bool files_may_replace(const char *path, bool force);
+
+/* For commands that write FILE without reading it (create, build): takes
+ * the lock, checks files_may_replace again under it, saves, releases. */
+bool files_replace(const cf_filter *f, const files_opts *o);
+
+/* After a file is mapped: SIGBUS (the file truncated in place by another
+ * program) prints a one-line error and exits 2 instead of crashing. */
+void files_guard_mapping(const char *path);
 
 /* Prints s as a JSON string literal. */
 void files_json_string(FILE *out, const char *s);
