@@ -27,7 +27,7 @@ one_line_error() {
 }
 err_says() { grep -q -- "$1" "$dir/err" || fail "stderr lacks '$1': $(cat "$dir/err")"; }
 # Temporary files of saves (FILE.<pid>.<n>.tmp) in $dir.
-temps() { find "$dir" -maxdepth 1 -name '*.tmp' | wc -l; }
+temps() { find "$dir" -mindepth 1 -maxdepth 1 -name '*.tmp' | wc -l; }
 # Waits until process $1 holds (or, with "->", waits for) a flock: /proc/locks.
 wait_lock() {
   local pid=$1 how=${2:-}
