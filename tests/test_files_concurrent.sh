@@ -83,6 +83,11 @@ expect 0 "$cuckoo" add --no-wait "$f" after-kill
 expect 1 "$cuckoo" query -q "$f" never-saved
 expect 0 "$cuckoo" query -q "$f" after-kill w8-999
 
+# ---- a missing file: the error, and no lock file beside the mistyped name
+expect 2 "$cuckoo" add "$dir/missing.cf" x; one_line_error; err_says 'No such file'
+expect 2 "$cuckoo" delete "$dir/missing.cf" x; one_line_error
+[[ -e $dir/missing.cf.lock ]] && fail "a failed add created a lock file"
+
 # ---- bad --wait values; readers do not take the option
 expect 2 "$cuckoo" add "$f" --wait -1 x; one_line_error
 expect 2 "$cuckoo" add "$f" --wait abc x; one_line_error

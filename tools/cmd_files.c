@@ -7,8 +7,9 @@
  * (validating it), change the filter in memory and replace the file
  * atomically (cf_save), so an interrupted or failed command leaves the old
  * file as it was.  Every command that writes FILE holds its lock
- * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries map the file read-only: opening is O(1) in its
- * size and many processes share one copy in the page cache.
+ * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries
+ * map the file read-only: opening is O(1) in its size and many processes
+ * share one copy in the page cache.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +20,11 @@
 
 #include "cli.h"
 #include "files.h"
+
+/* The lock options of every command that writes FILE. */
+#define WAIT_TEXT                                                                \
+    "--wait SECONDS gives up after waiting that long for another writer of FILE\n" \
+    "(default: wait as long as it takes); --no-wait does not wait.\n"
 
 static void usage(const char *cmd) {
     static const struct {
@@ -31,16 +37,14 @@ static void usage(const char *cmd) {
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "--semi-sort stores each fingerprint in one bit less (bucket size 4, 5..16\n"
          "bits).  --force replaces an existing FILE (a regular file only).\n"
-         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
-         "(default: wait as long as it takes); --no-wait does not wait.\n"},
+         WAIT_TEXT},
         {"add",
          "usage: cuckoo add FILE [--unique] [--wait SECONDS | --no-wait] [KEY...]\n"
          "Inserts each KEY (or each line of stdin when no KEY is given).  All or\n"
          "nothing: if the filter fills, the file is left unchanged.  --unique skips\n"
          "keys the filter already reports present.  Through a symbolic link, the\n"
          "link's target is updated.\n"
-         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
-         "(default: wait as long as it takes); --no-wait does not wait.\n"},
+         WAIT_TEXT},
         {"query",
          "usage: cuckoo query FILE [-q] [KEY...]\n"
          "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each KEY (or line of stdin).\n"
@@ -49,8 +53,7 @@ static void usage(const char *cmd) {
          "usage: cuckoo delete FILE [--wait SECONDS | --no-wait] [KEY...]\n"
          "Removes one copy of each KEY (or line of stdin).  Only delete keys that\n"
          "were added.  Exit 1 when some key was not found (the others are removed).\n"
-         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
-         "(default: wait as long as it takes); --no-wait does not wait.\n"},
+         WAIT_TEXT},
         {"count",
          "usage: cuckoo count FILE KEY\n"
          "Prints an upper bound on the copies of KEY stored.  Exit 1 when 0.\n"},
@@ -62,8 +65,7 @@ static void usage(const char *cmd) {
          "Builds a filter from the lines of stdin.  If it fills before the stream\n"
          "ends, reports how many keys fit and writes nothing, unless --grow, which\n"
          "doubles the capacity and starts over from the keys' hashes.\n"
-         "--wait SECONDS gives up after waiting that long for another writer of FILE\n"
-         "(default: wait as long as it takes); --no-wait does not wait.\n"},
+         WAIT_TEXT},
         {"info",
          "usage: cuckoo info FILE [--json]\n"
          "Prints every parameter and statistic, and verifies the checksum.\n"

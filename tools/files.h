@@ -57,8 +57,8 @@ bool files_save(const cf_filter *f, const char *path);
  * first, so concurrent writers lose nothing; a read-modify-write (add,
  * delete) holds it from before the load until after the save.
  * files_wait_flag parses --wait SECONDS / --no-wait at argv[*i]: 1 parsed,
- * 0 not one of them, -1 bad (printed).  files_lock prints the error and
- * returns NULL on failure. */
+ * 0 not one of them, -1 bad (printed).  files_lock (for a FILE that must
+ * exist: add, delete) prints the error and returns NULL on failure. */
 int files_wait_flag(int argc, char **argv, int *i, int *wait_ms);
 cf_file_lock *files_lock(const char *path, int wait_ms);
 void files_unlock(cf_file_lock *l);

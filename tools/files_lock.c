@@ -38,7 +38,8 @@ int files_wait_flag(int argc, char **argv, int *i, int *wait_ms) {
     return 1;
 }
 
-cf_file_lock *files_lock(const char *path, int wait_ms) {
+/* cf_lock_file with the error printed. */
+static cf_file_lock *lock_or_say(const char *path, int wait_ms) {
     cf_file_lock *l = NULL;
     errno = 0;
     cf_status s = cf_lock_file(path, wait_ms, NULL, &l);
@@ -52,6 +53,14 @@ cf_file_lock *files_lock(const char *path, int wait_ms) {
     else if (s != CF_OK)
         cli_error("%s: %s", path, cf_strerror(s));
     return l;
+}
+
+cf_file_lock *files_lock(const char *path, int wait_ms) {
+    /* A missing file is reported as the load would, before the lock creates
+     * FILE.lock beside a mistyped name. */
+    struct stat st;
+    if (stat(path, &st) != 0) return cli_error("%s: %s", path, strerror(errno)), NULL;
+    return lock_or_say(path, wait_ms);
 }
 
 void files_unlock(cf_file_lock *l) {
@@ -72,7 +81,7 @@ bool files_may_replace(const char *path, bool force) {
 }
 
 bool files_replace(const cf_filter *f, const files_opts *o) {
-    cf_file_lock *l = files_lock(o->file, o->wait_ms);
+    cf_file_lock *l = lock_or_say(o->file, o->wait_ms);
     if (l == NULL) return false;
     /* Checked again under the lock: another writer may have created the
      * file since the command started. */
