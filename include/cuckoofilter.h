@@ -33,6 +33,10 @@
  *
  * Threads: a filter may be read from many threads at once (cf_contains and
  * friends are const and allocate nothing); writes need external locking.
+ * Processes: a file is replaced by rename on every save, never modified in
+ * place, so any number of readers (cf_load, cf_map) may run beside writers;
+ * writers that read, change and save a file take its lock (cf_lock_file)
+ * so that none loses another's changes.
  *
  * Every function that can fail returns a cf_status; questions that cannot
  * fail return plain values.  The library never prints and never uses errno.
@@ -81,7 +85,9 @@ extern "C" {
     X(CF_E_MAGIC, -10, "not a cuckoo filter (bad magic number)")                               \
     X(CF_E_CHECKSUM, -11, "checksum mismatch")                                                 \
     X(CF_E_TOO_LARGE, -12, "size overflows or exceeds what this machine can address")          \
-    X(CF_E_READONLY, -13, "filter is read-only")
+    X(CF_E_READONLY, -13, "filter is read-only")                                               \
+    X(CF_E_NOT_REGULAR, -14, "not a regular file (a directory, FIFO, device or socket)")       \
+    X(CF_E_LOCKED, -15, "file is locked by another writer")
 
 typedef enum cf_status {
 #define CF_STATUS_ENUM_(name, value, msg) name = value,
@@ -231,7 +237,10 @@ CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 CF_API void cf_free(cf_filter *f);
 
 /* ------------------------------------------------------------------------
- * Operations on keys (any bytes).  key may be NULL when len is 0.
+ * Operations on keys (any bytes).  key may be NULL when len is 0.  A NULL
+ * key with len > 0 is refused everywhere, never read: CF_E_PARAM where a
+ * status is returned, false from cf_contains, 0 from cf_count and cf_hash
+ * (and the same from cf_bloom_*).
  * ---------------------------------------------------------------------- */
 
 /* Inserts one copy of key.  Returns CF_OK, CF_E_FULL (no free slot was
@@ -266,7 +275,9 @@ CF_API size_t cf_count(const cf_filter *f, const void *key, size_t len);
  * bring its own hash.  cf_X(f, key, len) == cf_X_hash(f, cf_hash(f, key, len)).
  * ---------------------------------------------------------------------- */
 
-/* XXH3-64 of key with the filter's seed. */
+/* XXH3-64 of key with the filter's seed (f may be NULL: seed 0).  0 for a
+ * NULL key with len > 0, which has no hash: the identity above holds for
+ * valid keys only. */
 CF_API uint64_t cf_hash(const cf_filter *f, const void *key, size_t len);
 
 CF_API cf_status cf_insert_hash(cf_filter *f, uint64_t h);
@@ -379,17 +390,82 @@ CF_API cf_status cf_deserialize(const void *src, size_t len, const cf_allocator 
 
 /* Writes f to path atomically: a temporary file in the same directory,
  * fsync, rename, fsync of the directory.  On failure the old file (if any)
- * is untouched.  Returns CF_OK, CF_E_PARAM or CF_E_IO. */
+ * is untouched and no temporary file is left.  A symbolic link at path is
+ * followed: its target is replaced (the link stays), in the target's
+ * directory.  The temporary file is unnamed while it is written (O_TMPFILE,
+ * where the file system has it) and named "<target>.<pid>.<n>.tmp" only
+ * from just before the rename, or the whole time elsewhere; a process
+ * killed there leaves that name, which cf_lock_file removes later.
+ * A write past RLIMIT_FSIZE raises SIGXFSZ, which kills the process unless
+ * it ignores SIGXFSZ (then cf_save returns CF_E_IO).  Not a lock: two
+ * unlocked savers of one path each write a whole file and the last rename
+ * wins (see cf_lock_file).  Returns CF_OK, CF_E_PARAM, CF_E_NOT_REGULAR
+ * (path is a directory, FIFO, device or socket, or a link to one: never
+ * replaced) or CF_E_IO (also for a link that points nowhere). */
 CF_API cf_status cf_save(const cf_filter *f, const char *path);
 
-/* Reads and validates a filter file (statuses as cf_deserialize, plus CF_E_IO). */
+/* Reads and validates a filter file (statuses as cf_deserialize, plus
+ * CF_E_IO, and CF_E_NOT_REGULAR for anything but a regular file: a FIFO is
+ * refused at once, never waited on). */
 CF_API cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out);
 
 /* Maps a filter file read-only and uses its table in place: O(1) in the
  * file's size after validating the header (the checksum over the table is
  * verified only when verify is true, which reads the whole file).  Lookups
- * work; writes return CF_E_READONLY.  cf_free unmaps.  Statuses as cf_load. */
+ * work; writes return CF_E_READONLY.  cf_free unmaps.  Statuses as cf_load.
+ * A save (cf_save) replaces the file and leaves the mapping intact, but a
+ * foreign program that truncates the file in place makes lookups on the
+ * lost pages raise SIGBUS: a program that must survive that uses cf_load,
+ * or handles SIGBUS (the cuckoo command prints an error and exits 2). */
 CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
+
+/* ------------------------------------------------------------------------
+ * Several writers of one file.  A read-modify-write (cf_load, changes,
+ * cf_save) by two processes at once loses one's changes; each holding the
+ * file's lock around it loses nothing:
+ *
+ *     cf_file_lock *lock;
+ *     if (cf_lock_file(path, -1, NULL, &lock) == CF_OK) {
+ *         ... cf_load(path, ...), cf_insert ..., cf_save(f, path) ...
+ *         cf_unlock_file(lock);
+ *     }
+ *
+ * Safe concurrently with no lock: any number of cf_load and cf_map
+ * (readers see the old file or the new one, never a mixture).  Needs the
+ * lock: every writer whose result depends on the file's contents.  The
+ * cuckoo command's add, delete, create, build (and any command that
+ * writes a filter file) take the same lock, so programs and the command
+ * can share files.
+ * ---------------------------------------------------------------------- */
+typedef struct cf_file_lock cf_file_lock;
+
+/* Takes the exclusive advisory lock of the filter file at path: flock(2)
+ * on "<target>.lock", where target is path with symbolic links followed
+ * (as cf_save resolves it, so a link and its target share one lock).  The
+ * lock file is created if needed and stays afterwards; it must not be
+ * removed while writers run (a writer that finds it replaced locks the new
+ * one).  path need not exist yet (a writer creating it locks too).
+ * timeout_ms < 0 waits as long as it takes; 0 tries once; > 0 gives up
+ * after about that many milliseconds (tries at most 64 ms apart).
+ * The lock is held until cf_unlock_file, or until the process exits or is
+ * killed: the kernel releases it, so a crashed holder never blocks others.
+ * It is advisory: cf_save and cf_load do not check it.  A second
+ * cf_lock_file of the same file in the same process waits like another
+ * process would (it is not reentrant).  With the lock held, it removes the
+ * "<target>.<pid>.<n>.tmp" files (cf_save) of processes that no longer
+ * exist (judged by pid on this machine: on a file system shared between
+ * machines, lock from one machine or leave the cleaning to a human).
+ * Returns CF_OK (*out holds the lock), CF_E_LOCKED (still held by another
+ * at the timeout), CF_E_PARAM (NULL path or out, empty path, an allocator
+ * with only one of alloc/free), CF_E_NOT_REGULAR (path exists and is not a
+ * regular file), CF_E_IO (the lock file cannot be created or locked; a
+ * dangling link) or CF_E_NOMEM.  On failure *out is NULL.  a may be NULL
+ * (malloc/free); the handle is the only allocation. */
+CF_API cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
+                              cf_file_lock **out);
+
+/* Releases the lock and frees the handle.  NULL is fine. */
+CF_API void cf_unlock_file(cf_file_lock *lock);
 
 /* ------------------------------------------------------------------------
  * Bloom filter, for comparison at equal memory.  k indexes are derived by

@@ -88,6 +88,7 @@ void cf_bloom_free(cf_bloom *b) {
 }
 
 uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {
+    if (key == NULL && len != 0) return 0; /* no bytes to hash: the header's contract */
     return cf__xxh3(key, len, b == NULL ? 0 : b->seed);
 }
 

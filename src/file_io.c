@@ -1,17 +1,18 @@
 /*
  * file_io.c -- filters in files: atomic save, validated load, zero-copy map.
  *
- * Save never exposes a half-written file under the target name:
+ * Save never exposes a half-written file under the target name
+ * (file_path.c has the picture):
  *
- *   path.<pid>.<n>.tmp  ──write header, table, checksum──► fsync
- *        │
- *        └── rename(tmp, path) ──► fsync(directory)     (rename is atomic)
+ *   temporary file beside the target ──write header, table, checksum──►
+ *   fsync ──► rename(tmp, target) ──► fsync(directory)   (rename is atomic)
  *
  * A reader that opened or mapped the old file keeps the old inode, so files
  * are replaced, never modified in place: a mapping never sees bytes change
- * under it.  A crash before the rename leaves the old file and a stray
- * *.tmp; after it, the new file.  (A symbolic link at path is replaced by
- * the file, as with any rename-based save.)
+ * under it.  A crash before the rename leaves the old file, after it the
+ * new one.  A symbolic link at path is followed: its target is replaced.
+ * Only regular files are read or replaced: a FIFO would block a reader
+ * forever, and replacing a device node (/dev/null) would break the system.
  *
  * Load reads the header first and validates it (cf__header_decode) before
  * allocating: the table allocated is exactly what the file's size holds.
@@ -23,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +32,7 @@
 #include <xxhash.h>
 
 #include "cf_format.h"
+#include "file_path.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -68,14 +69,19 @@ static size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
 
 /* Opens path, reads the first min(size, 64) bytes and decodes them as a
  * header validated against the file's size.  On success the caller owns fd;
- * on failure it is closed. */
+ * on failure it is closed.  O_NONBLOCK: opening a FIFO would otherwise wait
+ * for a writer forever; the fstat then refuses it (and has no effect on the
+ * reads of a regular file). */
 static cf_status cf__open_header(const char *path, int *fd_out, uint8_t header[CF__HEADER_SIZE],
                                  cf__header *h) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    CF__RETURN_IF(fd < 0, CF_E_IO);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) { /* a socket cannot be opened at all; say what it is */
+        struct stat st;
+        return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_E_IO;
+    }
     struct stat st;
-    cf_status s = CF_E_IO;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    cf_status s = fstat(fd, &st) != 0 ? CF_E_IO : !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_OK;
+    if (s == CF_OK) {
         uint64_t size = (uint64_t)st.st_size;
         size_t want = size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE;
         size_t got = cf__pread_all(fd, header, want, 0);
@@ -201,63 +207,15 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     return CF_OK;
 }
 
-/* The directory holding path ("." when it has no slash), into buf. */
-static void cf__dirname(const char *path, char *buf, size_t len) {
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL) {
-        memcpy(buf, ".", 2);
-    } else if (slash == path) {
-        memcpy(buf, "/", 2);
-    } else {
-        memcpy(buf, path, (size_t)(slash - path));
-        buf[slash - path] = '\0';
-    }
-    (void)len;
-}
-
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
-    size_t plen = strlen(path);
-    size_t cap = plen + 64; /* room for ".<pid>.<n>.tmp" */
-    char *tmp = cf__alloc(&f->alloc, cap);
-    CF__RETURN_IF(tmp == NULL, CF_E_NOMEM);
-
-    /* O_EXCL with our pid and an attempt number: two savers of the same path
-     * (threads or processes) never share a temporary file. */
-    int fd = -1;
-    for (unsigned attempt = 0; attempt < 1000 && fd < 0; attempt++) {
-        snprintf(tmp, cap, "%s.%ld.%u.tmp", path, (long)getpid(), attempt);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        cf__free(&f->alloc, tmp);
-        return CF_E_IO;
-    }
-    /* A replaced file keeps its permissions; a new one gets 0666 & ~umask. */
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) (void)fchmod(fd, st.st_mode & 07777);
-
+    cf__temp t;
+    CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
     uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
     cf__header_encode(f, header);
     cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes), CF__TRAILER_SIZE);
-    bool ok = cf__write_all(fd, header, sizeof header) &&
-              cf__write_all(fd, f->table, f->table_bytes) &&
-              cf__write_all(fd, trailer, sizeof trailer) && fsync(fd) == 0;
-    ok = close(fd) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-    if (!ok) {
-        unlink(tmp);
-        cf__free(&f->alloc, tmp);
-        return CF_E_IO;
-    }
-    /* Make the rename itself durable.  Some file systems cannot fsync a
-     * directory (EINVAL); the rename is then as durable as they allow. */
-    cf__dirname(path, tmp, cap);
-    int dfd = open(tmp, O_RDONLY | O_CLOEXEC);
-    cf__free(&f->alloc, tmp);
-    CF__RETURN_IF(dfd < 0, CF_E_IO);
-    bool synced = fsync(dfd) == 0 || errno == EINVAL;
-    close(dfd);
-    return synced ? CF_OK : CF_E_IO;
+    bool ok = cf__write_all(t.fd, header, sizeof header) &&
+              cf__write_all(t.fd, f->table, f->table_bytes) &&
+              cf__write_all(t.fd, trailer, sizeof trailer) && fsync(t.fd) == 0;
+    return cf__temp_commit(&t, ok);
 }

@@ -43,6 +43,7 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
 }
 
 uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
+    if (key == NULL && len != 0) return 0; /* no bytes to hash: the header's contract */
     if (f == NULL) return cf__xxh3(key, len, 0);
     return cf__hash_keyed(&f->hkey, key, len);
 }

@@ -421,7 +421,7 @@ static void test_files(void) {
     fclose(fp);
     CHECK_STATUS(cf_load(path, NULL, &g), CF_E_TRUNCATED);
     CHECK_STATUS(cf_map(path, true, &g), CF_E_TRUNCATED);
-    CHECK_STATUS(cf_load(tmpdir(), NULL, &g), CF_E_IO); /* a directory */
+    CHECK_STATUS(cf_load(tmpdir(), NULL, &g), CF_E_NOT_REGULAR); /* a directory */
     unlink(path);
     rmdir(tmpdir());
 }

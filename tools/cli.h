@@ -17,6 +17,12 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 /* Prints "cuckoo: <message>" on stderr and returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* cli_exit.c: cli_setup runs before a command (SIGXFSZ ignored: writes past
+ * a file-size limit fail with EFBIG); cli_finish(rc) after it flushes stdout
+ * and returns CLI_ERROR, with a message, if stdout could not be written. */
+void cli_setup(void);
+int cli_finish(int rc);
+
 /* Strict parsers: the whole string, blanks around it aside, must be a number
  * in range; false otherwise.  Integers may be written 2000000, 2e6 or 2M
  * (suffixes k, M, G, T: powers of 1000) when the value is whole. */

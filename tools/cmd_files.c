@@ -6,8 +6,10 @@
  * 2 an error, with one line on stderr.  Modifying commands load the file
  * (validating it), change the filter in memory and replace the file
  * atomically (cf_save), so an interrupted or failed command leaves the old
- * file as it was.  Queries map the file read-only: opening is O(1) in its
- * size and many processes share one copy in the page cache.
+ * file as it was.  Every command that writes FILE holds its lock
+ * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries
+ * map the file read-only: opening is O(1) in its size and many processes
+ * share one copy in the page cache.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -39,6 +41,10 @@
     "before the \\n is dropped and blank lines are skipped.  With -0 every byte\n"       \
     "counts and an empty record is the empty key (as is an argument '').\n"
 #define HELP_HELP "  -h, --help            show this help\n"
+#define WAIT_HELP                                                                        \
+    "  --wait SECONDS        give up after waiting that long for another writer of FILE\n" \
+    "                        (default: wait as long as it takes)\n"                      \
+    "  --no-wait             fail at once if another writer holds FILE\n"
 
 static void usage(const char *cmd) {
     static const struct {
@@ -48,14 +54,16 @@ static void usage(const char *cmd) {
          "usage: cuckoo create FILE --capacity N [options]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
-         "  --force               replace an existing FILE\n" HELP_HELP},
+         "  --force               replace an existing FILE (a regular file only)\n" WAIT_HELP
+         HELP_HELP},
         {"add",
          "usage: cuckoo add FILE [options] [KEY...]\n"
          "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
-         "unchanged and the message names the key.\n"
+         "unchanged and the message names the key.  Through a symbolic link, the\n"
+         "link's target is updated.\n"
          "options:\n"
          "  --unique              skip keys the filter already reports present\n" KEYS_HELP
-         HELP_HELP KEYS_RULE},
+         WAIT_HELP HELP_HELP KEYS_RULE},
         {"query",
          "usage: cuckoo query FILE [options] [KEY...]\n"
          "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each key.  Exit 0 when every key\n"
@@ -73,7 +81,7 @@ static void usage(const char *cmd) {
          "usage: cuckoo delete FILE [options] [KEY...]\n"
          "Removes one copy of each key.  Only delete keys that were added.  Exit 1\n"
          "when some key was not found (the others are removed).\n"
-         "options:\n" KEYS_HELP HELP_HELP KEYS_RULE},
+         "options:\n" KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
         {"count",
          "usage: cuckoo count FILE [options] [KEY...]\n"
          "Prints an upper bound on the copies of each key stored: the number alone\n"
@@ -89,7 +97,8 @@ static void usage(const char *cmd) {
          "  --unique              skip keys the filter already reports present\n"
          "  --grow                when full, double the capacity and go on (rebuilt\n"
          "                        from the keys' hashes)\n"
-         "  --force               replace an existing FILE\n" KEYS_HELP HELP_HELP KEYS_RULE},
+         "  --force               replace an existing FILE (a regular file only)\n" KEYS_HELP
+         WAIT_HELP HELP_HELP KEYS_RULE},
         {"info",
          "usage: cuckoo info FILE [--json]\n"
          "Prints every parameter and statistic, and verifies the checksum.\n"
@@ -111,29 +120,16 @@ static bool check_shape_opts(const files_opts *o) {
     return true;
 }
 
-static bool refuse_existing(const files_opts *o) {
-    struct stat st;
-    const char *what = files_not_regular(o->file);
-    if (what != NULL) {
-        cli_error("%s %s, not a filter file", o->file, what);
-        return true;
-    }
-    if (!o->force && stat(o->file, &st) == 0) {
-        cli_error("%s exists (use --force to replace it)", o->file);
-        return true;
-    }
-    return false;
-}
-
 int cli_cmd_create(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_SHAPE | FILES_OPT_FORCE, &o)) return CLI_ERROR;
+    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_WAIT;
+    if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("create"), CLI_OK;
     if (o.nkeys > 0) return cli_error("create: unexpected argument '%s'", o.keys[0]);
-    if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
+    if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     cf_filter *f = files_new(&o);
     if (f == NULL) return CLI_ERROR;
-    bool ok = files_save(f, o.file);
+    bool ok = files_replace(f, &o);
     cf_free(f);
     return ok ? CLI_OK : CLI_ERROR;
 }
@@ -239,11 +235,13 @@ static int add_failed(const adder *a, const char *file, const char *outcome) {
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_KEYS, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_KEYS | FILES_OPT_WAIT, &o)) return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
     a.unique = o.unique;
-    if ((a.f = files_load(o.file)) == NULL) return CLI_ERROR;
+    cf_file_lock *lock = files_lock(o.file, o.wait_ms);
+    if (lock == NULL) return CLI_ERROR;
+    if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool read_ok = files_for_each_key(&o, add_one, &a);
     files_keys_done();
     int rc = CLI_OK;
@@ -254,6 +252,7 @@ int cli_cmd_add(int argc, char **argv) {
     } else if (!files_save(a.f, o.file)) {
         rc = CLI_ERROR;
     }
+    files_unlock(lock);
     cf_free(a.f);
     return rc;
 }
@@ -261,12 +260,12 @@ int cli_cmd_add(int argc, char **argv) {
 int cli_cmd_build(int argc, char **argv) {
     files_opts o;
     unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE |
-                        FILES_OPT_KEYS;
+                        FILES_OPT_KEYS | FILES_OPT_WAIT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("build"), CLI_OK;
     if (o.nkeys > 0) return cli_error("build: keys come from stdin or --keys FILE, not arguments "
                                       "('%s')", o.keys[0]);
-    if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
+    if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
     a.drain = !o.grow;
@@ -296,7 +295,7 @@ int cli_cmd_build(int argc, char **argv) {
                        (unsigned long long)a.inserted, (unsigned long long)a.seen);
     } else if (a.failure != CF_OK) {
         rc = add_failed(&a, o.file, "nothing written");
-    } else if (!files_save(a.f, o.file)) {
+    } else if (!files_replace(a.f, &o)) {
         rc = CLI_ERROR;
     }
     cf_free(a.f);
@@ -407,10 +406,12 @@ static bool delete_one(void *ctx, const char *key, size_t len) {
 
 int cli_cmd_delete(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_KEYS, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_WAIT, &o)) return CLI_ERROR;
     if (o.help) return usage("delete"), CLI_OK;
     deleter d = {0};
-    if ((d.f = files_load(o.file)) == NULL) return CLI_ERROR;
+    cf_file_lock *lock = files_lock(o.file, o.wait_ms);
+    if (lock == NULL) return CLI_ERROR;
+    if ((d.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
     files_keys_done();
     int rc = CLI_OK;
@@ -425,6 +426,7 @@ int cli_cmd_delete(int argc, char **argv) {
                 (unsigned long long)d.seen);
         rc = CLI_NOT_FOUND;
     }
+    files_unlock(lock);
     cf_free(d.f);
     return rc;
 }

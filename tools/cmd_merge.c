@@ -15,7 +15,7 @@
 #include "files.h"
 
 static void usage(void) {
-    fputs("usage: cuckoo merge OUT IN... [--force]\n"
+    fputs("usage: cuckoo merge OUT IN... [options]\n"
           "Writes to OUT a filter holding every item of the filter files IN: it\n"
           "answers every key as one filter built from all their keys would.  The\n"
           "inputs need the same shape: build them with the same --capacity (that of\n"
@@ -24,6 +24,9 @@ static void usage(void) {
           "items do not fit, nothing is written.  OUT may be one of the inputs.\n"
           "options:\n"
           "  --force               replace an existing OUT\n"
+          "  --wait SECONDS        give up after waiting that long for another writer of OUT\n"
+          "                        (default: wait as long as it takes)\n"
+          "  --no-wait             fail at once if another writer holds OUT\n"
           "  -h, --help            show this help\n",
           stdout);
 }
@@ -65,7 +68,7 @@ static int merge_failed(const char *out, const char *first, const cf_filter *dst
 
 int cli_cmd_merge(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_FORCE, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_WAIT, &o)) return CLI_ERROR;
     if (o.help) return usage(), CLI_OK;
     if (o.nkeys < 1) return cli_error("merge: wants OUT and at least one IN (see --help)");
     const char *out = o.file;
@@ -75,8 +78,13 @@ int cli_cmd_merge(int argc, char **argv) {
     if (!o.force && !out_is_input && stat(out, &st) == 0)
         return cli_error("%s exists (use --force to replace it)", out);
 
+    /* OUT read as an input is a read-modify-write: locked from before the
+     * load until after the save, like add.  Otherwise files_replace locks
+     * around the save, like build. */
+    cf_file_lock *lock = NULL;
+    if (out_is_input && (lock = files_lock(out, o.wait_ms)) == NULL) return CLI_ERROR;
     cf_filter *dst = files_load(o.keys[0]);
-    if (dst == NULL) return CLI_ERROR;
+    if (dst == NULL) return files_unlock(lock), CLI_ERROR;
     int rc = CLI_OK;
     for (int i = 1; i < o.nkeys && rc == CLI_OK; i++) {
         cf_filter *src = files_map(o.keys[i]);
@@ -88,7 +96,9 @@ int cli_cmd_merge(int argc, char **argv) {
         if (s != CF_OK) rc = merge_failed(out, o.keys[0], dst, o.keys[i], src, s);
         cf_free(src);
     }
-    if (rc == CLI_OK && !files_save(dst, out)) rc = CLI_ERROR;
+    if (rc == CLI_OK && !(out_is_input ? files_save(dst, out) : files_replace(dst, &o)))
+        rc = CLI_ERROR;
+    files_unlock(lock);
     cf_free(dst);
     return rc;
 }

@@ -34,7 +34,7 @@ static void usage(FILE *out) {
                  "options;\n'man cuckoo' describes them all.\n");
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return CLI_ERROR;
@@ -65,4 +65,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cuckoo: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_ERROR;
+}
+
+int main(int argc, char **argv) {
+    cli_setup();
+    return cli_finish(run(argc, argv));
 }

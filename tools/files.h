@@ -24,6 +24,7 @@ typedef struct files_opts {
     const char *keys_file; /* --keys FILE ("-": stdin), else NULL */
     bool nul;              /* -0: keys end with NUL, not newline (input and output) */
     bool summary, found_only, missing_only; /* query's --summary, --found, --missing */
+    int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
 } files_opts;
 
 /* Which options a command accepts (bit set). */
@@ -35,7 +36,8 @@ enum {
     FILES_OPT_GROW = 16,  /* --grow */
     FILES_OPT_UNIQUE = 32, /* --unique */
     FILES_OPT_KEYS = 64,   /* --keys FILE, -0 */
-    FILES_OPT_ANSWERS = 128 /* --summary --found --missing (query) */
+    FILES_OPT_ANSWERS = 128, /* --summary --found --missing (query) */
+    FILES_OPT_WAIT = 256   /* --wait SECONDS, --no-wait */
 };
 
 /* Parses argv (argv[0] = command name).  Returns true, or false after
@@ -73,6 +75,28 @@ cf_filter *files_map(const char *path);
 
 /* Saves atomically; prints the error and returns false on failure. */
 bool files_save(const cf_filter *f, const char *path);
+
+/* files_lock.c: commands that write a file take its lock (cf_lock_file)
+ * first, so concurrent writers lose nothing; a read-modify-write (add,
+ * delete) holds it from before the load until after the save.
+ * files_wait_flag parses --wait SECONDS / --no-wait at argv[*i]: 1 parsed,
+ * 0 not one of them, -1 bad (printed).  files_lock (for a FILE that must
+ * exist: add, delete) prints the error and returns NULL on failure. */
+int files_wait_flag(int argc, char **argv, int *i, int *wait_ms);
+cf_file_lock *files_lock(const char *path, int wait_ms);
+void files_unlock(cf_file_lock *l);
+
+/* True if create or build may write path: absent, or a regular file and
+ * force.  Never a FIFO, device or directory.  Prints why not. */
+bool files_may_replace(const char *path, bool force);
+
+/* For commands that write FILE without reading it (create, build): takes
+ * the lock, checks files_may_replace again under it, saves, releases. */
+bool files_replace(const cf_filter *f, const files_opts *o);
+
+/* After a file is mapped: SIGBUS (the file truncated in place by another
+ * program) prints a one-line error and exits 2 instead of crashing. */
+void files_guard_mapping(const char *path);
 
 /* Prints s as a JSON string literal. */
 void files_json_string(FILE *out, const char *s);

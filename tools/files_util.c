@@ -91,6 +91,7 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
 bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     memset(o, 0, sizeof *o);
     cf_config_init(&o->cfg);
+    o->wait_ms = -1;
     /* Positionals (FILE, then keys) are gathered at the front of argv, in
      * order, so options may come anywhere before a "--". */
     int npos = 0;
@@ -98,6 +99,7 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         bool matched = false;
+        int waits;
         if (options_done || a[0] != '-' || a[1] == '\0') {
             argv[1 + npos++] = a;
             continue;
@@ -121,6 +123,9 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             o->found_only = true;
         } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--missing") == 0) {
             o->missing_only = true;
+        } else if ((accepted & FILES_OPT_WAIT) &&
+                   (waits = files_wait_flag(argc, argv, &i, &o->wait_ms)) != 0) {
+            if (waits < 0) return false;
         } else if ((accepted & FILES_OPT_QUIET) && strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if ((accepted & FILES_OPT_JSON) && strcmp(a, "--json") == 0) {
@@ -186,6 +191,7 @@ cf_filter *files_map(const char *path) {
     errno = 0;
     cf_status s = cf_map(path, false, &f);
     if (s != CF_OK) open_error(path, s, errno);
+    else files_guard_mapping(path);
     return f;
 }
 

@@ -1,0 +1,122 @@
+/*
+ * files_lock.c -- what keeps the filter-file commands safe beside other
+ * processes: the writers' lock (cf_lock_file) and its --wait / --no-wait
+ * options, the checks before a file is replaced, and a clear error instead
+ * of a crash (SIGBUS) when another program truncates a mapped file in place.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "files.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int files_wait_flag(int argc, char **argv, int *i, int *wait_ms) {
+    const char *a = argv[*i], *v;
+    if (strcmp(a, "--no-wait") == 0) {
+        *wait_ms = 0;
+        return 1;
+    }
+    if (strncmp(a, "--wait=", 7) == 0) {
+        v = a + 7;
+    } else if (strcmp(a, "--wait") == 0) {
+        if (*i + 1 >= argc) return cli_error("--wait needs a value"), -1;
+        v = argv[++*i];
+    } else {
+        return 0;
+    }
+    double s;
+    if (!cli_parse_double(v, &s) || !(s >= 0) || s > INT_MAX / 1000)
+        return cli_error("--wait wants seconds, 0 to %d, not '%s'", INT_MAX / 1000, v), -1;
+    *wait_ms = (int)(s * 1000 + 0.999); /* a fraction of a millisecond still waits */
+    return 1;
+}
+
+/* cf_lock_file with the error printed. */
+static cf_file_lock *lock_or_say(const char *path, int wait_ms) {
+    cf_file_lock *l = NULL;
+    errno = 0;
+    cf_status s = cf_lock_file(path, wait_ms, NULL, &l);
+    int err = errno;
+    if (s == CF_E_LOCKED && wait_ms == 0)
+        cli_error("%s: %s (--no-wait)", path, cf_strerror(s));
+    else if (s == CF_E_LOCKED)
+        cli_error("%s: %s (gave up after --wait %.3g)", path, cf_strerror(s), wait_ms / 1000.0);
+    else if (s == CF_E_IO && err != 0)
+        cli_error("%s: cannot lock: %s", path, strerror(err));
+    else if (s != CF_OK)
+        cli_error("%s: %s", path, cf_strerror(s));
+    return l;
+}
+
+cf_file_lock *files_lock(const char *path, int wait_ms) {
+    /* A missing file is reported as the load would, before the lock creates
+     * FILE.lock beside a mistyped name. */
+    struct stat st;
+    if (stat(path, &st) != 0) return cli_error("%s: %s", path, strerror(errno)), NULL;
+    return lock_or_say(path, wait_ms);
+}
+
+void files_unlock(cf_file_lock *l) {
+    cf_unlock_file(l);
+}
+
+bool files_may_replace(const char *path, bool force) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (lstat(path, &st) == 0) /* a symbolic link to nowhere */
+            return cli_error("%s: the link's target does not exist", path), false;
+        return true;
+    }
+    if (!S_ISREG(st.st_mode))
+        return cli_error("%s: %s; never replaced", path, cf_strerror(CF_E_NOT_REGULAR)), false;
+    if (!force) return cli_error("%s exists (use --force to replace it)", path), false;
+    return true;
+}
+
+bool files_replace(const cf_filter *f, const files_opts *o) {
+    cf_file_lock *l = lock_or_say(o->file, o->wait_ms);
+    if (l == NULL) return false;
+    /* Checked again under the lock: another writer may have created the
+     * file since the command started. */
+    bool ok = files_may_replace(o->file, o->force) && files_save(f, o->file);
+    files_unlock(l);
+    return ok;
+}
+
+/* The mapped file's name, for the SIGBUS message (set before the handler). */
+static const char *mapped_path;
+static size_t mapped_len;
+
+static void write_stderr(const char *s, size_t n) {
+    ssize_t w = write(STDERR_FILENO, s, n);
+    (void)w; /* nothing else can be done about a failed error message */
+}
+
+/* Only async-signal-safe calls: write and _exit. */
+static void on_sigbus(int sig) {
+    static const char pre[] = "cuckoo: ";
+    static const char post[] = ": the file shrank while it was read (truncated in place by "
+                               "another program?)\n";
+    (void)sig;
+    write_stderr(pre, sizeof pre - 1);
+    write_stderr(mapped_path, mapped_len);
+    write_stderr(post, sizeof post - 1);
+    _exit(CLI_ERROR);
+}
+
+void files_guard_mapping(const char *path) {
+    mapped_path = path;
+    mapped_len = strlen(path);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
