@@ -48,6 +48,8 @@ static cf_file_lock *lock_or_say(const char *path, int wait_ms) {
         cli_error("%s: %s (--no-wait)", path, cf_strerror(s));
     else if (s == CF_E_LOCKED)
         cli_error("%s: %s (gave up after --wait %.3g)", path, cf_strerror(s), wait_ms / 1000.0);
+    else if (s == CF_E_NOT_REGULAR && files_not_regular(path) != NULL)
+        cli_error("%s %s, not a regular file (not a filter file)", path, files_not_regular(path));
     else if (s == CF_E_IO && err != 0)
         cli_error("%s: cannot lock: %s", path, strerror(err));
     else if (s != CF_OK)
@@ -75,7 +77,8 @@ bool files_may_replace(const char *path, bool force) {
         return true;
     }
     if (!S_ISREG(st.st_mode))
-        return cli_error("%s: %s; never replaced", path, cf_strerror(CF_E_NOT_REGULAR)), false;
+        return cli_error("%s %s, not a regular file; never replaced", path,
+                         files_not_regular(path)), false;
     if (!force) return cli_error("%s exists (use --force to replace it)", path), false;
     return true;
 }

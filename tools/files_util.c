@@ -173,7 +173,7 @@ const char *files_not_regular(const char *path) {
  * that hide the real mistake, so that is named first. */
 static void open_error(const char *path, cf_status s, int err) {
     const char *what = files_not_regular(path);
-    if (what != NULL) cli_error("%s %s, not a filter file", path, what);
+    if (what != NULL) cli_error("%s %s, not a regular file (not a filter file)", path, what);
     else if (s == CF_E_IO && err != 0) cli_error("%s: %s", path, strerror(err));
     else cli_error("%s: %s", path, cf_strerror(s));
 }
@@ -197,7 +197,8 @@ cf_filter *files_map(const char *path) {
 
 bool files_save(const cf_filter *f, const char *path) {
     const char *what = files_not_regular(path);
-    if (what != NULL) return cli_error("%s %s; nothing written", path, what), false;
+    if (what != NULL)
+        return cli_error("%s %s, not a regular file; nothing written", path, what), false;
     errno = 0;
     cf_status s = cf_save(f, path);
     int err = errno;

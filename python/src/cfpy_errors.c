@@ -7,7 +7,7 @@
  *   └── FormatError (also ValueError) a corrupt, truncated or foreign file
  *
  * Statuses with a Python counterpart become it (CF_E_PARAM -> ValueError,
- * CF_E_NOMEM -> MemoryError, CF_E_IO -> OSError with errno).  Any other
+ * CF_E_NOMEM -> MemoryError, CF_E_IO and CF_E_NOT_REGULAR -> OSError with errno).  Any other
  * status, including ones added to the library after this file was written,
  * becomes Error.  Every message is the library's own (cf_strerror), with the
  * symbolic name (cf_status_name); the package's exceptions also carry both
@@ -60,7 +60,7 @@ PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_
     PyObject *msg = PyUnicode_FromFormat("%s (%s)%s%s", cf_strerror(s), cf_status_name(s),
                                          detail != NULL ? ": " : "", detail != NULL ? detail : "");
     if (msg == NULL) return NULL;
-    if (s == CF_E_IO) {
+    if (s == CF_E_IO || s == CF_E_NOT_REGULAR) {
         PyObject *r = raise_io(err_no, path, PyUnicode_AsUTF8(msg));
         Py_DECREF(msg);
         return r;
