@@ -11,7 +11,7 @@ run_suite() { # name, then cmake options
   local dir=build/$1; shift
   cmake -S . -B "$dir" -DCF_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j "$jobs"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" -LE long
 }
 
 echo "== gcc, -Wall -Wextra -Werror"
@@ -21,7 +21,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   run_suite test-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCF_SANITIZE=ON
 echo "== valgrind memcheck, library unit tests (gcc build)"
 passed=0 failed=0
-for t in test_alloc test_params test_model test_semisort test_format test_golden test_fpp; do
+for t in test_alloc test_params test_model test_semisort test_format test_golden test_fpp test_grow; do
   if (cd tests && valgrind -q --error-exitcode=1 --leak-check=full "../build/test-gcc/tests/$t" >/dev/null); then
     passed=$((passed + 1))
   else
