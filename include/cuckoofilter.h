@@ -216,6 +216,17 @@ CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 /* Releases f and everything it owns (or unmaps a mapped filter).  NULL is fine. */
 CF_API void cf_free(cf_filter *f);
 
+/* Turns the single-table filter *f into a CF_GROW filter whose first table
+ * is that table, as it is (no rehashing): later tables follow cfg->growth,
+ * cfg->max_bytes and cfg->target_fpp, the bound of the whole filter, which
+ * must be above the table's FPP at full load (cf_stats.fpp_bound); the
+ * other fields of cfg are ignored.  On CF_OK *f is the new handle, which
+ * owns the old one's table (do not free the old handle).  Returns CF_OK,
+ * CF_E_PARAM (NULL, *f already grows or is mapped, target_fpp not in
+ * (fpp_bound, 1), growth above CF_MAX_GROWTH, the table above a nonzero
+ * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
+CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
+
 /* ------------------------------------------------------------------------
  * Operations on keys (any bytes).  key may be NULL when len is 0.
  * ---------------------------------------------------------------------- */

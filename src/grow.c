@@ -285,3 +285,19 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
     cf_get_stats(f->chain->tables[k], out);
     return CF_OK;
 }
+
+cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
+    CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
+    cf_filter *t = *fp;
+    CF__RETURN_IF((t->flags & CF_GROW) || t->read_only, CF_E_PARAM);
+    unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
+    CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->target_fpp > cf__table_fpp(t) && cfg->target_fpp < 1.0), CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__grow_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
+                                        cfg->max_bytes, cfg->target_fpp, &f));
+    cf__grow_attach(f, t);
+    *fp = f;
+    return CF_OK;
+}

@@ -26,15 +26,19 @@ static void usage(const char *cmd) {
         {"create",
          "usage: cuckoo create FILE --capacity N [--fpp P | --fingerprint-bits F]\n"
          "                     [--bucket-size B] [--seed S] [--max-kicks K] [--buckets NB]\n"
-         "                     [--semi-sort] [--force]\n"
+         "                     [--semi-sort] [--grow] [--force]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "--semi-sort stores each fingerprint in one bit less (bucket size 4, 5..16\n"
-         "bits).  --force replaces an existing FILE.\n"},
+         "bits).  --grow makes a filter that adds tables as it fills (each twice\n"
+         "the last), keeping the FPP of all of them under P.  --force replaces an\n"
+         "existing FILE.\n"},
         {"add",
-         "usage: cuckoo add FILE [--unique] [KEY...]\n"
+         "usage: cuckoo add FILE [--unique] [--grow] [KEY...]\n"
          "Inserts each KEY (or each line of stdin when no KEY is given).  All or\n"
          "nothing: if the filter fills, the file is left unchanged.  --unique skips\n"
-         "keys the filter already reports present.\n"},
+         "keys the filter already reports present.  A filter created with --grow\n"
+         "grows as needed; --grow makes one created without it grow from now on,\n"
+         "its table kept as the first, with an FPP bound of twice that table's.\n"},
         {"query",
          "usage: cuckoo query FILE [-q] [KEY...]\n"
          "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each KEY (or line of stdin).\n"
@@ -52,7 +56,7 @@ static void usage(const char *cmd) {
          "                    [--unique] [--grow] [--force] < keys\n"
          "Builds a filter from the lines of stdin.  If it fills before the stream\n"
          "ends, reports how many keys fit and writes nothing, unless --grow, which\n"
-         "doubles the capacity and starts over from the keys' hashes.\n"},
+         "builds a filter that adds tables as it fills (as create --grow).\n"},
         {"info",
          "usage: cuckoo info FILE [--json]\n"
          "Prints every parameter and statistic, and verifies the checksum.\n"
@@ -83,10 +87,12 @@ static bool refuse_existing(const files_opts *o) {
 
 int cli_cmd_create(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_SHAPE | FILES_OPT_FORCE, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW, &o))
+        return CLI_ERROR;
     if (o.help) return usage("create"), CLI_OK;
     if (o.nkeys > 0) return cli_error("create: unexpected argument '%s'", o.keys[0]);
     if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
+    if (o.grow) o.cfg.flags |= CF_GROW;
     cf_filter *f;
     cf_status s = cf_new(&o.cfg, &f);
     if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
@@ -102,44 +108,10 @@ typedef struct adder {
     bool unique;
     uint64_t seen, inserted, skipped;
     cf_status failure;   /* first error, CF_OK while all goes well */
-    uint64_t *hashes;    /* --grow: hashes of the keys inserted, to rebuild from */
-    size_t nhashes, cap;
-    bool keep_hashes;
     bool drain;          /* after a failure, keep counting the stream */
     bool progress;       /* print progress on stderr */
     long long input_bytes; /* size of stdin when it is a file (for a percentage), else 0 */
-    bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
 } adder;
-
-static bool remember(adder *a, uint64_t h) {
-    if (a->nhashes == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 4096;
-        uint64_t *p = realloc(a->hashes, cap * sizeof *p);
-        if (p == NULL) return false;
-        a->hashes = p;
-        a->cap = cap;
-    }
-    a->hashes[a->nhashes++] = h;
-    return true;
-}
-
-/* Rebuilds a->f with twice the capacity from the remembered hashes. */
-static cf_status grow(adder *a, cf_config *cfg) {
-    for (;;) {
-        cf_stats st;
-        cf_get_stats(a->f, &st);
-        cfg->num_buckets = 0;
-        cfg->capacity = st.slots * 2; /* sizing adds headroom: more than twice the slots */
-        cf_filter *g;
-        cf_status s = cf_new(cfg, &g);
-        if (s != CF_OK) return s;
-        size_t i = 0;
-        while (i < a->nhashes && cf_insert_hash(g, a->hashes[i]) == CF_OK) i++;
-        cf_free(a->f);
-        a->f = g;
-        if (i == a->nhashes) return CF_OK;
-    }
-}
 
 static bool add_one(void *ctx, const char *key, size_t len) {
     adder *a = ctx;
@@ -161,35 +133,29 @@ static bool add_one(void *ctx, const char *key, size_t len) {
     }
     if (s == CF_OK) {
         a->inserted++;
-        if (a->keep_hashes && !remember(a, h)) a->failure = CF_E_NOMEM;
-        return a->failure == CF_OK || a->drain;
+        return true;
     }
     a->failure = s;
-    if (s == CF_E_FULL && a->keep_hashes) {
-        /* The failed key is kept too: grow() inserts it with the others.  A
-         * key stored 2b times fills its two buckets at any size. */
-        cf_stats st;
-        cf_get_stats(a->f, &st);
-        if (cf_count_hash(a->f, h) >= 2 * (size_t)st.bucket_size) {
-            a->too_many_copies = true;
-            return false;
-        }
-        if (!remember(a, h)) {
-            a->failure = CF_E_NOMEM;
-            return false;
-        }
-        a->inserted++;
-    }
     return a->drain;
 }
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_GROW, &o)) return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
     a.unique = o.unique;
     if ((a.f = files_load(o.file)) == NULL) return CLI_ERROR;
+    cf_stats st;
+    cf_get_stats(a.f, &st);
+    if (o.grow && !(st.flags & CF_GROW)) {
+        o.cfg.target_fpp = 2 * st.fpp_bound;
+        cf_status s = cf_make_growable(&a.f, &o.cfg);
+        if (s != CF_OK) {
+            cf_free(a.f);
+            return cli_error("%s: cannot make it grow: %s", o.file, cf_strerror(s));
+        }
+    }
     bool read_ok = files_for_each_key(&o, add_one, &a);
     int rc = CLI_OK;
     if (!read_ok) {
@@ -213,33 +179,20 @@ int cli_cmd_build(int argc, char **argv) {
     if (!check_shape_opts(&o) || refuse_existing(&o)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
-    a.drain = !o.grow;
-    a.keep_hashes = o.grow;
+    a.drain = true;
     a.progress = isatty(STDERR_FILENO);
     struct stat in;
     if (fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)) a.input_bytes = in.st_size;
+    if (o.grow) o.cfg.flags |= CF_GROW;
     cf_status s = cf_new(&o.cfg, &a.f);
     if (s != CF_OK) return cli_error("cannot create the filter: %s", cf_strerror(s));
 
-    bool read_ok = true;
-    for (;;) {
-        read_ok = files_for_each_key(&o, add_one, &a);
-        if (!read_ok || !o.grow || a.failure != CF_E_FULL || a.too_many_copies) break;
-        /* Grow from the hashes, then go on with the rest of the stream. */
-        if ((s = grow(&a, &o.cfg)) != CF_OK) {
-            a.failure = s;
-            break;
-        }
-        a.failure = CF_OK;
-    }
+    bool read_ok = files_for_each_key(&o, add_one, &a);
     if (a.progress) fprintf(stderr, "\r%llu keys        \n", (unsigned long long)a.seen);
 
     int rc = CLI_OK;
     if (!read_ok) {
         rc = CLI_ERROR;
-    } else if (a.too_many_copies) {
-        rc = cli_error("key %llu is stored 2b times already (both its buckets are full of "
-                       "it); nothing written (use --unique)", (unsigned long long)a.seen);
     } else if (a.failure == CF_E_FULL && !o.grow) {
         rc = cli_error("filter filled: %llu of %llu keys fit; nothing written "
                        "(raise --capacity or use --grow)",
@@ -251,7 +204,6 @@ int cli_cmd_build(int argc, char **argv) {
         rc = CLI_ERROR;
     }
     cf_free(a.f);
-    free(a.hashes);
     return rc;
 }
 
@@ -357,6 +309,30 @@ static int file_version(const char *path, long long *size) {
     return v;
 }
 
+/* A grown filter's tables (cf_table_stats), oldest first, one line each or
+ * as a JSON array. */
+static void print_tables(const cf_filter *f, unsigned n, bool json) {
+    if (json) printf(", \"tables\": [");
+    for (unsigned k = 0; k < n; k++) {
+        cf_stats t;
+        if (cf_table_stats(f, k, &t) != CF_OK) break;
+        if (json)
+            printf("%s{\"items\": %llu, \"num_buckets\": %llu, \"fingerprint_bits\": %u, "
+                   "\"semi_sorted\": %s, \"load_factor\": %.6f, \"table_bytes\": %zu, "
+                   "\"expected_fpp\": %.6g, \"fpp_bound\": %.6g}",
+                   k ? ", " : "", (unsigned long long)t.items, (unsigned long long)t.num_buckets,
+                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? "true" : "false",
+                   t.load_factor, t.table_bytes, t.expected_fpp, t.fpp_bound);
+        else
+            printf("  table %-2u        %llu items, %llu buckets, %u bits%s, load %.4f, "
+                   "%zu bytes, fpp %.3g (%.3g full)\n",
+                   k, (unsigned long long)t.items, (unsigned long long)t.num_buckets,
+                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? " semi-sorted" : "",
+                   t.load_factor, t.table_bytes, t.expected_fpp, t.fpp_bound);
+    }
+    if (json) printf("]");
+}
+
 int cli_cmd_info(int argc, char **argv) {
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_JSON, &o)) return CLI_ERROR;
@@ -372,7 +348,6 @@ int cli_cmd_info(int argc, char **argv) {
     int version = file_version(o.file, &size);
     cf_stats st;
     cf_get_stats(f, &st);
-    cf_free(f);
     double bytes_per_item = st.items ? (double)size / (double)st.items : 0.0;
     const char *check = verified == CF_OK ? "ok" : cf_strerror(verified);
 
@@ -392,6 +367,12 @@ int cli_cmd_info(int argc, char **argv) {
                (unsigned long long)st.total_kicks, (unsigned long long)st.failed_inserts,
                verified == CF_OK ? "true" : "false");
         files_json_string(stdout, check);
+        if (st.flags & CF_GROW) {
+            printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
+                   "\"fpp_bound\": %.6g", st.growth, (unsigned long long)st.max_bytes,
+                   st.target_fpp, st.fpp_bound);
+            print_tables(f, st.tables, true);
+        }
         printf("}\n");
     } else {
         printf("file              %s\n", o.file);
@@ -407,7 +388,7 @@ int cli_cmd_info(int argc, char **argv) {
         printf("bits per item     %.2f (table), %.2f (file)\n", st.bits_per_item,
                8 * bytes_per_item);
         printf("expected fpp      %.3g (now); %.3g at full load\n", st.expected_fpp,
-               cf_theoretical_fpp(st.fingerprint_bits, st.bucket_size, 1.0));
+               st.fpp_bound);
         printf("table bytes       %zu\n", st.table_bytes);
         printf("max kicks         %u\n", st.max_kicks);
         printf("seed              %llu\n", (unsigned long long)st.seed);
@@ -415,7 +396,14 @@ int cli_cmd_info(int argc, char **argv) {
         printf("total kicks       %llu\n", (unsigned long long)st.total_kicks);
         printf("failed inserts    %llu\n", (unsigned long long)st.failed_inserts);
         printf("checksum          %s\n", check);
+        if (st.flags & CF_GROW) {
+            printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
+                   "%llu)\n", st.tables, st.growth, st.fpp_bound, st.target_fpp,
+                   (unsigned long long)st.max_bytes);
+            print_tables(f, st.tables, false);
+        }
     }
+    cf_free(f);
     if (fflush(stdout) != 0) return CLI_ERROR;
     if (verified != CF_OK) return cli_error("%s: %s", o.file, check);
     return CLI_OK;
