@@ -27,6 +27,10 @@
  *      order => byte-identical table.
  *   5. FPP at load a is about 1 - (1 - 1/(2^f - 1))^(2ba) <= 2b/2^f.
  *
+ * CF_GROW filters are chains of such tables (inserts add a table when the
+ * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
+ * the whole chain) hold for them, 3 with cf_delete's rule for them.
+ *
  * Threads: a filter may be read from many threads at once (cf_contains and
  * friends are const and allocate nothing); writes need external locking.
  *
