@@ -396,7 +396,9 @@ CF_API cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **ou
 /* Maps a filter file read-only and uses its table in place: O(1) in the
  * file's size after validating the header (the checksum over the table is
  * verified only when verify is true, which reads the whole file).  Lookups
- * work; writes return CF_E_READONLY.  cf_free unmaps.  Statuses as cf_load. */
+ * work; writes return CF_E_READONLY.  cf_free unmaps.  Statuses as cf_load.
+ * A grown filter's file (version 2) is mapped once, every table in place;
+ * opening reads each table's header and padding, O(tables). */
 CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
 
 /* ------------------------------------------------------------------------
