@@ -52,20 +52,22 @@ static cf_status cf__read_exact(int fd, uint8_t *p, size_t n, uint64_t offset) {
 }
 
 /* Opens path and validates its header, records and padding (no table
- * bytes are read).  hdrs receives each record's 64 header bytes.  On
- * success the caller owns *fd_out. */
+ * bytes are read).  head receives the file's first 64 bytes, hdrs each
+ * record's.  On success the caller owns *fd_out. */
 static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out,
-                               cf__grow_plan *p, uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+                               cf__grow_plan *p, uint8_t *head,
+                               uint8_t (*hdrs)[CF__HEADER_SIZE]) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     CF__RETURN_IF(fd < 0, CF_E_IO);
     struct stat st;
     cf_status s = CF_E_IO;
-    uint8_t buf[CF__HEADER_SIZE];
+    uint8_t buf[CF__HEADER_SIZE] = {0};
     uint64_t size = 0;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto fail;
     size = (uint64_t)st.st_size;
     s = cf__read_exact(fd, buf, size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE, 0);
     if (s == CF_OK) s = cf__grow_plan_begin(buf, size, p);
+    memcpy(head, buf, sizeof buf);
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t left = size - p->end;
         s = cf__read_exact(fd, hdrs[k], left < CF__HEADER_SIZE ? (size_t)left : CF__HEADER_SIZE,
@@ -120,8 +122,8 @@ cf_status cf__grow_load(const char *path, const cf_allocator *a, cf_filter **out
     int fd;
     uint64_t size;
     cf__grow_plan p;
-    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, hdrs));
+    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
     cf_filter *f;
     cf_status s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) {
@@ -169,8 +171,8 @@ cf_status cf__grow_map(const char *path, bool verify, cf_filter **out) {
     int fd;
     uint64_t size;
     cf__grow_plan p;
-    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, hdrs));
+    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
@@ -178,6 +180,7 @@ cf_status cf__grow_map(const char *path, bool verify, cf_filter **out) {
     cf_filter *f = NULL;
     cf_status s = CF_E_IO;
     /* The file may have been replaced in place between the reads and the map. */
+    if (memcmp(bytes, head, CF__HEADER_SIZE) != 0) goto fail;
     for (unsigned k = 0; k < p.tables; k++)
         if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
     s = cf__grow_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
