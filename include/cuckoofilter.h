@@ -135,9 +135,10 @@ typedef struct cf_filter cf_filter;
  * `growth` times as many buckets is added (up to CF_MAX_TABLES tables and
  * max_bytes of tables), so inserts fail only at those limits.  Every
  * table's fingerprints are wide enough that the sum of all tables' FPPs
- * stays under target_fpp, however many are added: table k gets a quarter of
- * the FPP budget the earlier tables left, so at most target * 3^k / 4^(k+1)
- * (README, "Growing filters").  capacity (or num_buckets) and
+ * stays under target_fpp, however many are added: table k's FPP at full
+ * load is at most a quarter of what the earlier tables left of the target
+ * (target * 3^k / 4^(k+1) when each used its whole share; README, "Growing
+ * filters").  capacity (or num_buckets) and
  * fingerprint_bits describe the first table; CF_SEMI_SORT applies to every
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
