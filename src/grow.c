@@ -3,6 +3,7 @@
  * operations over all of its tables (design: grow.h).
  *
  *   insert:  newest table; CF_E_FULL there ─► add a table ─► insert there
+ *            (unless the key's own copies fill its buckets there)
  *   lookup:  newest to oldest (the newest holds the most items), buckets of
  *            every table prefetched first so that the reads overlap
  *   delete:  only when exactly one table holds the fingerprint (below)
@@ -145,6 +146,16 @@ static cf_status cf__add_table(cf_filter *f, cf_filter **added) {
     return CF_OK;
 }
 
+/* True when every slot of h's buckets in t holds h's fingerprint: the key
+ * is stored as often as one table can hold it (2b copies, or b when its
+ * buckets coincide), and no table of any size would take one more. */
+static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
+    uint32_t fp = cf__fingerprint_masked(h, t->fp_mask);
+    uint64_t i1 = cf__index1(h, t->num_buckets);
+    size_t slots = (cf__alt_index(t, i1, fp) == i1 ? 1u : 2u) * (size_t)t->bucket_size;
+    return cf_count_hash(t, h) >= slots;
+}
+
 cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *newest = c->tables[c->count - 1];
@@ -152,7 +163,10 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     cf_status s = cf_insert_hash(newest, h);
     if (s != CF_E_FULL) return s;
     cf_filter *added;
-    s = cf__add_table(f, &added);
+    /* A table is added for want of room, never for one key's copies: each
+     * table would take 2b more, and repeating a key would then make tables
+     * growth times larger at every 2b copies. */
+    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__add_table(f, &added);
     if (s == CF_OK) return cf_insert_hash(added, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
