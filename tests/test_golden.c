@@ -56,9 +56,9 @@ static const recipe goods[] = {
     {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT, 0, 0.0},
     {"semisort_f16_b4_nb1030.cf", 16, 4, 500, 1030, 22, 3700, false, 0, CF_SEMI_SORT, 0, 0.0},
     /* Grown filters (format version 2): 4 tables of 8, 16, 32, 64 buckets;
-     * 5 semi-sorted tables of 4, 12, 36, ... buckets, with duplicates. */
+     * semi-sorted tables of 4, 12, 36, ... buckets, with duplicates. */
     {"grown_f12_b4_nb8_g2.cf", 12, 4, 500, 8, 31, 300, false, 0, 0, 2, 0.01},
-    {"grown_semisort_f9_b4_nb4_g3.cf", 9, 4, 500, 4, 32, 500, false, 12, CF_SEMI_SORT, 3, 0.05},
+    {"grown_semisort_f9_b4_nb4_g3.cf", 9, 4, 500, 4, 32, 500, false, 6, CF_SEMI_SORT, 3, 0.05},
 };
 #define NGOOD (sizeof goods / sizeof goods[0])
 #define SEMI 10  /* semisort_f9_b4_nb50.cf, the source of the semi-sorted bad files */
