@@ -31,6 +31,10 @@
  *      order => byte-identical table.
  *   5. FPP at load a is about 1 - (1 - 1/(2^f - 1))^(2ba) <= 2b/2^f.
  *
+ * CF_GROW filters are chains of such tables (inserts add a table when the
+ * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
+ * the whole chain) hold for them, 3 with cf_delete's rule for them.
+ *
  * Threads: a filter may be read from many threads at once (cf_contains and
  * friends are const and allocate nothing); writes need external locking.
  * Processes: a file is replaced by rename on every save, never modified in
@@ -149,6 +153,22 @@ typedef struct cf_filter cf_filter;
  * 12-bit code: one bit less per item at the same false-positive rate, for a
  * little more work per lookup. */
 #define CF_SEMI_SORT 1u
+/* Growth: when an insert finds no room in the newest table, a new table of
+ * `growth` times as many buckets is added (up to CF_MAX_TABLES tables and
+ * max_bytes of tables), so inserts fail only at those limits.  Every
+ * table's fingerprints are wide enough that the sum of all tables' FPPs
+ * stays under target_fpp, however many are added: table k's FPP at full
+ * load is at most a quarter of what the earlier tables left of the target
+ * (target * 3^k / 4^(k+1) when each used its whole share; README, "Growing
+ * filters").  capacity (or num_buckets) and
+ * fingerprint_bits describe the first table; CF_SEMI_SORT applies to every
+ * table whose width allows it (5..16 bits).  Not combinable with
+ * CF_CONCURRENT (CF_E_PARAM). */
+#define CF_GROW 4u
+/* The most tables a CF_GROW filter holds (lookups probe each one). */
+#define CF_MAX_TABLES 64
+#define CF_DEFAULT_GROWTH 2
+#define CF_MAX_GROWTH 65536
 
 typedef struct cf_config {
     /* Items the filter must hold.  Required (> 0) unless num_buckets is set. */
@@ -178,15 +198,24 @@ typedef struct cf_config {
     uint64_t num_buckets;
     /* Hash seed.  Same seed, same operations => same bytes.  Stored in files. */
     uint64_t seed;
-    /* CF_SEMI_SORT or 0. */
+    /* CF_SEMI_SORT, CF_GROW, or 0. */
     unsigned flags;
     /* NULL = malloc/free.  The pointed-to struct is copied by cf_new. */
     const cf_allocator *allocator;
+    /* CF_GROW only: each new table has `growth` times the buckets of the
+     * previous one, 1..CF_MAX_GROWTH (1 = equal tables, as RedisBloom's
+     * EXPANSION 1); 0 = CF_DEFAULT_GROWTH. */
+    unsigned growth;
+    /* CF_GROW only: the most bytes all tables together may take (the sum of
+     * cf_stats.table_bytes); an insert that would need a table past it
+     * returns CF_E_FULL and changes nothing.  0 = no limit. */
+    uint64_t max_bytes;
 } cf_config;
 
 /* Fills cfg with the defaults: capacity 0, target_fpp CF_DEFAULT_TARGET_FPP,
  * derived fingerprint bits and buckets, bucket size 4, max_kicks 500,
- * default max_load, seed 0, malloc/free.  cfg must not be NULL. */
+ * default max_load, seed 0, malloc/free, growth CF_DEFAULT_GROWTH, no
+ * max_bytes.  cfg must not be NULL. */
 CF_API void cf_config_init(cf_config *cfg);
 
 /* The load factor that inserts reliably reach for bucket size b with the
@@ -228,13 +257,27 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * target_fpp outside (0, 1) or too small for 32-bit fingerprints, width or
  * bucket size out of range, max_kicks above CF_MAX_KICKS_LIMIT, max_load
  * outside (0, 1], an allocator with only one of alloc/free, unknown flags,
- * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits),
+ * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits; with
+ * CF_GROW: growth above CF_MAX_GROWTH, the first table larger than a nonzero
+ * max_bytes, an explicit fingerprint_bits whose full-load FPP is not below
+ * target_fpp, CF_GROW together with CF_CONCURRENT),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 
 /* Releases f and everything it owns (or unmaps a mapped filter).  NULL is fine. */
 CF_API void cf_free(cf_filter *f);
+
+/* Turns the single-table filter *f into a CF_GROW filter whose first table
+ * is that table, as it is (no rehashing): later tables follow cfg->growth,
+ * cfg->max_bytes and cfg->target_fpp, the bound of the whole filter, which
+ * must be above the table's FPP at full load (cf_stats.fpp_bound); the
+ * other fields of cfg are ignored.  On CF_OK *f is the new handle, which
+ * owns the old one's table (do not free the old handle).  Returns CF_OK,
+ * CF_E_PARAM (NULL, *f already grows or is mapped, target_fpp not in
+ * (fpp_bound, 1), growth above CF_MAX_GROWTH, the table above a nonzero
+ * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
+CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
 
 /* ------------------------------------------------------------------------
  * Operations on keys (any bytes).  key may be NULL when len is 0.  A NULL
@@ -247,7 +290,13 @@ CF_API void cf_free(cf_filter *f);
  * reachable within max_kicks, or 2b copies already fill both buckets; the
  * filter is unchanged), CF_E_READONLY (mapped filter), CF_E_PARAM, or
  * CF_E_NOMEM (only with max_kicks above 1022, when the eviction search's
- * scratch cannot be allocated; the filter is unchanged). */
+ * scratch cannot be allocated; the filter is unchanged).
+ * CF_GROW: the key goes to the newest table; when that has no room a table
+ * is added and the key goes there.  CF_E_FULL only when the new table would
+ * pass max_bytes, CF_MAX_TABLES or 32-bit fingerprints, or when the key's
+ * own copies fill both its buckets in the newest table (2b copies: tables
+ * are added for want of room, never for one key); CF_E_NOMEM when the table
+ * cannot be allocated (in every case the filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -262,11 +311,19 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * CF_E_READONLY or CF_E_PARAM.
  * Only delete items you know were inserted: a never-inserted key whose
  * fingerprint and buckets collide with a stored item's would remove that
- * item's fingerprint instead, creating a false negative. */
+ * item's fingerprint instead, creating a false negative.
+ * CF_GROW: the copy is removed only when exactly one table holds key's
+ * fingerprint (that copy is then key's own).  When two or more tables do,
+ * one of them may hold another item that collides with key there, so
+ * nothing is removed and CF_OK is returned: key may stay a false positive
+ * (and its slot stays used), but no other item can become a false negative.
+ * This happens for keys inserted again after the filter grew, and for a
+ * fraction of deletes at most target_fpp otherwise. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);
 
 /* An upper bound on the copies of key stored: the number of slots in its two
- * buckets holding its fingerprint (0 when f is NULL). */
+ * buckets holding its fingerprint (0 when f is NULL); with CF_GROW, summed
+ * over the tables. */
 CF_API size_t cf_count(const cf_filter *f, const void *key, size_t len);
 
 /* ------------------------------------------------------------------------
@@ -324,10 +381,31 @@ typedef struct cf_stats {
     bool read_only;          /* true for a mapped filter                          */
     unsigned format_version; /* file format version (docs/FORMAT.md) cf_serialize
                                 writes and cf_deserialize/cf_load/cf_map read    */
+    /* Added with CF_GROW.  For a CF_GROW filter the fields above cover all
+     * tables: items, num_buckets, slots, table_bytes, memory_bytes and
+     * total_kicks are sums, load_factor and bits_per_item are over the sum,
+     * fingerprint_bits and bits_per_slot are the newest table's,
+     * expected_fpp is the sum of the tables' FPPs now (the union bound:
+     * a lookup is a false positive when any table's is), and
+     * failed_inserts counts inserts the whole filter refused. */
+    unsigned tables;         /* 1, or the tables of a CF_GROW filter              */
+    unsigned growth;         /* CF_GROW: cf_config.growth; else 0                 */
+    uint64_t max_bytes;      /* CF_GROW: cf_config.max_bytes (0 = none); else 0   */
+    double fpp_bound;        /* what expected_fpp can reach: with CF_GROW, the
+                                sum of the tables' FPPs at full load, always
+                                below target_fpp; else the FPP at full load  */
+    double target_fpp;       /* CF_GROW: the bound every table added respects;
+                                else 0 (single tables do not store it)       */
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */
 CF_API void cf_get_stats(const cf_filter *f, cf_stats *out);
+
+/* Fills *out with the statistics of table k alone (0 = the first and
+ * oldest), as cf_get_stats reports a single-table filter (tables = 1,
+ * growth 0); for a filter without CF_GROW, k = 0 is the whole filter.
+ * Returns CF_OK, or CF_E_PARAM (NULL, or k >= cf_stats.tables). */
+CF_API cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out);
 
 /* Bytes allocated for f (table, scratch space and handle); 0 for NULL. */
 CF_API size_t cf_memory_usage(const cf_filter *f);
@@ -336,7 +414,8 @@ CF_API size_t cf_memory_usage(const cf_filter *f);
  * factor load: 1 - (1 - 1/(2^f - 1))^(2 * b * load). */
 CF_API double cf_theoretical_fpp(unsigned fingerprint_bits, unsigned bucket_size, double load);
 
-/* Removes every item; keeps the parameters and the memory. */
+/* Removes every item; keeps the parameters and the memory (with CF_GROW,
+ * every table: inserts then fill the newest first). */
 CF_API cf_status cf_clear(cf_filter *f);
 
 /* Adds every fingerprint stored in src to dst, so that every item of either
@@ -358,7 +437,9 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 /* ------------------------------------------------------------------------
  * Serialization (format documented in docs/FORMAT.md).  The file is a
  * header followed by the bucket table exactly as it sits in memory, so a
- * read-only filter can use a mapped file in place.
+ * read-only filter can use a mapped file in place.  A CF_GROW filter is
+ * written as format version 2: a header followed by one version-1 record per
+ * table, each mappable in place the same way.
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */
@@ -416,7 +497,9 @@ CF_API cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **ou
  * A save (cf_save) replaces the file and leaves the mapping intact, but a
  * foreign program that truncates the file in place makes lookups on the
  * lost pages raise SIGBUS: a program that must survive that uses cf_load,
- * or handles SIGBUS (the cuckoo command prints an error and exits 2). */
+ * or handles SIGBUS (the cuckoo command prints an error and exits 2).
+ * A grown filter's file (version 2) is mapped once, every table in place;
+ * opening reads each table's header and padding, O(tables). */
 CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
 
 /* ------------------------------------------------------------------------

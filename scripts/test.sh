@@ -17,7 +17,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 run_suite() { # preset
   cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j "$jobs"
-  ctest --preset "$1" -j "$jobs"
+  ctest --preset "$1" -j "$jobs" -LE long
 }
 
 echo "== gcc, -Wall -Wextra -Werror"

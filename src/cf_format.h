@@ -21,6 +21,7 @@
 #define CF__HEADER_SIZE 64u
 #define CF__TRAILER_SIZE 8u
 #define CF__FORMAT_VERSION 1u
+#define CF__FORMAT_VERSION_GROWN 2u /* CF_GROW filters: grow_format.c */
 
 /* Offsets of the header fields (docs/FORMAT.md, "Header"). */
 enum {
@@ -67,6 +68,21 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
  * version, header check, every field, the sizes they imply, and input_len
  * against the exact size.  Reads nothing else; allocates nothing. */
 cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h);
+
+/* The same, for a table record followed by more input: everything but the
+ * last check (input_len may exceed the record's size). */
+cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__header *h);
+
+/* A filter (handle and table) from a validated header and the T bytes of
+ * its table, whose checksum has been verified; checks the table's
+ * invariants (cf__check_table). */
+cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const cf_allocator *a,
+                               cf_filter **out);
+
+/* write()/pread() loops over EINTR and short transfers (file_io.c).
+ * cf__pread_all returns the bytes read (short at EOF) or (size_t)-1. */
+bool cf__write_all(int fd, const uint8_t *p, size_t n);
+size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset);
 
 /* XXH3-64 (seed 0) of the header followed by the table: the trailer value. */
 uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,

@@ -64,6 +64,8 @@ typedef struct cf__bfs_node {
  * per filter is common), and loading a file allocates only its table. */
 #define CF__STACK_NODES 1024
 
+typedef struct cf__chain cf__chain;
+
 struct cf_filter {
     cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
@@ -95,6 +97,7 @@ struct cf_filter {
     cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack,
                                allocated by the first search that needs it    */
     size_t queue_cap;       /* nodes in queue (0: none allocated)                 */
+    struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
 };
 
 /* ---- allocation through the filter's allocator ---- */

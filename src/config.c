@@ -25,6 +25,7 @@ void cf_config_init(cf_config *cfg) {
     cfg->target_fpp = CF_DEFAULT_TARGET_FPP;
     cfg->bucket_size = CF_DEFAULT_BUCKET_SIZE;
     cfg->max_kicks = CF_DEFAULT_MAX_KICKS;
+    cfg->growth = CF_DEFAULT_GROWTH;
 }
 
 double cf_default_max_load(unsigned bucket_size) {

@@ -33,6 +33,7 @@
 
 #include "cf_format.h"
 #include "file_path.h"
+#include "grow.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -41,7 +42,7 @@
 /* Bound on one read()/write() call (Linux moves at most ~2 GiB per call). */
 #define CF__IO_CHUNK ((size_t)1 << 20)
 
-static bool cf__write_all(int fd, const uint8_t *p, size_t n) {
+bool cf__write_all(int fd, const uint8_t *p, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, p, n > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n);
         if (w < 0 && errno == EINTR) continue;
@@ -54,7 +55,7 @@ static bool cf__write_all(int fd, const uint8_t *p, size_t n) {
 
 /* Reads up to n bytes at offset; returns how many were read (short at EOF),
  * or (size_t)-1 on an error. */
-static size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
+size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
     size_t got = 0;
     while (got < n) {
         size_t want = n - got > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n - got;
@@ -104,7 +105,10 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     int fd;
     uint8_t header[CF__HEADER_SIZE];
     cf__header h;
-    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, header, &h));
+    cf_status s0 = cf__open_header(path, &fd, header, &h);
+    if (s0 == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
+        return cf__grow_load(path, a, out);
+    CF__FORWARD_IF_ERROR(s0);
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
     if (s == CF_OK) {
@@ -170,7 +174,10 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     int fd;
     uint8_t header[CF__HEADER_SIZE];
     cf__header h;
-    CF__FORWARD_IF_ERROR(cf__open_header(path, &fd, header, &h));
+    cf_status s0 = cf__open_header(path, &fd, header, &h);
+    if (s0 == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
+        return cf__grow_map(path, verify, out);
+    CF__FORWARD_IF_ERROR(s0);
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
@@ -212,10 +219,16 @@ cf_status cf_save(const cf_filter *f, const char *path) {
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
     uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
-    cf__header_encode(f, header);
-    cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes), CF__TRAILER_SIZE);
-    bool ok = cf__write_all(t.fd, header, sizeof header) &&
-              cf__write_all(t.fd, f->table, f->table_bytes) &&
-              cf__write_all(t.fd, trailer, sizeof trailer) && fsync(t.fd) == 0;
+    bool ok;
+    if (f->flags & CF_GROW) {
+        ok = cf__grow_write(f, t.fd) && fsync(t.fd) == 0;
+    } else {
+        cf__header_encode(f, header);
+        cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes),
+                   CF__TRAILER_SIZE);
+        ok = cf__write_all(t.fd, header, sizeof header) &&
+             cf__write_all(t.fd, f->table, f->table_bytes) &&
+             cf__write_all(t.fd, trailer, sizeof trailer) && fsync(t.fd) == 0;
+    }
     return cf__temp_commit(&t, ok);
 }

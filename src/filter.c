@@ -19,6 +19,7 @@
 #include "bucket.h"
 #include "cf_format.h"
 #include "hash.h"
+#include "grow.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
@@ -72,6 +73,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    if (cfg->flags & CF_GROW) return cf__grow_new(cfg, out);
 
     unsigned fbits, b, max_kicks;
     uint64_t nb;
@@ -97,6 +99,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
 
 void cf_free(cf_filter *f) {
     if (f == NULL) return;
+    if (f->chain != NULL) cf__grow_free_chain(f);
     if (f->map_base != NULL) munmap(f->map_base, f->map_len);
     if (f->owns_table) cf__free(&f->alloc, f->table);
     cf__free(&f->alloc, f->queue);
@@ -107,6 +110,10 @@ void cf_free(cf_filter *f) {
 cf_status cf_clear(cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->flags & CF_GROW) {
+        cf__grow_clear(f);
+        return CF_OK;
+    }
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
     return CF_OK;
@@ -114,6 +121,7 @@ cf_status cf_clear(cf_filter *f) {
 
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
+    if (f->flags & CF_GROW) return cf__grow_memory(f);
     size_t n = sizeof *f + f->queue_cap * sizeof *f->queue;
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
     return n;
@@ -144,6 +152,10 @@ cf_status cf__check_semisorted(const cf_filter *f) {
 }
 
 void cf_get_stats(const cf_filter *f, cf_stats *out) {
+    if (f->flags & CF_GROW) {
+        cf__grow_stats(f, out);
+        return;
+    }
     memset(out, 0, sizeof *out);
     out->items = f->items;
     out->num_buckets = f->num_buckets;
@@ -164,4 +176,6 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     out->failed_inserts = f->failed_inserts;
     out->read_only = f->read_only;
     out->format_version = CF__FORMAT_VERSION;
+    out->tables = 1;
+    out->fpp_bound = cf_theoretical_fpp(f->fp_bits, f->bucket_size, 1.0);
 }

@@ -19,6 +19,7 @@
 #include <xxhash.h>
 
 #include "cf_format.h"
+#include "grow.h"
 
 /* PNG's trick: a non-ASCII first byte (catches 7-bit channels and text
  * sniffing), CR LF (catches newline translation), ^Z (stops DOS `type`) and
@@ -46,7 +47,7 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__OFF_HEADER_CHECK, cf__header_check(out), 4);
 }
 
-cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h) {
+cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__header *h) {
     memset(h, 0, sizeof *h);
     size_t have = input_len < CF__HEADER_SIZE ? (size_t)input_len : CF__HEADER_SIZE;
     size_t magic_have = have < sizeof cf__magic ? have : sizeof cf__magic;
@@ -86,6 +87,11 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
     CF__RETURN_IF(h->items > h->num_buckets * h->bucket_size, CF_E_CORRUPT);
 
     CF__RETURN_IF(input_len < h->total_size, CF_E_TRUNCATED);
+    return CF_OK;
+}
+
+cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h) {
+    CF__FORWARD_IF_ERROR(cf__header_decode_prefix(buf, input_len, h));
     CF__RETURN_IF(input_len > h->total_size, CF_E_CORRUPT); /* trailing bytes */
     return CF_OK;
 }
@@ -176,6 +182,7 @@ cf_status cf__check_table(const cf_filter *f) {
 
 size_t cf_serialized_size(const cf_filter *f) {
     if (f == NULL) return 0;
+    if (f->flags & CF_GROW) return cf__grow_serialized_size(f);
     return CF__HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
 }
 
@@ -185,6 +192,11 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
     size_t need = cf_serialized_size(f);
     CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
     uint8_t *p = dst;
+    if (f->flags & CF_GROW) {
+        CF__FORWARD_IF_ERROR(cf__grow_serialize(f, p));
+        if (written != NULL) *written = need;
+        return CF_OK;
+    }
     cf__header_encode(f, p);
     memcpy(p + CF__HEADER_SIZE, f->table, f->table_bytes);
     cf__put_le(p + CF__HEADER_SIZE + f->table_bytes,
@@ -200,22 +212,29 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     const uint8_t *in = src;
 
     cf__header h;
-    CF__FORWARD_IF_ERROR(cf__header_decode(in, len, &h));
+    cf_status st = cf__header_decode(in, len, &h);
+    if (st == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
+        return cf__grow_deserialize(in, len, a, out);
+    CF__FORWARD_IF_ERROR(st);
     const uint8_t *table = in + CF__HEADER_SIZE;
     CF__RETURN_IF(cf__get_le(table + h.table_bytes, CF__TRAILER_SIZE) !=
                       cf__payload_checksum(in, table, h.table_bytes),
                   CF_E_CHECKSUM);
+    return cf__table_from_bytes(&h, table, a, out);
+}
 
+cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const cf_allocator *a,
+                               cf_filter **out) {
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_from_header(&h, a, &f));
-    f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &f));
+    f->table = cf__alloc(&f->alloc, h->table_bytes + CF__TABLE_PAD);
     if (f->table == NULL) {
         cf_free(f);
         return CF_E_NOMEM;
     }
     f->owns_table = true;
-    memcpy(f->table, table, h.table_bytes);
-    memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
+    memcpy(f->table, table, h->table_bytes);
+    memset(f->table + h->table_bytes, 0, CF__TABLE_PAD);
     cf_status s = cf__check_table(f);
     if (s != CF_OK) {
         cf_free(f);

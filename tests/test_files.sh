@@ -94,8 +94,22 @@ grep -q 'of 1000 keys fit; nothing written' "$dir/err" || fail "build message: $
 expect 0 bash -c "seq 1 1000 | '$cuckoo' build '$dir/b.cf' --capacity 100 --grow"
 expect 0 bash -c "seq 1 1000 | '$cuckoo' query -q '$dir/b.cf'"
 expect 0 bash -c "seq 1 1000 | '$cuckoo' build '$dir/b.cf' --capacity 1000 --force"
+# Growing adds tables for want of room, not for one key's copies.
 expect 2 bash -c "yes same | head -100 | '$cuckoo' build '$dir/d.cf' --capacity 1000 --grow"
 one_line_error
+# Growth: create --grow files grow in place; add --grow makes a plain file grow;
+# info lists the tables.
+expect 0 "$cuckoo" create "$dir/g.cf" --capacity 50 --fpp 0.01 --grow
+expect 0 bash -c "seq 1 2000 | '$cuckoo' add '$dir/g.cf'"
+expect 0 bash -c "seq 1 2000 | '$cuckoo' query -q '$dir/g.cf'"
+"$cuckoo" info "$dir/g.cf" >"$dir/out" || fail "info on a grown file"
+grep -q '^format version    2$' "$dir/out" || fail "grown info: $(cat "$dir/out")"
+grep -q '^  table 4 ' "$dir/out" || fail "grown info lists no table 4: $(cat "$dir/out")"
+"$cuckoo" info --json "$dir/g.cf" | grep -q '"tables": \[{' || fail "grown info --json has no tables"
+expect 0 "$cuckoo" create "$dir/p.cf" --capacity 50
+expect 2 bash -c "seq 1 2000 | '$cuckoo' add '$dir/p.cf' 2>/dev/null"
+expect 0 bash -c "seq 1 2000 | '$cuckoo' add --grow '$dir/p.cf'"
+expect 0 bash -c "seq 1 2000 | '$cuckoo' query -q '$dir/p.cf'"
 expect 0 bash -c "yes same | head -100 | '$cuckoo' build '$dir/d.cf' --capacity 1000 --unique"
 "$cuckoo" count "$dir/d.cf" same >"$dir/out"
 [[ $(cat "$dir/out") == 1 ]] || fail "--unique build stored $(cat "$dir/out") copies"

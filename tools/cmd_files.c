@@ -54,6 +54,8 @@ static void usage(const char *cmd) {
          "usage: cuckoo create FILE --capacity N [options]\n"
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
+         "  --grow                add tables as the filter fills (each twice the last),\n"
+         "                        keeping the FPP of all of them under --fpp\n"
          "  --force               replace an existing FILE (a regular file only)\n" WAIT_HELP
          HELP_HELP},
         {"add",
@@ -62,7 +64,10 @@ static void usage(const char *cmd) {
          "unchanged and the message names the key.  Through a symbolic link, the\n"
          "link's target is updated.\n"
          "options:\n"
-         "  --unique              skip keys the filter already reports present\n" KEYS_HELP
+         "  --unique              skip keys the filter already reports present\n"
+         "  --grow                make a file created without --grow grow from now on (its\n"
+         "                        table first, FPP bound twice that table's); a file\n"
+         "                        created with --grow grows anyway\n" KEYS_HELP
          WAIT_HELP HELP_HELP KEYS_RULE},
         {"query",
          "usage: cuckoo query FILE [options] [KEY...]\n"
@@ -95,8 +100,8 @@ static void usage(const char *cmd) {
          "ends, reports how many keys fit and writes nothing, unless --grow.\n"
          "options:\n" SHAPE_HELP
          "  --unique              skip keys the filter already reports present\n"
-         "  --grow                when full, double the capacity and go on (rebuilt\n"
-         "                        from the keys' hashes)\n"
+         "  --grow                build a filter that adds tables as it fills (as\n"
+         "                        create --grow)\n"
          "  --force               replace an existing FILE (a regular file only)\n" KEYS_HELP
          WAIT_HELP HELP_HELP KEYS_RULE},
         {"info",
@@ -122,11 +127,12 @@ static bool check_shape_opts(const files_opts *o) {
 
 int cli_cmd_create(int argc, char **argv) {
     files_opts o;
-    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_WAIT;
+    unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_WAIT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("create"), CLI_OK;
     if (o.nkeys > 0) return cli_error("create: unexpected argument '%s'", o.keys[0]);
     if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
+    if (o.grow) o.cfg.flags |= CF_GROW;
     cf_filter *f = files_new(&o);
     if (f == NULL) return CLI_ERROR;
     bool ok = files_replace(f, &o);
@@ -141,43 +147,10 @@ typedef struct adder {
     bool unique;
     uint64_t seen, inserted, skipped;
     cf_status failure;   /* first error, CF_OK while all goes well */
-    uint64_t *hashes;    /* --grow: hashes of the keys inserted, to rebuild from */
-    size_t nhashes, cap;
-    bool keep_hashes;
     bool drain;          /* after a failure, keep counting the stream */
     bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
     char where[160];     /* the failed key, for the message (files_key_where) */
 } adder;
-
-static bool remember(adder *a, uint64_t h) {
-    if (a->nhashes == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 4096;
-        uint64_t *p = realloc(a->hashes, cap * sizeof *p);
-        if (p == NULL) return false;
-        a->hashes = p;
-        a->cap = cap;
-    }
-    a->hashes[a->nhashes++] = h;
-    return true;
-}
-
-/* Rebuilds a->f with twice the capacity from the remembered hashes. */
-static cf_status grow(adder *a, cf_config *cfg) {
-    for (;;) {
-        cf_stats st;
-        cf_get_stats(a->f, &st);
-        cfg->num_buckets = 0;
-        cfg->capacity = st.slots * 2; /* sizing adds headroom: more than twice the slots */
-        cf_filter *g;
-        cf_status s = cf_new(cfg, &g);
-        if (s != CF_OK) return s;
-        size_t i = 0;
-        while (i < a->nhashes && cf_insert_hash(g, a->hashes[i]) == CF_OK) i++;
-        cf_free(a->f);
-        a->f = g;
-        if (i == a->nhashes) return CF_OK;
-    }
-}
 
 static bool add_one(void *ctx, const char *key, size_t len) {
     adder *a = ctx;
@@ -191,8 +164,7 @@ static bool add_one(void *ctx, const char *key, size_t len) {
     }
     if (s == CF_OK) {
         a->inserted++;
-        if (a->keep_hashes && !remember(a, h)) a->failure = CF_E_NOMEM;
-        return a->failure == CF_OK || a->drain;
+        return true;
     }
     a->failure = s;
     files_key_where(key, len, a->where, sizeof a->where);
@@ -205,14 +177,6 @@ static bool add_one(void *ctx, const char *key, size_t len) {
             a->too_many_copies = true;
             return false;
         }
-    }
-    if (s == CF_E_FULL && a->keep_hashes) {
-        /* The failed key is kept too: grow() inserts it with the others. */
-        if (!remember(a, h)) {
-            a->failure = CF_E_NOMEM;
-            return false;
-        }
-        a->inserted++;
     }
     return a->drain;
 }
@@ -235,13 +199,25 @@ static int add_failed(const adder *a, const char *file, const char *outcome) {
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_KEYS | FILES_OPT_WAIT, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_GROW | FILES_OPT_KEYS | FILES_OPT_WAIT, &o))
+        return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
     a.unique = o.unique;
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
     if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    cf_stats st;
+    cf_get_stats(a.f, &st);
+    if (o.grow && !(st.flags & CF_GROW)) {
+        o.cfg.target_fpp = 2 * st.fpp_bound;
+        cf_status s = cf_make_growable(&a.f, &o.cfg);
+        if (s != CF_OK) {
+            cf_free(a.f);
+            files_unlock(lock);
+            return cli_error("%s: cannot make it grow: %s", o.file, cf_strerror(s));
+        }
+    }
     bool read_ok = files_for_each_key(&o, add_one, &a);
     files_keys_done();
     int rc = CLI_OK;
@@ -268,22 +244,10 @@ int cli_cmd_build(int argc, char **argv) {
     if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
-    a.drain = !o.grow;
-    a.keep_hashes = o.grow;
+    a.drain = true;
+    if (o.grow) o.cfg.flags |= CF_GROW;
     if ((a.f = files_new(&o)) == NULL) return CLI_ERROR;
-    cf_status s;
-
-    bool read_ok = true;
-    for (;;) {
-        read_ok = files_for_each_key(&o, add_one, &a);
-        if (!read_ok || !o.grow || a.failure != CF_E_FULL || a.too_many_copies) break;
-        /* Grow from the hashes, then go on with the rest of the stream. */
-        if ((s = grow(&a, &o.cfg)) != CF_OK) {
-            a.failure = s;
-            break;
-        }
-        a.failure = CF_OK;
-    }
+    bool read_ok = files_for_each_key(&o, add_one, &a);
     files_keys_done();
 
     int rc = CLI_OK;
@@ -299,7 +263,6 @@ int cli_cmd_build(int argc, char **argv) {
         rc = CLI_ERROR;
     }
     cf_free(a.f);
-    free(a.hashes);
     return rc;
 }
 
@@ -444,6 +407,30 @@ static long long file_size(const char *path) {
     return size;
 }
 
+/* A grown filter's tables (cf_table_stats), oldest first, one line each or
+ * as a JSON array. */
+static void print_tables(const cf_filter *f, unsigned n, bool json) {
+    if (json) printf(", \"tables\": [");
+    for (unsigned k = 0; k < n; k++) {
+        cf_stats t;
+        if (cf_table_stats(f, k, &t) != CF_OK) break;
+        if (json)
+            printf("%s{\"items\": %llu, \"num_buckets\": %llu, \"fingerprint_bits\": %u, "
+                   "\"semi_sorted\": %s, \"load_factor\": %.6f, \"table_bytes\": %zu, "
+                   "\"expected_fpp\": %.6g, \"fpp_bound\": %.6g}",
+                   k ? ", " : "", (unsigned long long)t.items, (unsigned long long)t.num_buckets,
+                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? "true" : "false",
+                   t.load_factor, t.table_bytes, t.expected_fpp, t.fpp_bound);
+        else
+            printf("  table %-2u        %llu items, %llu buckets, %u bits%s, load %.4f, "
+                   "%zu bytes, fpp %.3g (%.3g full)\n",
+                   k, (unsigned long long)t.items, (unsigned long long)t.num_buckets,
+                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? " semi-sorted" : "",
+                   t.load_factor, t.table_bytes, t.expected_fpp, t.fpp_bound);
+    }
+    if (json) printf("]");
+}
+
 int cli_cmd_info(int argc, char **argv) {
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_JSON, &o)) return CLI_ERROR;
@@ -458,7 +445,6 @@ int cli_cmd_info(int argc, char **argv) {
     long long size = file_size(o.file);
     cf_stats st;
     cf_get_stats(f, &st);
-    cf_free(f);
     double bytes_per_item = st.items ? (double)size / (double)st.items : 0.0;
     const char *check = verified == CF_OK ? "ok" : cf_strerror(verified);
 
@@ -478,6 +464,12 @@ int cli_cmd_info(int argc, char **argv) {
                (unsigned long long)st.total_kicks, (unsigned long long)st.failed_inserts,
                verified == CF_OK ? "true" : "false");
         files_json_string(stdout, check);
+        if (st.flags & CF_GROW) {
+            printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
+                   "\"fpp_bound\": %.6g", st.growth, (unsigned long long)st.max_bytes,
+                   st.target_fpp, st.fpp_bound);
+            print_tables(f, st.tables, true);
+        }
         printf("}\n");
     } else {
         printf("file              %s\n", o.file);
@@ -493,7 +485,7 @@ int cli_cmd_info(int argc, char **argv) {
         printf("bits per item     %.2f (table), %.2f (file)\n", st.bits_per_item,
                8 * bytes_per_item);
         printf("expected fpp      %.3g (now); %.3g at full load\n", st.expected_fpp,
-               cf_theoretical_fpp(st.fingerprint_bits, st.bucket_size, 1.0));
+               st.fpp_bound);
         printf("table bytes       %zu\n", st.table_bytes);
         printf("max kicks         %u\n", st.max_kicks);
         printf("seed              %llu\n", (unsigned long long)st.seed);
@@ -501,7 +493,14 @@ int cli_cmd_info(int argc, char **argv) {
         printf("total kicks       %llu\n", (unsigned long long)st.total_kicks);
         printf("failed inserts    %llu\n", (unsigned long long)st.failed_inserts);
         printf("checksum          %s\n", check);
+        if (st.flags & CF_GROW) {
+            printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
+                   "%llu)\n", st.tables, st.growth, st.fpp_bound, st.target_fpp,
+                   (unsigned long long)st.max_bytes);
+            print_tables(f, st.tables, false);
+        }
     }
+    cf_free(f);
     if (fflush(stdout) != 0) return CLI_ERROR;
     if (verified != CF_OK) return cli_error("%s: %s", o.file, check);
     return CLI_OK;

@@ -43,7 +43,12 @@ def test_refcounts_over_a_million_calls():
     before = counts(watched)
     run_calls(f, keys, view)
     after = counts(watched)
-    assert after == before
+    # The keys' counts are exact; the interpreter's singletons (True, False,
+    # None) are shared with everything else it runs, so they may move by a
+    # few, but a reference leaked per call would move them by a million.
+    n = len(keys) + 1
+    assert after[:n] == before[:n]
+    assert all(abs(a - b) < 1000 for a, b in zip(after[n:], before[n:]))
     assert len(f) == 0
 
 

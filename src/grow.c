@@ -1,0 +1,319 @@
+/*
+ * grow.c -- a CF_GROW filter: creating it, adding tables, and the
+ * operations over all of its tables (design: grow.h).
+ *
+ *   insert:  newest table; CF_E_FULL there ─► add a table ─► insert there
+ *            (unless the key's own copies fill its buckets there)
+ *   lookup:  newest to oldest (the newest holds the most items), buckets of
+ *            every table prefetched first so that the reads overlap
+ *   delete:  only when exactly one table holds the fingerprint (below)
+ *
+ * Why deletes refuse to guess.  In one table, two items with the same
+ * fingerprint and buckets are interchangeable: removing either copy leaves
+ * both findable.  Across tables they are not: if x lives in table 0 and y
+ * in table 1, and x collides with y in table 1, removing "x" from table 1
+ * (newest first) takes y's copy, and removing "y" from table 0 (oldest
+ * first) would take x's.  Either order creates false negatives.  When only
+ * one table matches, the match must be the deleted item's own copy (it was
+ * inserted and is in some table), so it is removed; when several match,
+ * nothing is removed.  The kept copy is a false positive, never a false
+ * negative, and counts stay upper bounds.
+ */
+#include "cf_format.h"
+#include "bucket.h"
+#include "grow.h"
+
+cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
+                         uint64_t max_bytes, double target_fpp, cf_filter **out) {
+    cf_filter *f;
+    /* The handle's own shape is never used: every operation goes to tables. */
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, 1, CF_DEFAULT_BUCKET_SIZE, CF_MIN_FINGERPRINT_BITS,
+                                          0, CF_DEFAULT_MAX_KICKS, &f));
+    f->flags = flags;
+    f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
+    if (f->chain == NULL) {
+        cf_free(f);
+        return CF_E_NOMEM;
+    }
+    memset(f->chain, 0, sizeof *f->chain);
+    f->chain->growth = growth;
+    f->chain->max_bytes = max_bytes;
+    f->chain->target_fpp = target_fpp;
+    *out = f;
+    return CF_OK;
+}
+
+void cf__grow_attach(cf_filter *f, cf_filter *table) {
+    cf__chain *c = f->chain;
+    c->tables[c->count++] = table;
+    /* The handle answers cf_hash and describes the filter by its first table. */
+    cf__set_seed(f, c->tables[0]->seed);
+    f->bucket_size = c->tables[0]->bucket_size;
+    f->max_kicks = c->tables[0]->max_kicks;
+    f->read_only = table->read_only;
+}
+
+void cf__grow_free_chain(cf_filter *f) {
+    for (unsigned k = 0; k < f->chain->count; k++) cf_free(f->chain->tables[k]);
+    cf__free(&f->alloc, f->chain);
+    f->chain = NULL;
+}
+
+/* A table's FPP at full load: what it takes from the budget. */
+static double cf__table_fpp(const cf_filter *t) {
+    return cf_theoretical_fpp(t->fp_bits, t->bucket_size, 1.0);
+}
+
+double cf__grow_spent(const cf__chain *c) {
+    double spent = 0.0;
+    for (unsigned k = 0; k < c->count; k++) spent += cf__table_fpp(c->tables[k]);
+    return spent;
+}
+
+static size_t cf__grow_table_bytes(const cf__chain *c) {
+    size_t n = 0;
+    for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->table_bytes;
+    return n;
+}
+
+/* Table k > 0's configuration: growth times the newest table's buckets,
+ * the widest of (what cf__resolve_config derives from the budget, one more
+ * bit while the full-load FPP is above the budget).  CF_E_FULL when no
+ * table can be added: CF_MAX_TABLES, 32-bit fingerprints, an unaddressable
+ * size or max_bytes. */
+static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
+    const cf__chain *c = f->chain;
+    const cf_filter *newest = c->tables[c->count - 1];
+    CF__RETURN_IF(c->count >= CF_MAX_TABLES, CF_E_FULL);
+    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
+    cf_config_init(cfg);
+    cfg->num_buckets = newest->num_buckets * c->growth;
+    cfg->bucket_size = newest->bucket_size;
+    cfg->max_kicks = newest->max_kicks;
+    cfg->seed = newest->seed;
+    cfg->allocator = &f->alloc;
+    double budget = (c->target_fpp - cf__grow_spent(c)) * CF__GROW_SHARE;
+    CF__RETURN_IF(!(budget > 0.0), CF_E_FULL);
+    cfg->target_fpp = budget;
+    unsigned fbits, b, kicks;
+    uint64_t nb;
+    CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_E_FULL);
+    while (fbits < CF_MAX_FINGERPRINT_BITS && cf_theoretical_fpp(fbits, b, 1.0) > budget) fbits++;
+    CF__RETURN_IF(cf_theoretical_fpp(fbits, b, 1.0) > budget, CF_E_FULL);
+    cfg->fingerprint_bits = fbits;
+    if ((f->flags & CF_SEMI_SORT) && b == 4 && fbits >= 5 && fbits <= 16)
+        cfg->flags = CF_SEMI_SORT;
+    size_t bytes;
+    CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_E_FULL);
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c),
+                  CF_E_FULL);
+    return CF_OK;
+}
+
+cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
+    CF__RETURN_IF((cfg->flags & ~(CF_GROW | CF_SEMI_SORT)) != 0, CF_E_PARAM);
+    unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
+    CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
+    double target = cfg->target_fpp;
+    CF__RETURN_IF(!(target > 0.0 && target < 1.0), CF_E_PARAM);
+
+    cf_config first = *cfg;
+    first.flags &= ~CF_GROW;
+    first.target_fpp = target * CF__GROW_SHARE;
+    cf_filter *f, *t;
+    CF__FORWARD_IF_ERROR(cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes,
+                                        target, &f));
+    cf_status s = cf_new(&first, &t);
+    if (s == CF_OK) {
+        cf__grow_attach(f, t);
+        /* An explicit width must leave budget to the tables after it. */
+        if (!(cf__table_fpp(t) < target)) s = CF_E_PARAM;
+        else if (cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes) s = CF_E_PARAM;
+    }
+    if (s != CF_OK) {
+        cf_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+/* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
+static cf_status cf__add_table(cf_filter *f, cf_filter **added) {
+    cf_config cfg;
+    CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
+    CF__FORWARD_IF_ERROR(cf_new(&cfg, added));
+    cf__grow_attach(f, *added);
+    return CF_OK;
+}
+
+/* True when every slot of h's buckets in t holds h's fingerprint: the key
+ * is stored as often as one table can hold it (2b copies, or b when its
+ * buckets coincide), and no table of any size would take one more. */
+static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
+    uint32_t fp = cf__fingerprint_masked(h, t->fp_mask);
+    uint64_t i1 = cf__index1(h, t->num_buckets);
+    size_t slots = (cf__alt_index(t, i1, fp) == i1 ? 1u : 2u) * (size_t)t->bucket_size;
+    return cf_count_hash(t, h) >= slots;
+}
+
+cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
+    cf__chain *c = f->chain;
+    cf_filter *newest = c->tables[c->count - 1];
+    uint64_t failed = newest->failed_inserts;
+    cf_status s = cf_insert_hash(newest, h);
+    if (s != CF_E_FULL) return s;
+    cf_filter *added;
+    /* A table is added for want of room, never for one key's copies: each
+     * table would take 2b more, and repeating a key would then make tables
+     * growth times larger at every 2b copies. */
+    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__add_table(f, &added);
+    if (s == CF_OK) return cf_insert_hash(added, h); /* an empty table has room */
+    /* The table's refusals count the ones that added a table; this one did
+     * not, and a failed insert changes nothing. */
+    newest->failed_inserts = failed;
+    f->failed_inserts += s == CF_E_FULL;
+    return s;
+}
+
+/* Starts the reads of both buckets of h in every table, so that probing
+ * them one after another waits for one memory latency, not one per table. */
+static void cf__prefetch_tables(const cf__chain *c, uint64_t h) {
+    for (unsigned k = 0; k < c->count; k++) {
+        const cf_filter *t = c->tables[k];
+        uint32_t fp = cf__fingerprint_masked(h, t->fp_mask);
+        uint64_t i1 = cf__index1(h, t->num_buckets);
+        cf__prefetch_bucket(t, i1);
+        cf__prefetch_bucket(t, cf__alt_index(t, i1, fp));
+    }
+}
+
+bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
+    const cf__chain *c = f->chain;
+    if (c->count > 1) cf__prefetch_tables(c, h);
+    for (unsigned k = c->count; k-- > 0;)
+        if (cf_contains_hash(c->tables[k], h)) return true;
+    return false;
+}
+
+cf_status cf__grow_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(cf__grow_contains_hash(f, h), CF_E_EXISTS);
+    return cf__grow_insert_hash(f, h);
+}
+
+cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h) {
+    cf__chain *c = f->chain;
+    cf_filter *holder = NULL;
+    for (unsigned k = c->count; k-- > 0;) {
+        if (cf_count_hash(c->tables[k], h) == 0) continue;
+        if (holder != NULL) return CF_OK; /* ambiguous: keep every copy (top comment) */
+        holder = c->tables[k];
+    }
+    CF__RETURN_IF(holder == NULL, CF_E_NOT_FOUND);
+    return cf_delete_hash(holder, h);
+}
+
+size_t cf__grow_count_hash(const cf_filter *f, uint64_t h) {
+    const cf__chain *c = f->chain;
+    size_t n = 0;
+    for (unsigned k = 0; k < c->count; k++) n += cf_count_hash(c->tables[k], h);
+    return n;
+}
+
+/* Keys per round of the batch lookup: each table's own batch code runs over
+ * a round, and the answers are or-ed on the stack (lookups allocate nothing). */
+#define CF__GROW_ROUND 256
+
+size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    const cf__chain *c = f->chain;
+    bool hit[CF__GROW_ROUND], any[CF__GROW_ROUND];
+    size_t found = 0;
+    for (size_t base = 0; base < n; base += CF__GROW_ROUND) {
+        size_t m = n - base < CF__GROW_ROUND ? n - base : CF__GROW_ROUND;
+        memset(any, 0, m);
+        for (unsigned k = c->count; k-- > 0;) {
+            cf_contains_batch(c->tables[k], hashes + base, m, hit);
+            for (size_t j = 0; j < m; j++) any[j] |= hit[j];
+        }
+        for (size_t j = 0; j < m; j++) found += any[j];
+        if (out != NULL) memcpy(out + base, any, m);
+    }
+    return found;
+}
+
+cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    for (size_t j = 0; j < n; j++) {
+        CF__FORWARD_IF_ERROR(cf__grow_insert_hash(f, hashes[j]));
+        if (inserted != NULL) *inserted = j + 1;
+    }
+    return CF_OK;
+}
+
+size_t cf__grow_memory(const cf_filter *f) {
+    size_t n = sizeof *f + sizeof *f->chain;
+    for (unsigned k = 0; k < f->chain->count; k++) n += cf_memory_usage(f->chain->tables[k]);
+    return n;
+}
+
+void cf__grow_clear(cf_filter *f) {
+    for (unsigned k = 0; k < f->chain->count; k++) cf_clear(f->chain->tables[k]);
+}
+
+void cf__grow_stats(const cf_filter *f, cf_stats *out) {
+    const cf__chain *c = f->chain;
+    const cf_filter *newest = c->tables[c->count - 1];
+    cf_get_stats(newest, out);
+    double table_bits = 0.0;
+    out->items = out->num_buckets = out->slots = out->table_bytes = out->total_kicks = 0;
+    out->expected_fpp = 0.0;
+    for (unsigned k = 0; k < c->count; k++) {
+        cf_stats t;
+        cf_get_stats(c->tables[k], &t);
+        out->items += t.items;
+        out->num_buckets += t.num_buckets;
+        out->slots += t.slots;
+        out->table_bytes += t.table_bytes;
+        out->total_kicks += t.total_kicks;
+        out->expected_fpp += t.expected_fpp;
+        table_bits += (double)t.num_buckets * c->tables[k]->bucket_bits;
+    }
+    out->flags = f->flags;
+    out->load_factor = (double)out->items / (double)out->slots;
+    out->bits_per_item = out->items ? table_bits / (double)out->items : 0.0;
+    out->memory_bytes = cf__grow_memory(f);
+    out->failed_inserts = f->failed_inserts;
+    out->tables = c->count;
+    out->growth = c->growth;
+    out->max_bytes = c->max_bytes;
+    out->fpp_bound = cf__grow_spent(c);
+    out->target_fpp = c->target_fpp;
+    out->format_version = CF__FORMAT_VERSION_GROWN;
+}
+
+cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
+    CF__RETURN_IF(f == NULL || out == NULL, CF_E_PARAM);
+    if (!(f->flags & CF_GROW)) {
+        CF__RETURN_IF(k != 0, CF_E_PARAM);
+        cf_get_stats(f, out);
+        return CF_OK;
+    }
+    CF__RETURN_IF(k >= f->chain->count, CF_E_PARAM);
+    cf_get_stats(f->chain->tables[k], out);
+    return CF_OK;
+}
+
+cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
+    CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
+    cf_filter *t = *fp;
+    CF__RETURN_IF((t->flags & CF_GROW) || t->read_only, CF_E_PARAM);
+    unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
+    CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->target_fpp > cf__table_fpp(t) && cfg->target_fpp < 1.0), CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__grow_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
+                                        cfg->max_bytes, cfg->target_fpp, &f));
+    cf__grow_attach(f, t);
+    *fp = f;
+    return CF_OK;
+}

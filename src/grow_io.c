@@ -1,0 +1,205 @@
+/*
+ * grow_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
+ * version-2 paths of cf_load and cf_map (layout: grow_format.h).
+ *
+ * Load and map read the header and every record's header with small reads
+ * and validate them all (sizes, shapes, padding) before anything is
+ * allocated or mapped; then load reads each table into memory it allocates
+ * and checks its checksum and invariants, and map uses each table in place
+ * in one read-only mapping of the whole file (checksums and invariants only
+ * with verify), as for a single table.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grow_format.h"
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+static const uint8_t cf__zeros[64];
+
+bool cf__grow_write(const cf_filter *f, int fd) {
+    uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    cf__grow_header_encode(f, header);
+    if (!cf__write_all(fd, header, sizeof header)) return false;
+    for (unsigned k = 0; k < f->chain->count; k++) {
+        const cf_filter *t = f->chain->tables[k];
+        size_t image = cf_serialized_size(t);
+        cf__header_encode(t, header);
+        cf__put_le(trailer, cf__payload_checksum(header, t->table, t->table_bytes),
+                   CF__TRAILER_SIZE);
+        if (!cf__write_all(fd, header, sizeof header) ||
+            !cf__write_all(fd, t->table, t->table_bytes) ||
+            !cf__write_all(fd, trailer, sizeof trailer) ||
+            !cf__write_all(fd, cf__zeros, (size_t)(cf__grow_record_size(image) - image)))
+            return false;
+    }
+    return true;
+}
+
+/* Reads exactly n bytes at offset; CF_E_TRUNCATED or CF_E_IO otherwise. */
+static cf_status cf__read_exact(int fd, uint8_t *p, size_t n, uint64_t offset) {
+    size_t got = cf__pread_all(fd, p, n, offset);
+    CF__RETURN_IF(got == (size_t)-1, CF_E_IO);
+    CF__RETURN_IF(got != n, CF_E_TRUNCATED);
+    return CF_OK;
+}
+
+/* Opens path and validates its header, records and padding (no table
+ * bytes are read).  head receives the file's first 64 bytes, hdrs each
+ * record's.  On success the caller owns *fd_out. */
+static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out,
+                               cf__grow_plan *p, uint8_t *head,
+                               uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    CF__RETURN_IF(fd < 0, CF_E_IO);
+    struct stat st;
+    cf_status s = CF_E_IO;
+    uint8_t buf[CF__HEADER_SIZE] = {0};
+    uint64_t size = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto fail;
+    size = (uint64_t)st.st_size;
+    s = cf__read_exact(fd, buf, size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE, 0);
+    if (s == CF_OK) s = cf__grow_plan_begin(buf, size, p);
+    memcpy(head, buf, sizeof buf);
+    for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
+        uint64_t left = size - p->end;
+        s = cf__read_exact(fd, hdrs[k], left < CF__HEADER_SIZE ? (size_t)left : CF__HEADER_SIZE,
+                           p->end);
+        if (s == CF_OK) s = cf__grow_plan_record(p, k, hdrs[k], size);
+    }
+    if (s == CF_OK) s = cf__grow_plan_finish(p, size);
+    for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
+        uint64_t image = p->rec[k].total_size;
+        size_t pad = (size_t)(cf__grow_record_size(image) - image);
+        s = cf__read_exact(fd, buf, pad, p->offset[k] + image);
+        if (s == CF_OK) s = cf__grow_check_pad(buf, pad);
+    }
+    if (s != CF_OK) goto fail;
+    *fd_out = fd;
+    *size_out = size;
+    return CF_OK;
+fail:
+    close(fd);
+    return s;
+}
+
+/* Table k of a validated file: read into allocated memory, checksum and
+ * invariants checked. */
+static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k,
+                                     const uint8_t *hdr, const cf_allocator *a, cf_filter **out) {
+    const cf__header *h = &p->rec[k];
+    cf_filter *t;
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
+    cf_status s = CF_E_NOMEM;
+    t->table = cf__alloc(&t->alloc, h->table_bytes + CF__TABLE_PAD);
+    if (t->table == NULL) goto fail;
+    t->owns_table = true;
+    memset(t->table + h->table_bytes, 0, CF__TABLE_PAD);
+    uint8_t trailer[CF__TRAILER_SIZE];
+    uint64_t at = p->offset[k] + CF__HEADER_SIZE;
+    if ((s = cf__read_exact(fd, t->table, h->table_bytes, at)) != CF_OK) goto fail;
+    if ((s = cf__read_exact(fd, trailer, sizeof trailer, at + h->table_bytes)) != CF_OK) goto fail;
+    s = CF_E_CHECKSUM;
+    if (cf__get_le(trailer, CF__TRAILER_SIZE) !=
+        cf__payload_checksum(hdr, t->table, h->table_bytes))
+        goto fail;
+    if ((s = cf__check_table(t)) != CF_OK) goto fail;
+    *out = t;
+    return CF_OK;
+fail:
+    cf_free(t);
+    return s;
+}
+
+cf_status cf__grow_load(const char *path, const cf_allocator *a, cf_filter **out) {
+    int fd;
+    uint64_t size;
+    cf__grow_plan p;
+    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
+    cf_filter *f;
+    cf_status s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    if (s != CF_OK) {
+        close(fd);
+        return s;
+    }
+    f->failed_inserts = p.failed_inserts;
+    for (unsigned k = 0; k < p.tables; k++) {
+        cf_filter *t;
+        if ((s = cf__grow_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
+        cf__grow_attach(f, t);
+    }
+    close(fd);
+    if (s != CF_OK) {
+        cf_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+/* Table k in place in the mapping at base. */
+static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p, unsigned k,
+                                    bool verify, cf_filter **out) {
+    const cf__header *h = &p->rec[k];
+    const uint8_t *rec = base + p->offset[k];
+    if (verify && cf__get_le(rec + CF__HEADER_SIZE + h->table_bytes, CF__TRAILER_SIZE) !=
+                      cf__payload_checksum(rec, rec + CF__HEADER_SIZE, h->table_bytes))
+        return CF_E_CHECKSUM;
+    cf_filter *t;
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, NULL, &t));
+    /* Only ever read; writes are refused by read_only. */
+    t->table = (uint8_t *)(uintptr_t)(rec + CF__HEADER_SIZE);
+    t->read_only = true;
+    cf_status s = verify ? cf__check_table(t) : CF_OK;
+    if (s != CF_OK) {
+        cf_free(t);
+        return s;
+    }
+    *out = t;
+    return CF_OK;
+}
+
+cf_status cf__grow_map(const char *path, bool verify, cf_filter **out) {
+    int fd;
+    uint64_t size;
+    cf__grow_plan p;
+    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping keeps the file open */
+    CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
+    const uint8_t *bytes = map;
+    cf_filter *f = NULL;
+    cf_status s = CF_E_IO;
+    /* The file may have been replaced in place between the reads and the map. */
+    if (memcmp(bytes, head, CF__HEADER_SIZE) != 0) goto fail;
+    for (unsigned k = 0; k < p.tables; k++)
+        if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
+    s = cf__grow_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    if (s != CF_OK) goto fail;
+    f->failed_inserts = p.failed_inserts;
+    f->map_base = map;
+    f->map_len = (size_t)size;
+    for (unsigned k = 0; k < p.tables; k++) {
+        cf_filter *t;
+        if ((s = cf__grow_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
+            cf_free(f); /* unmaps */
+            return s;
+        }
+        cf__grow_attach(f, t);
+    }
+    (void)posix_madvise(map, (size_t)size, POSIX_MADV_RANDOM);
+    *out = f;
+    return CF_OK;
+fail:
+    munmap(map, (size_t)size);
+    return s;
+}
