@@ -27,8 +27,32 @@
  *      order => byte-identical table.
  *   5. FPP at load a is about 1 - (1 - 1/(2^f - 1))^(2ba) <= 2b/2^f.
  *
- * Threads: a filter may be read from many threads at once (cf_contains and
- * friends are const and allocate nothing); writes need external locking.
+ * Threads: a plain filter may be read from many threads at once (cf_contains
+ * and friends are const and allocate nothing); writes need external locking.
+ * A filter created with CF_CONCURRENT in cfg.flags needs no lock of the
+ * caller's: cf_insert, cf_insert_unique, cf_delete, cf_contains, cf_count,
+ * their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
+ * cf_memory_usage, cf_serialize, cf_save and cf_clear may run at the same
+ * time on it from any number of threads (only cf_free must come after all
+ * of them).  Then:
+ *   - Lookups take no lock and never return a false negative: an item
+ *     inserted before the lookup began and not deleted is found, also while
+ *     evictions move fingerprints.  A lookup retries while a move in one of
+ *     its two buckets is under way (a few hundred nanoseconds).
+ *   - Writers lock stripes of consecutive buckets (at most 4096 stripes,
+ *     costing at most 1% of the table); a failed insert stores nothing and
+ *     loses no item (evictions it made before giving up, if other writers
+ *     made its path stale, only moved items to their other bucket).
+ *   - cf_insert_unique is atomic with respect to every other writer of the
+ *     same key: of several threads inserting one key, one gets CF_OK.
+ *   - cf_get_stats, cf_serialize, cf_save and cf_clear lock every stripe,
+ *     in order, and see one consistent table (writers wait meanwhile;
+ *     lookups do not).  Counters are exact when no writer is running.
+ *   - Guarantee 4 (determinism) holds for one thread: a concurrent filter
+ *     used by one thread makes the same table as a plain one.
+ *   - The allocator must be thread-safe when max_kicks exceeds 1022 (each
+ *     eviction search then allocates its own scratch) and return memory
+ *     aligned for uint64_t (malloc's is; else cf_new returns CF_E_PARAM).
  *
  * Every function that can fail returns a cf_status; questions that cannot
  * fail return plain values.  The library never prints and never uses errno.
@@ -127,6 +151,11 @@ typedef struct cf_filter cf_filter;
  * 12-bit code: one bit less per item at the same false-positive rate, for a
  * little more work per lookup. */
 #define CF_SEMI_SORT 1u
+/* Thread-safe: every function may be called on the filter from any number
+ * of threads at once, with no lock of the caller's (see "Threads" at the
+ * top).  Combines with no other flag (CF_E_PARAM).  Not stored in files:
+ * cf_serialize and cf_save write a plain filter, and loaded ones are plain. */
+#define CF_CONCURRENT 2u
 
 typedef struct cf_config {
     /* Items the filter must hold.  Required (> 0) unless num_buckets is set. */
@@ -156,7 +185,7 @@ typedef struct cf_config {
     uint64_t num_buckets;
     /* Hash seed.  Same seed, same operations => same bytes.  Stored in files. */
     uint64_t seed;
-    /* CF_SEMI_SORT or 0. */
+    /* CF_SEMI_SORT, CF_CONCURRENT or 0. */
     unsigned flags;
     /* NULL = malloc/free.  The pointed-to struct is copied by cf_new. */
     const cf_allocator *allocator;
@@ -181,7 +210,8 @@ CF_API double cf_default_max_load(unsigned bucket_size);
  * target_fpp outside (0, 1) or too small for 32-bit fingerprints, width or
  * bucket size out of range, max_kicks above CF_MAX_KICKS_LIMIT, max_load
  * outside (0, 1], an allocator with only one of alloc/free, unknown flags,
- * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits),
+ * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits,
+ * CF_CONCURRENT with another flag or a misaligning allocator),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);

@@ -77,6 +77,7 @@ struct cf_filter {
     cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack,
                                allocated by the first search that needs it    */
     size_t queue_cap;       /* nodes in queue (0: none allocated)                 */
+    struct cf__cc *cc;      /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
 };
 
 /* ---- allocation through the filter's allocator ---- */

@@ -32,6 +32,7 @@
 #include <xxhash.h>
 
 #include "cf_format.h"
+#include "concurrent.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -217,6 +218,7 @@ static void cf__dirname(const char *path, char *buf, size_t len) {
 
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
+    if (f->cc != NULL) return cf__cc_save(f, path);
     size_t plen = strlen(path);
     size_t cap = plen + 64; /* room for ".<pid>.<n>.tmp" */
     char *tmp = cf__alloc(&f->alloc, cap);

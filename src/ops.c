@@ -27,6 +27,7 @@
  * than the page saved: docs/BENCHMARKS.md.)
  */
 #include "bucket.h"
+#include "concurrent.h"
 #include "hash.h"
 
 typedef struct cf__slots {
@@ -77,11 +78,13 @@ static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
 }
 
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
+    if (f != NULL && f->cc != NULL) return cf__cc_contains(f, h);
     return f != NULL && cf__contains_slots(f, cf__locate(f, h));
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
+    if (f->cc != NULL) return cf__cc_contains(f, cf__xxh3(key, len, f->seed));
     return cf__contains_slots(f, cf__locate(f, cf__xxh3(key, len, f->seed)));
 }
 
@@ -136,6 +139,7 @@ static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
 cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->cc != NULL) return cf__cc_insert(f, h, false);
     return cf__insert_slots(f, cf__locate(f, h));
 }
 
@@ -147,6 +151,7 @@ cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->cc != NULL) return cf__cc_insert(f, h, true);
     cf__slots p = cf__locate(f, h);
     CF__RETURN_IF(cf__contains_slots(f, p), CF_E_EXISTS);
     return cf__insert_slots(f, p);
@@ -160,6 +165,7 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
 cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->cc != NULL) return cf__cc_delete(f, h);
     cf__slots p = cf__locate(f, h);
     cf__prefetch_bucket(f, p.i2); /* as for inserts */
     uint64_t bucket = p.i1;
@@ -181,6 +187,7 @@ cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
+    if (f->cc != NULL) return cf__cc_count(f, h);
     cf__slots p = cf__locate(f, h);
     size_t n = cf__bucket_count(f, p.i1, p.fp);
     if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
@@ -226,6 +233,7 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->cc != NULL) return cf__cc_insert_batch(f, hashes, n, inserted);
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
@@ -333,6 +341,7 @@ CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
+    if (f->cc != NULL) return cf__cc_contains_batch(f, hashes, n, out);
     if (f->swar) return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
     size_t found = 0;
