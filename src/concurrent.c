@@ -90,14 +90,26 @@ static inline uint64_t cf__cc_bits(const cf_filter *f, uint64_t bit, unsigned n)
     return (lo >> sh) | ((hi << (63 - sh)) << 1);
 }
 
+/* Flips bits of word k.  `shared`: other stripes' writers may change the
+ * word too, so an atomic read-modify-write; else every bit of the word
+ * belongs to buckets of the caller's locked stripe, and a load and a store
+ * (both atomic, for the readers) cost less than a locked instruction. */
+static inline void cf__cc_flip_word(cf_filter *f, uint64_t k, uint64_t x, bool shared) {
+    _Atomic uint64_t *w = cf__cc_word(f, k);
+    if (shared) {
+        atomic_fetch_xor_explicit(w, cf__cc_le(x), memory_order_relaxed);
+        return;
+    }
+    uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
+    atomic_store_explicit(w, v ^ cf__cc_le(x), memory_order_relaxed);
+}
+
 /* Flips the bits of x (n <= 32 bits) at bit offset `bit`. */
-static inline void cf__cc_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x) {
+static inline void cf__cc_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x, bool shared) {
     uint64_t k = bit >> 6;
     unsigned sh = (unsigned)(bit & 63);
-    atomic_fetch_xor_explicit(cf__cc_word(f, k), cf__cc_le(x << sh), memory_order_relaxed);
-    if (sh + n > 64)
-        atomic_fetch_xor_explicit(cf__cc_word(f, k + 1), cf__cc_le(x >> (64 - sh)),
-                                  memory_order_relaxed);
+    cf__cc_flip_word(f, k, x << sh, shared);
+    if (sh + n > 64) cf__cc_flip_word(f, k + 1, x >> (64 - sh), shared);
 }
 
 static inline uint64_t cf__cc_slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {
@@ -108,10 +120,15 @@ static inline uint32_t cf__cc_slot_get(const cf_filter *f, uint64_t bucket, unsi
     return (uint32_t)(cf__cc_bits(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
 }
 
-/* Changes a slot from old to v; the caller holds the bucket's stripe. */
+/* Changes a slot from old to v; the caller holds the bucket's stripe.  The
+ * words of a bucket away from its stripe's edges hold only that stripe's
+ * buckets (a word spans fewer than margin buckets). */
 static inline void cf__cc_slot_change(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t old,
                                       uint32_t v) {
-    cf__cc_flip(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits, old ^ v);
+    const struct cf__cc *cc = f->cc;
+    uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
+    bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
+    cf__cc_flip(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits, old ^ v, shared);
 }
 
 static inline uint64_t cf__cc_bucket_word(const cf_filter *f, uint64_t bucket) {
@@ -204,24 +221,27 @@ static void cf__cc_unlock_set(const cf_filter *f, const cf__cc_held *h) {
 
 /* Seqlock writer side (the caller holds the stripe's lock): odd before the
  * data changes, even again after. */
-static void cf__cc_write_begin(cf__stripe *s) {
-    uint32_t v = atomic_load_explicit(&s->version, memory_order_relaxed);
-    atomic_store_explicit(&s->version, v + 1, memory_order_relaxed);
+static void cf__cc_write_begin(_Atomic uint32_t *version) {
+    uint32_t v = atomic_load_explicit(version, memory_order_relaxed);
+    atomic_store_explicit(version, v + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
 
-static void cf__cc_write_end(cf__stripe *s) {
-    uint32_t v = atomic_load_explicit(&s->version, memory_order_relaxed);
-    atomic_store_explicit(&s->version, v + 1, memory_order_release);
+static void cf__cc_write_end(_Atomic uint32_t *version) {
+    uint32_t v = atomic_load_explicit(version, memory_order_relaxed);
+    atomic_store_explicit(version, v + 1, memory_order_release);
+}
+
+static inline _Atomic uint32_t *cf__cc_version(const cf_filter *f, uint64_t bucket) {
+    return &f->cc->versions[bucket >> f->cc->shift];
 }
 
 /* Seqlock reader side: true when nothing the reader depended on moved. */
-static inline bool cf__cc_read_valid(const cf__stripe *a, uint32_t va, const cf__stripe *b,
+static inline bool cf__cc_read_valid(_Atomic uint32_t *a, uint32_t va, _Atomic uint32_t *b,
                                      uint32_t vb) {
     atomic_thread_fence(memory_order_acquire);
-    return ((va | vb) & 1) == 0 &&
-           atomic_load_explicit(&a->version, memory_order_relaxed) == va &&
-           atomic_load_explicit(&b->version, memory_order_relaxed) == vb;
+    return ((va | vb) & 1) == 0 && atomic_load_explicit(a, memory_order_relaxed) == va &&
+           atomic_load_explicit(b, memory_order_relaxed) == vb;
 }
 
 /* ---- creation ---- */
@@ -229,7 +249,7 @@ static inline bool cf__cc_read_valid(const cf__stripe *a, uint32_t va, const cf_
 /* Stripes for a table: at most CF__CC_MAX_STRIPES and 1% of the table's
  * bytes, at least one; each covers 2^shift consecutive buckets. */
 static void cf__cc_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift) {
-    uint64_t want = f->table_bytes / 100 / sizeof(cf__stripe);
+    uint64_t want = f->table_bytes / 100 / (sizeof(cf__stripe) + sizeof(uint32_t));
     if (want > CF__CC_MAX_STRIPES) want = CF__CC_MAX_STRIPES;
     unsigned s = 0;
     while (s < 63 && ((f->num_buckets - 1) >> s) + 1 > want) s++;
@@ -254,7 +274,7 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     uint64_t nstripes;
     unsigned shift;
     cf__cc_size(f, &nstripes, &shift);
-    size_t bytes = sizeof(struct cf__cc) + (size_t)nstripes * sizeof(cf__stripe);
+    size_t bytes = sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
     struct cf__cc *cc = cf__alloc(&f->alloc, bytes);
     if (cc == NULL || (uintptr_t)cc % sizeof(uint64_t) != 0) {
         cf__free(&f->alloc, cc);
@@ -266,6 +286,8 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     cc->nstripes = nstripes;
     cc->shift = shift;
     cc->wide = f->bucket_bits > 64;
+    cc->margin = 64 / f->bucket_bits + 2;
+    cc->versions = (_Atomic uint32_t *)(void *)(cc->stripes + nstripes);
     for (unsigned s = 0; !cc->wide && s < f->bucket_size; s++) {
         cc->lane_ones |= (uint64_t)1 << (s * f->fp_bits);
         cc->lane_highs |= (uint64_t)1 << (s * f->fp_bits + f->fp_bits - 1);
@@ -273,7 +295,7 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     atomic_init(&cc->failed_inserts, 0);
     for (uint64_t i = 0; i < nstripes; i++) {
         atomic_init(&cc->stripes[i].lock, 0);
-        atomic_init(&cc->stripes[i].version, 0);
+        atomic_init(&cc->versions[i], 0);
     }
     f->cc = cc;
     f->flags |= CF_CONCURRENT;
@@ -287,23 +309,35 @@ size_t cf__cc_memory(const cf_filter *f) {
 
 /* ---- lookups ---- */
 
-/* True if bucket i1 or i2 holds fp, read once (no retry). */
-static inline bool cf__cc_probe(const cf_filter *f, const cf__cc_slots *p) {
-    const struct cf__cc *cc = f->cc;
-    if (!cc->wide)
-        return (cf__cc_lanes_hit(cc, cf__cc_bucket_word(f, p->i1), p->fp) |
-                cf__cc_lanes_hit(cc, cf__cc_bucket_word(f, p->i2), p->fp)) != 0;
-    return cf__cc_find(f, p->i1, p->fp) >= 0 || cf__cc_find(f, p->i2, p->fp) >= 0;
+/* Buckets wider than a word, out of line so that the common lookup below
+ * keeps few registers. */
+__attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, cf__cc_slots p) {
+    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
+    for (unsigned spins = 0;; spins++) {
+        uint32_t va = atomic_load_explicit(a, memory_order_acquire);
+        uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
+        if (cf__cc_find(f, p.i1, p.fp) >= 0 || cf__cc_find(f, p.i2, p.fp) >= 0) return true;
+        if (cf__cc_read_valid(a, va, b, vb)) return false;
+        cf__cc_relax(spins);
+    }
 }
 
 bool cf__cc_contains(const cf_filter *f, uint64_t h) {
     cf__cc_slots p = cf__cc_locate(f, h);
-    const cf__stripe *a = cf__cc_stripe(f, p.i1), *b = cf__cc_stripe(f, p.i2);
+    const struct cf__cc *cc = f->cc;
+    if (cc->wide) return cf__cc_contains_wide(f, p);
+    /* Everything the loop needs, read before its acquire loads (which keep
+     * the compiler from reading the filter again after them). */
+    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
+    uint64_t ones = cc->lane_ones, highs = cc->lane_highs, v = ones * p.fp;
+    uint64_t at1 = p.i1 * f->bucket_bits, at2 = p.i2 * f->bucket_bits;
+    unsigned n = f->bucket_bits;
     for (unsigned spins = 0;; spins++) {
-        uint32_t va = atomic_load_explicit(&a->version, memory_order_acquire);
-        uint32_t vb = atomic_load_explicit(&b->version, memory_order_acquire);
+        uint32_t va = atomic_load_explicit(a, memory_order_acquire);
+        uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
+        uint64_t x1 = cf__cc_bits(f, at1, n) ^ v, x2 = cf__cc_bits(f, at2, n) ^ v;
         /* A fingerprint seen is an answer whatever moves next. */
-        if (cf__cc_probe(f, &p)) return true;
+        if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & highs) return true;
         if (cf__cc_read_valid(a, va, b, vb)) return false;
         cf__cc_relax(spins);
     }
@@ -311,10 +345,10 @@ bool cf__cc_contains(const cf_filter *f, uint64_t h) {
 
 size_t cf__cc_count(const cf_filter *f, uint64_t h) {
     cf__cc_slots p = cf__cc_locate(f, h);
-    const cf__stripe *a = cf__cc_stripe(f, p.i1), *b = cf__cc_stripe(f, p.i2);
+    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
-        uint32_t va = atomic_load_explicit(&a->version, memory_order_acquire);
-        uint32_t vb = atomic_load_explicit(&b->version, memory_order_acquire);
+        uint32_t va = atomic_load_explicit(a, memory_order_acquire);
+        uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
         uint32_t fp[2][CF_MAX_BUCKET_SIZE];
         cf__cc_bucket_read(f, p.i1, fp[0]);
         cf__cc_bucket_read(f, p.i2, fp[1]);
@@ -361,6 +395,7 @@ static bool cf__cc_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
  * needs no atomicity across the two. */
 static bool cf__cc_try_place(cf_filter *f, const cf__cc_slots *p) {
     cf__stripe *a = cf__cc_stripe(f, p->i1), *b = cf__cc_stripe(f, p->i2);
+    cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
     cf__cc_lock(a);
     bool placed = cf__cc_place(f, p->i1, p->fp) || (a == b && cf__cc_place(f, p->i2, p->fp));
     cf__cc_unlock(a);
@@ -405,13 +440,14 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
         st = CF_E_EXISTS;
     } else {
         cf__stripe *ss = cf__cc_stripe(f, src), *sd = cf__cc_stripe(f, dst);
+        _Atomic uint32_t *vs = cf__cc_version(f, src), *vd = cf__cc_version(f, dst);
         uint32_t refill = ins != NULL ? ins->fp : 0;
-        cf__cc_write_begin(ss);
-        if (sd != ss) cf__cc_write_begin(sd);
+        cf__cc_write_begin(vs);
+        if (vd != vs) cf__cc_write_begin(vd);
         cf__cc_slot_change(f, dst, (unsigned)t, 0, v); /* destination first */
         cf__cc_slot_change(f, src, slot, v, refill);
-        cf__cc_write_end(ss);
-        if (sd != ss) cf__cc_write_end(sd);
+        cf__cc_write_end(vs);
+        if (vd != vs) cf__cc_write_end(vd);
         sd->items++;
         ss->items -= refill == 0;
         ss->kicks++;
@@ -466,7 +502,14 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
     q[tail++] = (cf__bfs_node){.bucket = p->i1, .parent = -1};
     if (p->i2 != p->i1) q[tail++] = (cf__bfs_node){.bucket = p->i2, .parent = -1};
     *retry = false;
+    size_t prefetched = 0; /* evict.c's read-ahead of the next nodes' children */
     for (size_t head = 0; head < tail && head < f->max_kicks && !found; head++) {
+        for (; prefetched < tail && prefetched <= head + CF__CC_AHEAD; prefetched++) {
+            uint32_t fp[CF_MAX_BUCKET_SIZE];
+            cf__cc_bucket_read(f, q[prefetched].bucket, fp);
+            for (unsigned s = 0; s < f->bucket_size; s++)
+                cf__prefetch_bucket(f, cf__alt_index(f, q[prefetched].bucket, fp[s]));
+        }
         uint64_t bucket = q[head].bucket;
         uint32_t resident[CF_MAX_BUCKET_SIZE];
         cf__cc_bucket_read(f, bucket, resident);

@@ -5,10 +5,12 @@
  *   buckets:  [0 .. 2^s) [2^s .. 2^(s+1)) ...          one stripe per run of
  *   stripes:  [ stripe 0 ][ stripe 1     ] ...         2^s consecutive buckets
  *             lock     held by a writer of any of its buckets
- *             version  odd while a move in one of its buckets is under way
  *             items    occupied slots in its buckets (changed under its lock)
+ *   versions: [ v0 ][ v1 ] ...    odd while a move in the stripe is under way
  *
- * The filter handle points to one allocation: this header, then the stripes.
+ * The filter handle points to one allocation: this header, the stripes, then
+ * the versions, apart from the rest so that the part every lookup reads is
+ * dense (16 KiB at most) and stays in cache.
  */
 #ifndef CF_CONCURRENT_H
 #define CF_CONCURRENT_H
@@ -26,7 +28,6 @@
 
 typedef struct cf__stripe {
     _Atomic uint32_t lock;    /* 0 free, 1 held                                     */
-    _Atomic uint32_t version; /* seqlock: odd during a move touching the stripe      */
     uint64_t items;           /* occupied slots of the stripe's buckets (under lock) */
     uint64_t kicks;           /* moves made under the stripe's lock                  */
 } cf__stripe;
@@ -36,9 +37,12 @@ struct cf__cc {
     uint64_t nstripes;   /* ceil(nb / 2^shift) <= CF__CC_MAX_STRIPES              */
     unsigned shift;      /* stripe of bucket i: i >> shift                        */
     bool wide;           /* buckets of more than 64 bits: read slot by slot       */
+    uint64_t margin;     /* buckets this close to a stripe's edge may share a
+                            table word with another stripe's                       */
     uint64_t lane_ones;  /* bit 0 of each f-bit lane of a bucket (not wide)       */
     uint64_t lane_highs; /* top bit of each lane (not wide)                       */
     _Atomic uint64_t failed_inserts;
+    _Atomic uint32_t *versions; /* nstripes seqlock counters, after the stripes    */
     cf__stripe stripes[];
 };
 

@@ -84,8 +84,9 @@ bool cf_contains_hash(const cf_filter *f, uint64_t h) {
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
-    if (f->cc != NULL) return cf__cc_contains(f, cf__xxh3(key, len, f->seed));
-    return cf__contains_slots(f, cf__locate(f, cf__xxh3(key, len, f->seed)));
+    uint64_t h = cf__xxh3(key, len, f->seed);
+    if (__builtin_expect(f->cc != NULL, 0)) return cf__cc_contains(f, h);
+    return cf__contains_slots(f, cf__locate(f, h));
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -233,7 +234,7 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->cc != NULL) return cf__cc_insert_batch(f, hashes, n, inserted);
+    if (__builtin_expect(f->cc != NULL, 0)) return cf__cc_insert_batch(f, hashes, n, inserted);
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
