@@ -37,17 +37,23 @@
  * of them).  Then:
  *   - Lookups take no lock and never return a false negative: an item
  *     inserted before the lookup began and not deleted is found, also while
- *     evictions move fingerprints.  A lookup retries while a move in one of
- *     its two buckets is under way (a few hundred nanoseconds).
+ *     evictions move fingerprints.  A lookup reads again when an eviction
+ *     moved a fingerprint in one of its two stripes meanwhile, and waits
+ *     while a move is under way there (two stores; longer only if the
+ *     moving thread is preempted).
  *   - Writers lock stripes of consecutive buckets (at most 4096 stripes,
- *     costing at most 1% of the table); a failed insert stores nothing and
- *     loses no item (evictions it made before giving up, if other writers
- *     made its path stale, only moved items to their other bucket).
- *   - cf_insert_unique is atomic with respect to every other writer of the
- *     same key: of several threads inserting one key, one gets CF_OK.
+ *     costing at most 1% of the table; one stripe on tiny tables), one
+ *     stripe per plain insert, two per delete, two or three per eviction
+ *     move, always in ascending order.  A failed insert stores nothing and
+ *     loses no item (moves it made before other writers made its path
+ *     stale only put items in their other bucket).
+ *   - cf_insert_unique checks and inserts in one step, under the locks of
+ *     both of the key's buckets: of several threads calling it with the
+ *     same key, at most one gets CF_OK.
  *   - cf_get_stats, cf_serialize, cf_save and cf_clear lock every stripe,
- *     in order, and see one consistent table (writers wait meanwhile;
- *     lookups do not).  Counters are exact when no writer is running.
+ *     in order, and see one consistent table (writers wait meanwhile,
+ *     during cf_save until the file is written and synced; lookups do not
+ *     wait).  Counters are exact when no writer is running.
  *   - Guarantee 4 (determinism) holds for one thread: a concurrent filter
  *     used by one thread makes the same table as a plain one.
  *   - The allocator must be thread-safe when max_kicks exceeds 1022 (each
