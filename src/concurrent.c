@@ -492,6 +492,7 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
     cf__bfs_node on_stack[CF__STACK_NODES];
     size_t cap = (size_t)f->max_kicks + 2;
     cf__bfs_node *q = on_stack;
+    *retry = false;
     if (cap > CF__STACK_NODES) {
         q = cf__alloc(&f->alloc, cap * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
@@ -501,7 +502,6 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
     size_t tail = 0;
     q[tail++] = (cf__bfs_node){.bucket = p->i1, .parent = -1};
     if (p->i2 != p->i1) q[tail++] = (cf__bfs_node){.bucket = p->i2, .parent = -1};
-    *retry = false;
     size_t prefetched = 0; /* evict.c's read-ahead of the next nodes' children */
     for (size_t head = 0; head < tail && head < f->max_kicks && !found; head++) {
         for (; prefetched < tail && prefetched <= head + CF__CC_AHEAD; prefetched++) {

@@ -99,6 +99,52 @@ static void test_memory_overhead(void) {
     }
 }
 
+/* An allocator that fails once `budget` allocations have been made. */
+static long budget;
+static void *budget_alloc(void *ctx, size_t n) {
+    (void)ctx;
+    return budget-- > 0 ? malloc(n) : NULL;
+}
+static void budget_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+
+/* Every allocation of a concurrent filter fails cleanly (ASan checks for
+ * leaks), and a large eviction budget's per-search scratch too. */
+static void test_out_of_memory(void) {
+    cf_allocator a = {budget_alloc, budget_free, NULL};
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 64;
+    cfg.flags = CF_CONCURRENT;
+    cfg.max_kicks = 2000; /* beyond the stack's nodes */
+    cfg.allocator = &a;
+    cf_filter *f = NULL;
+    long need = 0;
+    for (cf_status st = CF_E_NOMEM; st == CF_E_NOMEM; need++) {
+        budget = need;
+        st = cf_new(&cfg, &f);
+        CHECK(st == CF_OK || (st == CF_E_NOMEM && f == NULL));
+    }
+    CHECK_EQ(need, 4); /* handle, table, stripes */
+    REQUIRE(f != NULL);
+    budget = 1000000;
+    uint64_t k = 0;
+    while (cf_insert(f, &k, sizeof k) == CF_OK) k++;
+    /* Full: the next inserts search, each with its own scratch. */
+    uint8_t *before = malloc(f->table_bytes);
+    REQUIRE(before != NULL);
+    memcpy(before, f->table, f->table_bytes);
+    budget = 0;
+    CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_E_NOMEM);
+    CHECK(memcmp(before, f->table, f->table_bytes) == 0);
+    budget = 1000000;
+    CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_E_FULL);
+    free(before);
+    cf_free(f);
+}
+
 /* Layouts: SWAR buckets at bit offsets, byte-aligned ones, words shared by
  * several buckets (b = 2, f = 7), and buckets wider than 64 bits. */
 typedef struct shape {
@@ -466,5 +512,5 @@ static void test_save_load(void) {
     cf_free(f);
 }
 
-TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_one_thread_matches_plain),
+TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory), TEST(test_one_thread_matches_plain),
           TEST(test_save_load), TEST(test_insert_unique_atomic), TEST(test_stress))
