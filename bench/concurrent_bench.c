@@ -129,52 +129,57 @@ static void sleep_seconds(double sec) {
     nanosleep(&ts, NULL);
 }
 
-/* Lookups per second with `readers` threads (and a writer if asked). */
-static double throughput(shared *s, unsigned readers, bool writer, double sec, double *writes) {
+static double process_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Lookups per second with `readers` threads (and a writer if asked); *cores
+ * is the CPU time the process got per second, which on a shared machine
+ * says how much of the two cores the run really had. */
+static double throughput(shared *s, unsigned readers, bool writer, double sec, double *writes,
+                         double *cores) {
     pthread_t th[9];
     atomic_store(&s->stop, false);
     atomic_store(&s->lookups, 0);
     atomic_store(&s->writes, 0);
-    double t0 = bench_now_ns();
+    double c0 = process_cpu_ns(), t0 = bench_now_ns();
     for (unsigned i = 0; i < readers; i++) pthread_create(&th[i], NULL, reader_main, s);
     if (writer) pthread_create(&th[readers], NULL, writer_main, s);
     sleep_seconds(sec);
     atomic_store(&s->stop, true);
     for (unsigned i = 0; i < readers + writer; i++) pthread_join(th[i], NULL);
     double dt = (bench_now_ns() - t0) / 1e9;
+    *cores = (process_cpu_ns() - c0) / 1e9 / dt;
     *writes = (double)atomic_load(&s->writes) / dt;
     return (double)atomic_load(&s->lookups) / dt;
 }
 
-/* ns per cf_contains over `n` mixed keys, best of 3. */
+/* ns of CPU time per cf_contains over `n` mixed keys. */
 static double ns_lookup(cf_filter *f, const uint64_t *keys, uint64_t stable, uint64_t n) {
-    double best = 1e30;
-    for (int rep = 0; rep < 3; rep++) {
-        uint64_t rng = 7, hits = 0;
-        double t0 = cpu_now_ns();
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t r = bench_splitmix64(&rng), key = r & 1 ? keys[(r >> 1) % stable] : r | 1;
-            hits += cf_contains(f, &key, sizeof key);
-        }
-        double dt = (cpu_now_ns() - t0) / (double)n;
-        bench_sink += hits;
-        best = dt < best ? dt : best;
+    uint64_t rng = 7, hits = 0;
+    double t0 = cpu_now_ns();
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = bench_splitmix64(&rng), key = r & 1 ? keys[(r >> 1) % stable] : r | 1;
+        hits += cf_contains(f, &key, sizeof key);
     }
-    return best;
+    bench_sink += hits;
+    return (cpu_now_ns() - t0) / (double)n;
 }
 
-/* ns per cf_insert filling a new filter to 95% load, best of 3. */
+/* ns of CPU time per cf_insert filling a new filter to 95% load. */
 static double ns_insert(uint64_t cap, unsigned flags, const uint64_t *keys, uint64_t n) {
-    double best = 1e30;
-    for (int rep = 0; rep < 3; rep++) {
-        cf_filter *f = make(cap, flags);
-        double t0 = cpu_now_ns();
-        for (uint64_t i = 0; i < n; i++) bench_sink += cf_insert(f, &keys[i], sizeof keys[i]);
-        double dt = (cpu_now_ns() - t0) / (double)n;
-        cf_free(f);
-        best = dt < best ? dt : best;
-    }
-    return best;
+    cf_filter *f = make(cap, flags);
+    double t0 = cpu_now_ns();
+    for (uint64_t i = 0; i < n; i++) bench_sink += cf_insert(f, &keys[i], sizeof keys[i]);
+    double dt = (cpu_now_ns() - t0) / (double)n;
+    cf_free(f);
+    return dt;
+}
+
+static double min2(double a, double b) {
+    return a < b ? a : b;
 }
 
 int main(int argc, char **argv) {
@@ -199,17 +204,24 @@ int main(int argc, char **argv) {
            "throughput point\n\n",
            (unsigned long long)cap, (unsigned long long)st.slots, st.table_bytes / 1e6, sec);
 
-    /* 1. One thread. */
-    double ins_plain = ns_insert(cap, 0, keys, fill), ins_conc = ns_insert(cap, CF_CONCURRENT, keys, fill);
+    /* 1. One thread: the two filters alternate, best of 5 each, so that a
+     * change in the machine's load hits both. */
+    double ins_plain = 1e30, ins_conc = 1e30, look_plain = 1e30, look_conc = 1e30;
+    for (int rep = 0; rep < 5; rep++) {
+        ins_plain = min2(ins_plain, ns_insert(cap, 0, keys, fill));
+        ins_conc = min2(ins_conc, ns_insert(cap, CF_CONCURRENT, keys, fill));
+    }
     uint64_t stable = (uint64_t)(0.85 * (double)st.slots), churn = (uint64_t)(0.05 * (double)st.slots);
     cf_filter *plain = make(cap, 0), *conc = make(cap, CF_CONCURRENT);
     for (uint64_t i = 0; i < stable + churn; i++) {
         cf_insert(plain, &keys[i], sizeof keys[i]);
         cf_insert(conc, &keys[i], sizeof keys[i]);
     }
-    uint64_t nl = 4000000;
-    double look_plain = ns_lookup(plain, keys, stable, nl), look_conc = ns_lookup(conc, keys, stable, nl);
-    printf("one thread (CPU ns, best of 3) plain ns   CF_CONCURRENT ns   ratio\n");
+    for (int rep = 0; rep < 5; rep++) {
+        look_plain = min2(look_plain, ns_lookup(plain, keys, stable, 2000000));
+        look_conc = min2(look_conc, ns_lookup(conc, keys, stable, 2000000));
+    }
+    printf("one thread (CPU ns, best of 5) plain ns   CF_CONCURRENT ns   ratio\n");
     printf("  insert to 95%% load         %8.1f   %16.1f   %5.2fx\n", ins_plain, ins_conc,
            ins_conc / ins_plain);
     printf("  lookup at 90%% (50%% hits)   %8.1f   %16.1f   %5.2fx\n\n", look_plain, look_conc,
@@ -220,8 +232,8 @@ int main(int argc, char **argv) {
     shared s = {.keys = keys, .stable = stable, .churn = churn};
     pthread_mutex_init(&s.mutex, NULL);
     pthread_rwlock_init(&s.rwlock, NULL);
-    printf("lookups/s (M), total over readers  [writer ops/s (M)]\n");
-    printf("readers  writer  %22s %22s %22s\n", mode_names[0], mode_names[1], mode_names[2]);
+    printf("lookups/s (M), total over readers  [writer ops/s (M)]  (cores the process had)\n");
+    printf("readers  writer  %29s %29s %29s\n", mode_names[0], mode_names[1], mode_names[2]);
     const unsigned counts[] = {1, 2, 4, 8};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         for (int w = 0; w <= 1; w++) {
@@ -229,11 +241,11 @@ int main(int argc, char **argv) {
             for (int m = 0; m < 3; m++) {
                 s.m = (mode)m;
                 s.f = m == MODE_CONCURRENT ? conc : plain;
-                double writes, r = throughput(&s, counts[c], w, sec, &writes);
+                double writes, cores, r = throughput(&s, counts[c], w, sec, &writes, &cores);
                 if (w)
-                    printf("  %9.2f [%8.3f]", r / 1e6, writes / 1e6);
+                    printf("  %9.2f [%8.3f] (%4.2f)", r / 1e6, writes / 1e6, cores);
                 else
-                    printf("  %20.2f", r / 1e6);
+                    printf("  %20.2f (%4.2f)", r / 1e6, cores);
             }
             printf("\n");
         }
