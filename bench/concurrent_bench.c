@@ -211,7 +211,8 @@ int main(int argc, char **argv) {
         ins_plain = min2(ins_plain, ns_insert(cap, 0, keys, fill));
         ins_conc = min2(ins_conc, ns_insert(cap, CF_CONCURRENT, keys, fill));
     }
-    uint64_t stable = (uint64_t)(0.85 * (double)st.slots), churn = (uint64_t)(0.05 * (double)st.slots);
+    uint64_t stable = (uint64_t)(0.85 * (double)st.slots);
+    uint64_t churn = (uint64_t)(0.05 * (double)st.slots);
     cf_filter *plain = make(cap, 0), *conc = make(cap, CF_CONCURRENT);
     for (uint64_t i = 0; i < stable + churn; i++) {
         cf_insert(plain, &keys[i], sizeof keys[i]);

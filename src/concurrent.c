@@ -27,12 +27,14 @@
  *            before it retries: an item is never missed.
  *
  * Shared words: buckets are bit-packed, so one 8-byte word holds bits of
- * neighbouring buckets, which may belong to another stripe.  Every write
- * here is an atomic XOR of the changed bits into the aligned words that hold
- * them (a writer knows the old value of the bits it owns), so writers of
- * neighbouring buckets never undo each other's stores, and every read is a
- * relaxed atomic load of aligned words: no data race in the C11 sense, and
- * ThreadSanitizer checks it (scripts/test.sh).
+ * neighbouring buckets, which near a stripe's edge may belong to the next
+ * stripe.  There a write is an atomic XOR of the changed bits into the
+ * aligned words that hold them (a writer knows the old value of the bits it
+ * owns), so writers of neighbouring stripes never undo each other's stores;
+ * inside a stripe, where the lock held covers every bucket of the word, an
+ * atomic load and store do.  Every read is a relaxed atomic load of aligned
+ * words: no data race in the C11 sense, and ThreadSanitizer checks it
+ * (scripts/test.sh).
  *
  * Writers hold at most three stripes, always locked in ascending order, and
  * whole-table operations (stats, serialize, save, clear) lock all of them in
@@ -274,7 +276,8 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     uint64_t nstripes;
     unsigned shift;
     cf__cc_size(f, &nstripes, &shift);
-    size_t bytes = sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
+    size_t bytes =
+        sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
     struct cf__cc *cc = cf__alloc(&f->alloc, bytes);
     if (cc == NULL || (uintptr_t)cc % sizeof(uint64_t) != 0) {
         cf__free(&f->alloc, cc);
@@ -535,7 +538,9 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
 cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
     cf__cc_slots p = cf__cc_locate(f, h);
     for (;;) {
-        cf_status st = unique ? cf__cc_try_unique(f, &p) : (cf__cc_try_place(f, &p) ? CF_OK : CF_E_FULL);
+        cf_status st = unique                     ? cf__cc_try_unique(f, &p)
+                       : cf__cc_try_place(f, &p) ? CF_OK
+                                                 : CF_E_FULL;
         if (st != CF_E_FULL) return st;
         /* Both buckets were full: search and move.  A stale path means other
          * writers changed the table meanwhile, so the insert starts over

@@ -83,7 +83,8 @@ static void test_flags(void) {
 static void test_memory_overhead(void) {
     const uint64_t sizes[] = {1, 100, 10000, 1u << 20, 50u << 20};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        cf_filter *plain = make(12, 4, sizes[i], 0, 1), *conc = make(12, 4, sizes[i], CF_CONCURRENT, 1);
+        cf_filter *plain = make(12, 4, sizes[i], 0, 1);
+        cf_filter *conc = make(12, 4, sizes[i], CF_CONCURRENT, 1);
         cf_stats st;
         cf_get_stats(plain, &st);
         size_t extra = cf_memory_usage(conc) - cf_memory_usage(plain);
@@ -160,7 +161,8 @@ static void test_one_thread_matches_plain(void) {
     max_kicks = 40;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         shape sh = shapes[i];
-        cf_filter *p = make(sh.f, sh.b, sh.nb, 0, 7 + i), *c = make(sh.f, sh.b, sh.nb, CF_CONCURRENT, 7 + i);
+        cf_filter *p = make(sh.f, sh.b, sh.nb, 0, 7 + i);
+        cf_filter *c = make(sh.f, sh.b, sh.nb, CF_CONCURRENT, 7 + i);
         uint64_t rng = 42 + i, universe = sh.nb * sh.b * 2, full = 0;
         uint8_t *before = malloc(c->table_bytes);
         REQUIRE(before != NULL);
@@ -374,7 +376,9 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     worker wk[WRITERS + READERS + 1];
     for (unsigned i = 0; i < WRITERS + READERS + 1; i++) {
         wk[i] = (worker){&s, i < WRITERS ? i : i - WRITERS};
-        void *(*fn)(void *) = i < WRITERS ? writer_main : i < WRITERS + READERS ? reader_main : snapshot_main;
+        void *(*fn)(void *) = i < WRITERS             ? writer_main
+                              : i < WRITERS + READERS ? reader_main
+                                                      : snapshot_main;
         REQUIRE(pthread_create(&th[i], NULL, fn, &wk[i]) == 0);
     }
     for (unsigned i = 0; i < WRITERS + READERS + 1; i++) pthread_join(th[i], NULL);
@@ -415,7 +419,8 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     CHECK_EQ(st.items, s.stable);
     printf("  f=%u b=%u nb=%llu stripes=%llu: %llu lookups, %llu snapshots, %llu kicks\n", sh.f,
            sh.b, (unsigned long long)sh.nb, (unsigned long long)s.f->cc->nstripes,
-           (unsigned long long)atomic_load(&s.lookups), (unsigned long long)atomic_load(&s.snapshots),
+           (unsigned long long)atomic_load(&s.lookups),
+           (unsigned long long)atomic_load(&s.snapshots),
            (unsigned long long)st.total_kicks);
     free(s.present);
     cf_free(s.f);
@@ -512,5 +517,6 @@ static void test_save_load(void) {
     cf_free(f);
 }
 
-TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory), TEST(test_one_thread_matches_plain),
+TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory),
+          TEST(test_one_thread_matches_plain),
           TEST(test_save_load), TEST(test_insert_unique_atomic), TEST(test_stress))
