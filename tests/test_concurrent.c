@@ -19,7 +19,9 @@
 #include "test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "concurrent.h"
@@ -493,6 +495,45 @@ static void test_insert_unique_atomic(void) {
     cf_free(u.f);
 }
 
+/* ---- a lookup during a move ---- */
+
+typedef struct pending_lookup {
+    cf_filter *f;
+    uint64_t key;
+    atomic_bool started, done, found;
+} pending_lookup;
+
+static void *pending_main(void *arg) {
+    pending_lookup *p = arg;
+    atomic_store(&p->started, true);
+    atomic_store(&p->found, cf_contains(p->f, &p->key, sizeof p->key));
+    atomic_store(&p->done, true);
+    return NULL;
+}
+
+/* While a stripe's version is odd (a move under way: its item may be in
+ * neither bucket for an instant), a lookup there must not answer "absent";
+ * it answers once the move is over.  The odd version is set by hand, and
+ * the "move" puts the key in place meanwhile. */
+static void test_lookup_waits_for_move(void) {
+    pending_lookup p = {.f = make(12, 4, 1000, CF_CONCURRENT, 11), .key = 12345};
+    uint64_t h = cf_hash(p.f, &p.key, sizeof p.key);
+    uint64_t i1 = cf__index1(h, p.f->num_buckets);
+    _Atomic uint32_t *version = &p.f->cc->versions[i1 >> p.f->cc->shift];
+    atomic_store(version, 1);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, pending_main, &p) == 0);
+    while (!atomic_load(&p.started)) sched_yield();
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    CHECK(!atomic_load(&p.done));
+    CHECK_STATUS(cf_insert(p.f, &p.key, sizeof p.key), CF_OK);
+    atomic_store(version, 2);
+    pthread_join(th, NULL);
+    CHECK(atomic_load(&p.found));
+    cf_free(p.f);
+}
+
 /* A saved concurrent filter loads as a plain one with the same items. */
 static void test_save_load(void) {
     cf_filter *f = make(12, 4, 1000, CF_CONCURRENT, 3);
@@ -519,4 +560,5 @@ static void test_save_load(void) {
 
 TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory),
           TEST(test_one_thread_matches_plain),
-          TEST(test_save_load), TEST(test_insert_unique_atomic), TEST(test_stress))
+          TEST(test_save_load), TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic),
+          TEST(test_stress))
