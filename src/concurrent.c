@@ -325,25 +325,37 @@ __attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, c
     }
 }
 
+/* One optimistic read of both buckets; true when it decided *found. */
+static inline bool cf__cc_lookup_once(const cf_filter *f, const cf__cc_slots *p, bool *found) {
+    const struct cf__cc *cc = f->cc;
+    /* The filter's fields first: after an acquire load they would be read
+     * again. */
+    uint64_t ones = cc->lane_ones, highs = cc->lane_highs, v = ones * p->fp;
+    uint64_t at1 = p->i1 * f->bucket_bits, at2 = p->i2 * f->bucket_bits;
+    unsigned n = f->bucket_bits;
+    _Atomic uint32_t *a = cf__cc_version(f, p->i1), *b = cf__cc_version(f, p->i2);
+    uint32_t va = atomic_load_explicit(a, memory_order_acquire);
+    uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
+    uint64_t x1 = cf__cc_bits(f, at1, n) ^ v, x2 = cf__cc_bits(f, at2, n) ^ v;
+    /* A fingerprint seen is an answer whatever moves next. */
+    *found = ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & highs) != 0;
+    return *found || cf__cc_read_valid(a, va, b, vb);
+}
+
+/* Reads again until nothing moved under the read: out of line, so that the
+ * common single read keeps few registers. */
+__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, cf__cc_slots p) {
+    bool found;
+    for (unsigned spins = 0; !cf__cc_lookup_once(f, &p, &found); spins++) cf__cc_relax(spins);
+    return found;
+}
+
 bool cf__cc_contains(const cf_filter *f, uint64_t h) {
     cf__cc_slots p = cf__cc_locate(f, h);
-    const struct cf__cc *cc = f->cc;
-    if (cc->wide) return cf__cc_contains_wide(f, p);
-    /* Everything the loop needs, read before its acquire loads (which keep
-     * the compiler from reading the filter again after them). */
-    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
-    uint64_t ones = cc->lane_ones, highs = cc->lane_highs, v = ones * p.fp;
-    uint64_t at1 = p.i1 * f->bucket_bits, at2 = p.i2 * f->bucket_bits;
-    unsigned n = f->bucket_bits;
-    for (unsigned spins = 0;; spins++) {
-        uint32_t va = atomic_load_explicit(a, memory_order_acquire);
-        uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-        uint64_t x1 = cf__cc_bits(f, at1, n) ^ v, x2 = cf__cc_bits(f, at2, n) ^ v;
-        /* A fingerprint seen is an answer whatever moves next. */
-        if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & highs) return true;
-        if (cf__cc_read_valid(a, va, b, vb)) return false;
-        cf__cc_relax(spins);
-    }
+    if (f->cc->wide) return cf__cc_contains_wide(f, p);
+    bool found;
+    if (cf__cc_lookup_once(f, &p, &found)) return found;
+    return cf__cc_contains_retry(f, p);
 }
 
 size_t cf__cc_count(const cf_filter *f, uint64_t h) {
