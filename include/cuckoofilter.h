@@ -35,8 +35,38 @@
  * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
  * the whole chain) hold for them, 3 with cf_delete's rule for them.
  *
- * Threads: a filter may be read from many threads at once (cf_contains and
- * friends are const and allocate nothing); writes need external locking.
+ * Threads: a plain filter may be read from many threads at once (cf_contains
+ * and friends are const and allocate nothing); writes need external locking.
+ * A filter created with CF_CONCURRENT in cfg.flags needs no lock of the
+ * caller's: cf_insert, cf_insert_unique, cf_delete, cf_contains, cf_count,
+ * their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
+ * cf_memory_usage, cf_serialize, cf_save and cf_clear may run at the same
+ * time on it from any number of threads (only cf_free must come after all
+ * of them).  Then:
+ *   - Lookups take no lock and never return a false negative: an item
+ *     inserted before the lookup began and not deleted is found, also while
+ *     evictions move fingerprints.  A lookup reads again when an eviction
+ *     moved a fingerprint in one of its two stripes meanwhile, and waits
+ *     while a move is under way there (two stores; longer only if the
+ *     moving thread is preempted).
+ *   - Writers lock stripes of consecutive buckets (at most 4096 stripes,
+ *     costing at most 1% of the table; one stripe on tiny tables), one
+ *     stripe per plain insert, two per delete, two or three per eviction
+ *     move, always in ascending order.  A failed insert stores nothing and
+ *     loses no item (moves it made before other writers made its path
+ *     stale only put items in their other bucket).
+ *   - cf_insert_unique checks and inserts in one step, under the locks of
+ *     both of the key's buckets: of several threads calling it with the
+ *     same key, at most one gets CF_OK.
+ *   - cf_get_stats, cf_serialize, cf_save and cf_clear lock every stripe,
+ *     in order, and see one consistent table (writers wait meanwhile,
+ *     during cf_save until the file is written and synced; lookups do not
+ *     wait).  Counters are exact when no writer is running.
+ *   - Guarantee 4 (determinism) holds for one thread: a concurrent filter
+ *     used by one thread makes the same table as a plain one.
+ *   - The allocator must be thread-safe when max_kicks exceeds 1022 (each
+ *     eviction search then allocates its own scratch) and return memory
+ *     aligned for uint64_t (malloc's is; else cf_new returns CF_E_PARAM).
  * Processes: a file is replaced by rename on every save, never modified in
  * place, so any number of readers (cf_load, cf_map) may run beside writers;
  * writers that read, change and save a file take its lock (cf_lock_file)
@@ -153,6 +183,11 @@ typedef struct cf_filter cf_filter;
  * 12-bit code: one bit less per item at the same false-positive rate, for a
  * little more work per lookup. */
 #define CF_SEMI_SORT 1u
+/* Thread-safe: every function may be called on the filter from any number
+ * of threads at once, with no lock of the caller's (see "Threads" at the
+ * top).  Combines with no other flag (CF_E_PARAM).  Not stored in files:
+ * cf_serialize and cf_save write a plain filter, and loaded ones are plain. */
+#define CF_CONCURRENT 2u
 /* Growth: when an insert finds no room in the newest table, a new table of
  * `growth` times as many buckets is added (up to CF_MAX_TABLES tables and
  * max_bytes of tables), so inserts fail only at those limits.  Every
@@ -198,7 +233,7 @@ typedef struct cf_config {
     uint64_t num_buckets;
     /* Hash seed.  Same seed, same operations => same bytes.  Stored in files. */
     uint64_t seed;
-    /* CF_SEMI_SORT, CF_GROW, or 0. */
+    /* CF_SEMI_SORT, CF_GROW, CF_CONCURRENT or 0. */
     unsigned flags;
     /* NULL = malloc/free.  The pointed-to struct is copied by cf_new. */
     const cf_allocator *allocator;
@@ -260,7 +295,8 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * CF_SEMI_SORT without bucket size 4 and a width of 5..16 bits; with
  * CF_GROW: growth above CF_MAX_GROWTH, the first table larger than a nonzero
  * max_bytes, an explicit fingerprint_bits whose full-load FPP is not below
- * target_fpp, CF_GROW together with CF_CONCURRENT),
+ * target_fpp; CF_CONCURRENT with another flag (CF_GROW included) or an
+ * allocator whose memory is not aligned for uint64_t),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);

@@ -24,6 +24,12 @@ echo "== gcc, -Wall -Wextra -Werror"
 run_suite test-gcc
 echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer"
 run_suite test-asan
+echo "== clang, ThreadSanitizer: the concurrency tests (label concurrency)"
+cmake -S . -B build/test-tsan -DCF_WERROR=ON -DCMAKE_C_COMPILER=clang -DCF_TSAN=ON \
+  -DCF_BUILD_TOOLS=OFF -DCF_BUILD_BENCH=OFF -DCF_BUILD_REDIS=OFF >/dev/null
+cmake --build build/test-tsan -j "$jobs" --target test_concurrent
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  ctest --test-dir build/test-tsan -L concurrency --output-on-failure
 echo "== valgrind memcheck: the tests labelled memcheck (gcc build)"
 # Unit tests and fuzz corpus replays (tests/CMakeLists.txt, fuzz/CMakeLists.txt);
 # valgrind's options are MEMORYCHECK_COMMAND_OPTIONS in CMakeLists.txt.

@@ -98,6 +98,7 @@ struct cf_filter {
                                allocated by the first search that needs it    */
     size_t queue_cap;       /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
+    struct cf__cc *cc;      /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
 };
 
 /* ---- allocation through the filter's allocator ---- */

@@ -34,6 +34,7 @@
 #include "cf_format.h"
 #include "file_path.h"
 #include "grow.h"
+#include "concurrent.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -216,6 +217,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
 
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
+    if (f->cc != NULL) return cf__cc_save(f, path);
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
     uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];

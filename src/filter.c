@@ -20,6 +20,7 @@
 #include "cf_format.h"
 #include "hash.h"
 #include "grow.h"
+#include "concurrent.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
@@ -73,6 +74,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    if (cfg->flags & CF_CONCURRENT) return cf__cc_new(cfg, out);
     if (cfg->flags & CF_GROW) return cf__grow_new(cfg, out);
 
     unsigned fbits, b, max_kicks;
@@ -103,6 +105,7 @@ void cf_free(cf_filter *f) {
     if (f->map_base != NULL) munmap(f->map_base, f->map_len);
     if (f->owns_table) cf__free(&f->alloc, f->table);
     cf__free(&f->alloc, f->queue);
+    cf__free(&f->alloc, f->cc);
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
 }
@@ -114,6 +117,7 @@ cf_status cf_clear(cf_filter *f) {
         cf__grow_clear(f);
         return CF_OK;
     }
+    if (f->cc != NULL) return cf__cc_clear(f);
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
     return CF_OK;
@@ -122,7 +126,7 @@ cf_status cf_clear(cf_filter *f) {
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
     if (f->flags & CF_GROW) return cf__grow_memory(f);
-    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue;
+    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue + cf__cc_memory(f);
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
     return n;
 }
@@ -154,6 +158,10 @@ cf_status cf__check_semisorted(const cf_filter *f) {
 void cf_get_stats(const cf_filter *f, cf_stats *out) {
     if (f->flags & CF_GROW) {
         cf__grow_stats(f, out);
+        return;
+    }
+    if (f->cc != NULL) {
+        cf__cc_get_stats(f, out);
         return;
     }
     memset(out, 0, sizeof *out);

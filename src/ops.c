@@ -28,6 +28,7 @@
  */
 #include "bucket.h"
 #include "grow.h"
+#include "concurrent.h"
 #include "hash.h"
 
 typedef struct cf__slots {
@@ -79,15 +80,26 @@ static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
     return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
 }
 
+/* Grown and concurrent filters out of line, behind one unlikely branch on
+ * the flags, so that plain lookups pay one test for both. */
+__attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, uint64_t h) {
+    if (f->flags & CF_GROW) return cf__grow_contains_hash(f, h);
+    return cf__cc_contains(f, h);
+}
+
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
-    if (f != NULL && (f->flags & CF_GROW)) return cf__grow_contains_hash(f, h);
-    return f != NULL && cf__contains_slots(f, cf__locate(f, h));
+    if (f == NULL) return false;
+    if (__builtin_expect((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, 0))
+        return cf__contains_special(f, h);
+    return cf__contains_slots(f, cf__locate(f, h));
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
-    if (f->flags & CF_GROW) return cf__grow_contains_hash(f, cf__hash_keyed(&f->hkey, key, len));
-    return cf__contains_slots(f, cf__locate(f, cf__hash_keyed(&f->hkey, key, len)));
+    uint64_t h = cf__hash_keyed(&f->hkey, key, len);
+    if (__builtin_expect((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, 0))
+        return cf__contains_special(f, h);
+    return cf__contains_slots(f, cf__locate(f, h));
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -142,6 +154,7 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (f->flags & CF_GROW) return cf__grow_insert_hash(f, h);
+    if (f->cc != NULL) return cf__cc_insert(f, h, false);
     return cf__insert_slots(f, cf__locate(f, h));
 }
 
@@ -154,6 +167,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (f->flags & CF_GROW) return cf__grow_insert_unique_hash(f, h);
+    if (f->cc != NULL) return cf__cc_insert(f, h, true);
     cf__slots p = cf__locate(f, h);
     CF__RETURN_IF(cf__contains_slots(f, p), CF_E_EXISTS);
     return cf__insert_slots(f, p);
@@ -197,6 +211,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (f->flags & CF_GROW) return cf__grow_delete_hash(f, h);
+    if (f->cc != NULL) return cf__cc_delete(f, h);
     cf__slots p = cf__locate(f, h);
     cf__prefetch_bucket(f, p.i2); /* as for inserts */
     if (!cf__take(f, p)) return CF_E_NOT_FOUND;
@@ -212,6 +227,7 @@ cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
     if (f->flags & CF_GROW) return cf__grow_count_hash(f, h);
+    if (f->cc != NULL) return cf__cc_count(f, h);
     cf__slots p = cf__locate(f, h);
     size_t n = cf__bucket_count(f, p.i1, p.fp);
     if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
@@ -258,6 +274,7 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (f->flags & CF_GROW) return cf__grow_insert_batch(f, hashes, n, inserted);
+    if (__builtin_expect(f->cc != NULL, 0)) return cf__cc_insert_batch(f, hashes, n, inserted);
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
@@ -366,6 +383,7 @@ CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
     if (f->flags & CF_GROW) return cf__grow_contains_batch(f, hashes, n, out);
+    if (f->cc != NULL) return cf__cc_contains_batch(f, hashes, n, out);
     if (f->swar) return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
     size_t found = 0;
