@@ -116,7 +116,7 @@ static void budget_free(void *ctx, void *p) {
 /* Every allocation of a concurrent filter fails cleanly (ASan checks for
  * leaks), and a large eviction budget's per-search scratch too. */
 static void test_out_of_memory(void) {
-    cf_allocator a = {budget_alloc, budget_free, NULL};
+    cf_allocator a = {budget_alloc, budget_free, NULL, NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.num_buckets = 64;

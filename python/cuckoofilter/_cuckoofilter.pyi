@@ -14,6 +14,7 @@ StrPath: TypeAlias = str | bytes | PathLike[str] | PathLike[bytes]
 library_version: str
 SEMI_SORT: int
 GROW: int
+CONCURRENT: int
 MAX_FINGERPRINT_BITS: int
 MAX_BUCKET_SIZE: int
 MAX_KICKS_LIMIT: int
