@@ -27,18 +27,18 @@ typedef enum bench_impl {
 
 /* ns per operation; the probe's three figures are ns per read or pair. */
 typedef enum bench_metric {
-    M_INSERT,     /* inserts filling the table to the target load         */
+    M_INSERT,       /* inserts filling the table to the target load         */
     M_INSERT_BATCH, /* the same fill by cf_insert_batch, hashing included */
-    M_POS,        /* lookups of inserted keys                             */
-    M_NEG,        /* lookups of keys never inserted                       */
-    M_MIXED,      /* lookups, 50% inserted keys, randomly interleaved     */
-    M_MIXED_HASH, /* the mixed lookups on precomputed hashes, one by one  */
-    M_BATCH,      /* the same hashes through cf_contains_batch            */
-    M_DELETE,     /* deletes of inserted keys                             */
-    M_DEPENDENT,  /* probe: dependent random line reads                   */
-    M_RANDOM1,    /* probe: independent random lines, many in flight      */
-    M_RANDOM2,    /* probe: pairs of independent random lines             */
-    M_PAGE2,      /* probe: pairs of random lines sharing a 4 KiB page    */
+    M_POS,          /* lookups of inserted keys                             */
+    M_NEG,          /* lookups of keys never inserted                       */
+    M_MIXED,        /* lookups, 50% inserted keys, randomly interleaved     */
+    M_MIXED_HASH,   /* the mixed lookups on precomputed hashes, one by one  */
+    M_BATCH,        /* the same hashes through cf_contains_batch            */
+    M_DELETE,       /* deletes of inserted keys                             */
+    M_DEPENDENT,    /* probe: dependent random line reads                   */
+    M_RANDOM1,      /* probe: independent random lines, many in flight      */
+    M_RANDOM2,      /* probe: pairs of independent random lines             */
+    M_PAGE2,        /* probe: pairs of random lines sharing a 4 KiB page    */
     M_COUNT
 } bench_metric;
 
@@ -60,7 +60,7 @@ typedef struct bench_facts {
 } bench_facts;
 
 typedef struct bench_case {
-    uint64_t n;               /* N: the capacity the filter is sized for     */
+    uint64_t n; /* N: the capacity the filter is sized for     */
     unsigned fp_bits;
     unsigned bucket_size;
     unsigned reps;

@@ -21,8 +21,7 @@ const char *const bench_impl_names[IMPL_COUNT] = {"ours", "semi", "ref", "bloom"
 
 const char *const bench_metric_names[M_COUNT] = {
     "insert",      "insert_batch", "lookup_pos", "lookup_neg", "lookup_mixed", "lookup_mixed_hash",
-    "batch_mixed", "delete",     "dependent",  "random1",      "random2",
-    "page2"};
+    "batch_mixed", "delete",       "dependent",  "random1",    "random2",      "page2"};
 
 /* Rows of the table: the library's metric, the baselines' metric it is set
  * against (the batched insert hashes its keys too, so it faces the plain
@@ -87,10 +86,12 @@ static double ratio(double a, double b) {
 }
 
 static void print_targets(FILE *out, const bench_case *c) {
-    double pos = ratio(bench_case_median(c, IMPL_REF, M_POS), bench_case_median(c, IMPL_OURS, M_POS));
-    double neg = ratio(bench_case_median(c, IMPL_REF, M_NEG), bench_case_median(c, IMPL_OURS, M_NEG));
-    double ins = ratio(bench_case_median(c, IMPL_REF, M_INSERT),
-                       bench_case_median(c, IMPL_OURS, M_INSERT));
+    double pos =
+        ratio(bench_case_median(c, IMPL_REF, M_POS), bench_case_median(c, IMPL_OURS, M_POS));
+    double neg =
+        ratio(bench_case_median(c, IMPL_REF, M_NEG), bench_case_median(c, IMPL_OURS, M_NEG));
+    double ins =
+        ratio(bench_case_median(c, IMPL_REF, M_INSERT), bench_case_median(c, IMPL_OURS, M_INSERT));
     double insb = ratio(bench_case_median(c, IMPL_REF, M_INSERT),
                         bench_case_median(c, IMPL_OURS, M_INSERT_BATCH));
     double lim = ratio(bench_case_median(c, IMPL_OURS, M_BATCH),
@@ -109,10 +110,12 @@ static void print_targets(FILE *out, const bench_case *c) {
     if (!c->facts[IMPL_SEMI].present) return;
     fprintf(out, "  semi-sorted: %.2f bits/item (plain %.2f), want 1 less; lookups",
             c->facts[IMPL_SEMI].bits_per_item, c->facts[IMPL_OURS].bits_per_item);
-    put_num(out, ratio(bench_case_median(c, IMPL_SEMI, M_POS), bench_case_median(c, IMPL_OURS, M_POS)),
+    put_num(out,
+            ratio(bench_case_median(c, IMPL_SEMI, M_POS), bench_case_median(c, IMPL_OURS, M_POS)),
             " %.2fx");
     fputs(" (present) /", out);
-    put_num(out, ratio(bench_case_median(c, IMPL_SEMI, M_NEG), bench_case_median(c, IMPL_OURS, M_NEG)),
+    put_num(out,
+            ratio(bench_case_median(c, IMPL_SEMI, M_NEG), bench_case_median(c, IMPL_OURS, M_NEG)),
             " %.2fx");
     fputs(" (absent) plain's time, want <= 1.3\n", out);
 }
@@ -161,8 +164,10 @@ void bench_print_case(FILE *out, const bench_case *c) {
                 default: x = (double)f->table_bytes / 1e6; break;
                 }
             }
-            put_num(out, x, fact_rows[i].which == 1 ? " %10.4f"
-                            : fact_rows[i].which == 2 ? " %10.0f" : " %10.2f");
+            put_num(out, x,
+                    fact_rows[i].which == 1   ? " %10.4f"
+                    : fact_rows[i].which == 2 ? " %10.0f"
+                                              : " %10.2f");
         }
         fputc('\n', out);
     }
@@ -173,13 +178,13 @@ void bench_print_case(FILE *out, const bench_case *c) {
                 "%.1f ns/pair (the limit), %.1f ns/pair in one page%s\n",
                 (double)fp->table_bytes / 1e6, bench_case_median(c, IMPL_PROBE, M_DEPENDENT),
                 bench_case_median(c, IMPL_PROBE, M_RANDOM1), limit,
-                bench_case_median(c, IMPL_PROBE, M_PAGE2),
-                fp->huge_bytes ? "; on huge pages" : "");
+                bench_case_median(c, IMPL_PROBE, M_PAGE2), fp->huge_bytes ? "; on huge pages" : "");
     for (int impl = IMPL_OURS; impl <= IMPL_REF; impl++) {
         const bench_facts *f = &c->facts[impl];
         if (!f->present) continue;
-        fprintf(out, "  %s: %llu buckets, %.3f kicks/insert, %llu failed inserts, %llu false negatives, "
-                     "%llu failed deletes\n",
+        fprintf(out,
+                "  %s: %llu buckets, %.3f kicks/insert, %llu failed inserts, %llu false negatives, "
+                "%llu failed deletes\n",
                 bench_impl_names[impl], (unsigned long long)f->num_buckets,
                 f->items ? (double)f->kicks / (double)f->items : 0.0,
                 (unsigned long long)f->failed_inserts, (unsigned long long)f->false_negatives,
@@ -211,10 +216,9 @@ void bench_csv_case(FILE *out, const bench_case *c) {
             size_t k = collect(c, (bench_impl)impl, (bench_metric)m, v);
             if (k == 0) continue;
             double med = bench_median(v, k); /* v is sorted now */
-            fprintf(out, "%llu,%u,%u,%s,%s,%.4f,ns,%llu,%zu,%.4f,%.4f\n",
-                    (unsigned long long)c->n, c->fp_bits, c->bucket_size, bench_impl_names[impl],
-                    bench_metric_names[m], med, (unsigned long long)c->ops[impl][m], k, v[0],
-                    v[k - 1]);
+            fprintf(out, "%llu,%u,%u,%s,%s,%.4f,ns,%llu,%zu,%.4f,%.4f\n", (unsigned long long)c->n,
+                    c->fp_bits, c->bucket_size, bench_impl_names[impl], bench_metric_names[m], med,
+                    (unsigned long long)c->ops[impl][m], k, v[0], v[k - 1]);
         }
         const bench_facts *f = &c->facts[impl];
         if (!f->present) continue;

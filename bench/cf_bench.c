@@ -59,7 +59,7 @@ typedef struct options {
     size_t batch;         /* hashes per cf_contains_batch call                 */
     uint64_t probe_steps; /* dependent reads in the probe                      */
     bool impl[IMPL_COUNT];
-    bool huge;            /* the probe's array asks for transparent huge pages */
+    bool huge; /* the probe's array asks for transparent huge pages */
     const char *csv;
 } options;
 
@@ -72,12 +72,11 @@ static double elapsed_per_op(double t0, double t1, uint64_t n) {
 /* One non-inlined function per timed loop, named phase_<impl>_<metric> after
  * the CSV's names, so that callgrind's per-function counts divided by the
  * CSV's ops column give instructions per operation (bench/callgrind.sh). */
-#define KEY_PHASE(name, handle_t, expr)                                               \
-    __attribute__((noinline)) static uint64_t name(handle_t h, const uint64_t *keys, \
-                                                   uint64_t n) {                      \
-        uint64_t count = 0;                                                           \
-        for (uint64_t i = 0; i < n; i++) count += (expr);                             \
-        return count;                                                                 \
+#define KEY_PHASE(name, handle_t, expr)                                                            \
+    __attribute__((noinline)) static uint64_t name(handle_t h, const uint64_t *keys, uint64_t n) { \
+        uint64_t count = 0;                                                                        \
+        for (uint64_t i = 0; i < n; i++) count += (expr);                                          \
+        return count;                                                                              \
     }
 
 /* Each returns how many operations succeeded (inserts, finds, deletes). */
@@ -107,8 +106,8 @@ KEY_PHASE(phase_bloom_lookup_pos, const cf_bloom *, cf_bloom_contains(h, &keys[i
 KEY_PHASE(phase_bloom_lookup_neg, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_bloom_lookup_mixed, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 
-static inline uint64_t batch_mixed(const cf_filter *f, const uint64_t *h, uint64_t n,
-                                          size_t batch, bool *out) {
+static inline uint64_t batch_mixed(const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch,
+                                   bool *out) {
     uint64_t found = 0;
     for (uint64_t i = 0; i < n; i += batch) {
         size_t k = (size_t)(n - i < batch ? n - i : batch);
@@ -119,8 +118,8 @@ static inline uint64_t batch_mixed(const cf_filter *f, const uint64_t *h, uint64
 
 /* Fills f with keys[0..n) through cf_insert_batch, hashing `batch` keys at a
  * time into chunk; returns how many were inserted (a failed one is skipped). */
-static inline uint64_t insert_batch(cf_filter *f, const uint64_t *keys, uint64_t n,
-                                    size_t batch, uint64_t *chunk) {
+static inline uint64_t insert_batch(cf_filter *f, const uint64_t *keys, uint64_t n, size_t batch,
+                                    uint64_t *chunk) {
     uint64_t inserted = 0;
     for (uint64_t i = 0; i < n;) {
         size_t k = (size_t)(n - i < batch ? n - i : batch);
@@ -133,14 +132,14 @@ static inline uint64_t insert_batch(cf_filter *f, const uint64_t *keys, uint64_t
     return inserted;
 }
 
-#define BATCH_PHASES(impl)                                                                  \
-    __attribute__((noinline)) static uint64_t phase_##impl##_batch_mixed(                  \
-        const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch, bool *out) {       \
-        return batch_mixed(f, h, n, batch, out);                                            \
-    }                                                                                       \
-    __attribute__((noinline)) static uint64_t phase_##impl##_insert_batch(                 \
-        cf_filter *f, const uint64_t *keys, uint64_t n, size_t batch, uint64_t *chunk) {    \
-        return insert_batch(f, keys, n, batch, chunk);                                      \
+#define BATCH_PHASES(impl)                                                               \
+    __attribute__((noinline)) static uint64_t phase_##impl##_batch_mixed(                \
+        const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch, bool *out) {    \
+        return batch_mixed(f, h, n, batch, out);                                         \
+    }                                                                                    \
+    __attribute__((noinline)) static uint64_t phase_##impl##_insert_batch(               \
+        cf_filter *f, const uint64_t *keys, uint64_t n, size_t batch, uint64_t *chunk) { \
+        return insert_batch(f, keys, n, batch, chunk);                                   \
     }
 BATCH_PHASES(ours)
 BATCH_PHASES(semi)
@@ -157,19 +156,21 @@ typedef struct lib_phases {
     uint64_t (*delete_)(cf_filter *, const uint64_t *, uint64_t);
 } lib_phases;
 
-#define LIB_PHASES(impl)                                                                    \
-    {phase_##impl##_insert,       phase_##impl##_insert_batch, phase_##impl##_lookup_pos,   \
-     phase_##impl##_lookup_neg,   phase_##impl##_lookup_mixed, phase_##impl##_lookup_mixed_hash, \
-     phase_##impl##_batch_mixed,  phase_##impl##_delete}
+#define LIB_PHASES(impl)                                                                        \
+    {                                                                                           \
+        phase_##impl##_insert, phase_##impl##_insert_batch, phase_##impl##_lookup_pos,          \
+            phase_##impl##_lookup_neg, phase_##impl##_lookup_mixed,                             \
+            phase_##impl##_lookup_mixed_hash, phase_##impl##_batch_mixed, phase_##impl##_delete \
+    }
 static const lib_phases ours_phases = LIB_PHASES(ours);
 static const lib_phases semi_phases = LIB_PHASES(semi);
 
 /* Runs expr, storing its result in var and the ns per operation in dst. */
-#define TIME_PHASE(var, dst, n, expr)                            \
-    do {                                                         \
-        double t0_ = bench_now_ns();                             \
-        var = (expr);                                            \
-        (dst) = elapsed_per_op(t0_, bench_now_ns(), (n));        \
+#define TIME_PHASE(var, dst, n, expr)                     \
+    do {                                                  \
+        double t0_ = bench_now_ns();                      \
+        var = (expr);                                     \
+        (dst) = elapsed_per_op(t0_, bench_now_ns(), (n)); \
     } while (0)
 
 /* ------------------------------------------------------------- workload */
@@ -244,12 +245,12 @@ typedef struct workload {
 typedef struct runner {
     bench_impl impl;
     bool live;
-    cf_filter *f;      /* IMPL_OURS, IMPL_SEMI */
-    ref_cuckoo r;      /* IMPL_REF             */
-    cf_bloom *b;       /* IMPL_BLOOM           */
-    uint64_t fill;     /* keys offered         */
-    uint64_t inserted; /* keys stored          */
-    uint64_t n;        /* lookup keys          */
+    cf_filter *f;                   /* IMPL_OURS, IMPL_SEMI */
+    ref_cuckoo r;                   /* IMPL_REF             */
+    cf_bloom *b;                    /* IMPL_BLOOM           */
+    uint64_t fill;                  /* keys offered         */
+    uint64_t inserted;              /* keys stored          */
+    uint64_t n;                     /* lookup keys          */
     uint64_t *pos, *mixed, *hashes; /* this filter's lookup keys, w->count each */
     uint64_t count[M_COUNT];        /* successes per phase (found, deleted)     */
 } runner;
@@ -276,8 +277,8 @@ static bool lib_new(const options *o, const bench_case *c, bench_impl impl, cf_f
 }
 
 /* Creates x's filter and times its fill; then chooses its lookup keys. */
-static void runner_fill(const options *o, bench_case *c, unsigned rep, runner *x,
-                        const workload *w, const cf_stats *shape) {
+static void runner_fill(const options *o, bench_case *c, unsigned rep, runner *x, const workload *w,
+                        const cf_stats *shape) {
     bench_impl impl = x->impl;
     bench_facts *fa = &c->facts[impl];
     double *ns = &c->samples[impl][M_INSERT][rep];
@@ -323,7 +324,8 @@ static void runner_fill(const options *o, bench_case *c, unsigned rep, runner *x
         cf_bloom_config_init(&cfg);
         x->fill = fill_count(shape->slots, o->load);
         cfg.capacity = x->fill;
-        cfg.num_bits = (uint64_t)shape->table_bytes * 8; /* the cuckoo table's memory, bit for bit */
+        cfg.num_bits =
+            (uint64_t)shape->table_bytes * 8; /* the cuckoo table's memory, bit for bit */
         cfg.seed = o->seed;
         cf_status st = cf_bloom_new(&cfg, &x->b);
         if (st != CF_OK) {
@@ -424,8 +426,9 @@ static void runner_finish(bench_case *c, runner *x) {
         cf_free(x->f);
     } else if (x->impl == IMPL_REF) {
         if (x->count[M_MIXED_HASH] != x->count[M_MIXED])
-            fprintf(stderr, "cf-bench: WARNING: ref N=%" PRIu64 " f=%u: %" PRIu64
-                            " found by key, %" PRIu64 " by hash\n",
+            fprintf(stderr,
+                    "cf-bench: WARNING: ref N=%" PRIu64 " f=%u: %" PRIu64 " found by key, %" PRIu64
+                    " by hash\n",
                     c->n, c->fp_bits, x->count[M_MIXED], x->count[M_MIXED_HASH]);
         ref_cuckoo_destroy(&x->r);
     } else if (x->impl == IMPL_BLOOM) {
@@ -448,7 +451,8 @@ static void run_insert_batch(const options *o, bench_case *c, unsigned rep, benc
     cf_stats st;
     cf_get_stats(f, &st);
     const bench_facts *fa = &c->facts[impl];
-    if (inserted != fill - fa->failed_inserts || st.items != fa->items || st.total_kicks != fa->kicks)
+    if (inserted != fill - fa->failed_inserts || st.items != fa->items ||
+        st.total_kicks != fa->kicks)
         fprintf(stderr,
                 "cf-bench: WARNING: %s N=%" PRIu64 " f=%u: batched fill differs: %" PRIu64
                 " items, %" PRIu64 " kicks (one by one: %" PRIu64 ", %" PRIu64 ")\n",
@@ -508,9 +512,12 @@ static bool parse_count(const char *s, uint64_t *out) {
     double v = strtod(s, &end);
     if (end == s || errno != 0 || v < 0) return false;
     double mult = 1;
-    if (*end == 'k' || *end == 'K') mult = 1e3, end++;
-    else if (*end == 'M' || *end == 'm') mult = 1e6, end++;
-    else if (*end == 'G' || *end == 'g') mult = 1e9, end++;
+    if (*end == 'k' || *end == 'K')
+        mult = 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1e6, end++;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1e9, end++;
     if (*end != '\0') return false;
     v *= mult;
     if (v < 1 || v > 1e15 || v != floor(v)) return false;
@@ -659,8 +666,9 @@ static void print_machine(FILE *out, const options *o) {
         }
         fclose(f);
     }
-    fprintf(out, "cf-bench: libcuckoofilter %s, %s, cpu \"%s\" x %ld, seed %" PRIu64
-                 ", load %.2f, reps %u, lookups %" PRIu64 ", batch %zu\n",
+    fprintf(out,
+            "cf-bench: libcuckoofilter %s, %s, cpu \"%s\" x %ld, seed %" PRIu64
+            ", load %.2f, reps %u, lookups %" PRIu64 ", batch %zu\n",
             cf_version_string(),
 #if defined(__clang__)
             "clang " __clang_version__,
@@ -704,7 +712,8 @@ static void run_case(const options *o, bench_case *c, const workload *w, runner 
                 runner_fill(o, c, rep, &runners[order[k]], w, shape);
         for (size_t p = 0; p < sizeof phases / sizeof phases[0]; p++)
             for (unsigned k = 0; k < IMPL_COUNT; k++)
-                if (order[k] != IMPL_PROBE) runner_phase(o, c, rep, &runners[order[k]], w, phases[p]);
+                if (order[k] != IMPL_PROBE)
+                    runner_phase(o, c, rep, &runners[order[k]], w, phases[p]);
         for (unsigned k = 0; k < IMPL_COUNT; k++)
             if (order[k] != IMPL_PROBE) runner_finish(c, &runners[order[k]]);
         for (unsigned k = 0; k < IMPL_COUNT; k++)

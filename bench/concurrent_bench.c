@@ -39,7 +39,7 @@ typedef struct shared {
     cf_filter *f;
     pthread_mutex_t mutex;
     pthread_rwlock_t rwlock;
-    const uint64_t *keys;   /* stable keys [0, stable), then the writer's keys */
+    const uint64_t *keys; /* stable keys [0, stable), then the writer's keys */
     uint64_t stable, churn;
     atomic_bool stop;
     _Atomic uint64_t lookups, writes;

@@ -153,8 +153,8 @@ int main(int argc, char **argv) {
     cf_free(mapped);
     stat(small, &st);
 
-    printf("file: %zu bytes (%.2f GiB), %llu buckets x 4 slots x 16 bits, page cache warm\n",
-           size, (double)size / (1u << 30), (unsigned long long)nb);
+    printf("file: %zu bytes (%.2f GiB), %llu buckets x 4 slots x 16 bits, page cache warm\n", size,
+           (double)size / (1u << 30), (unsigned long long)nb);
     printf("%-28s %10s %10s %s\n", "operation", "time", "GB/s", "vs plain read");
     printf("%-28s %9.3fs %10.2f %s\n", "cf_save (write+fsync)", save, gb / save, "");
     printf("%-28s %9.3fs %10.2f %s\n", "plain read()", read_s, gb / read_s, "1.00");
@@ -163,10 +163,10 @@ int main(int argc, char **argv) {
            read_s / verify_s);
     printf("%-28s %8.1fus %10s (%zu-byte file)\n", "cf_map(verify=false)", map_big * 1e6, "-",
            size);
-    printf("%-28s %8.1fus %10s (%lld-byte file)\n", "cf_map(verify=false)", map_small * 1e6,
-           "-", (long long)st.st_size);
-    printf("%-28s %8.1fns (loaded) %8.1fns (mapped, page cache warm)\n", "random lookup",
-           ns_loaded, ns_mapped);
+    printf("%-28s %8.1fus %10s (%lld-byte file)\n", "cf_map(verify=false)", map_small * 1e6, "-",
+           (long long)st.st_size);
+    printf("%-28s %8.1fns (loaded) %8.1fns (mapped, page cache warm)\n", "random lookup", ns_loaded,
+           ns_mapped);
     unlink(big);
     unlink(small);
     return 0;

@@ -99,14 +99,14 @@ int main(int argc, char **argv) {
     if (measure(fs, present, absent, n, &rs) || measure(fg, present, absent, n, &rg)) return 1;
 
     printf("%zu items, target FPP 1%%\n", n);
-    printf("%-8s %6s %9s %9s %9s %10s %10s %10s %10s\n", "filter", "tables", "bits/item",
-           "fpp", "bound", "hit ns", "miss ns", "batch hit", "batch miss");
+    printf("%-8s %6s %9s %9s %9s %10s %10s %10s %10s\n", "filter", "tables", "bits/item", "fpp",
+           "bound", "hit ns", "miss ns", "batch hit", "batch miss");
     const result *r[2] = {&rs, &rg};
     const char *names[2] = {"single", "grown"};
     for (int i = 0; i < 2; i++)
-        printf("%-8s %6u %9.2f %9.5f %9.5f %10.1f %10.1f %10.1f %10.1f\n", names[i],
-               r[i]->tables, r[i]->bits_per_item, r[i]->fpp, r[i]->bound, r[i]->ns[0],
-               r[i]->ns[1], r[i]->ns[2], r[i]->ns[3]);
+        printf("%-8s %6u %9.2f %9.5f %9.5f %10.1f %10.1f %10.1f %10.1f\n", names[i], r[i]->tables,
+               r[i]->bits_per_item, r[i]->fpp, r[i]->bound, r[i]->ns[0], r[i]->ns[1], r[i]->ns[2],
+               r[i]->ns[3]);
     printf("grown/single: bits %.2fx, hit %.2fx, miss %.2fx, batch hit %.2fx, batch miss %.2fx\n",
            rg.bits_per_item / rs.bits_per_item, rg.ns[0] / rs.ns[0], rg.ns[1] / rs.ns[1],
            rg.ns[2] / rs.ns[2], rg.ns[3] / rs.ns[3]);

@@ -58,9 +58,10 @@ int main(int argc, char **argv) {
         }
     }
     if (seeds == 0 || nbuckets == 0) return 2;
-    static const struct { unsigned b, f; } rows[] = {
-        {2, 5}, {2, 6}, {2, 7}, {2, 8}, {4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {4, 9},
-        {4, 12}, {8, 4}, {8, 5}, {8, 6}, {8, 7}, {8, 8}};
+    static const struct {
+        unsigned b, f;
+    } rows[] = {{2, 5}, {2, 6}, {2, 7},  {2, 8}, {4, 4}, {4, 5}, {4, 6}, {4, 7},
+                {4, 8}, {4, 9}, {4, 12}, {8, 4}, {8, 5}, {8, 6}, {8, 7}, {8, 8}};
     printf("| b | f |");
     for (size_t j = 0; j < nbuckets; j++) printf(" %llu buckets |", (unsigned long long)buckets[j]);
     printf("\n|---|---|");

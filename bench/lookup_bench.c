@@ -47,8 +47,8 @@
 
 volatile uint64_t bench_sink;
 
-#define KEY_LEN 8   /* keys are 64-bit values, given to the library as 8 bytes */
-#define FP_BITS 12  /* the paper's configuration: 12-bit tags, 4 per bucket   */
+#define KEY_LEN 8  /* keys are 64-bit values, given to the library as 8 bytes */
+#define FP_BITS 12 /* the paper's configuration: 12-bit tags, 4 per bucket   */
 #define LOAD 0.95
 #define MAX_NB 8
 #define MAX_REPS 31
@@ -56,20 +56,29 @@ volatile uint64_t bench_sink;
 /* Everything timed, one series of samples each; the names are the phase
  * functions' (phase_<name>), which callgrind reports. */
 typedef enum series {
-    S_PAPER_INSERT, S_OURS_INSERT, S_OURS_INSERT_BATCH,
-    S_PAPER_POS, S_OURS_POS, S_OURS_POS_HASH, S_OURS_POS_BATCH,
-    S_PAPER_NEG, S_OURS_NEG, S_OURS_NEG_HASH, S_OURS_NEG_BATCH,
-    S_PAPER_DELETE, S_OURS_DELETE,
+    S_PAPER_INSERT,
+    S_OURS_INSERT,
+    S_OURS_INSERT_BATCH,
+    S_PAPER_POS,
+    S_OURS_POS,
+    S_OURS_POS_HASH,
+    S_OURS_POS_BATCH,
+    S_PAPER_NEG,
+    S_OURS_NEG,
+    S_OURS_NEG_HASH,
+    S_OURS_NEG_BATCH,
+    S_PAPER_DELETE,
+    S_OURS_DELETE,
     S_PROBE_PAIR, /* the memory probe: ns per pair of random lines */
     S_COUNT
 } series;
 
 static const char *const series_names[S_COUNT] = {
-    "paper_insert",      "ours_insert",    "ours_insert_batch",
-    "paper_lookup_pos",  "ours_lookup_pos", "ours_lookup_hash_pos", "ours_batch_pos",
-    "paper_lookup_neg",  "ours_lookup_neg", "ours_lookup_hash_neg", "ours_batch_neg",
-    "paper_delete",      "ours_delete",
-    "probe_pair"};
+    "paper_insert",         "ours_insert",      "ours_insert_batch",
+    "paper_lookup_pos",     "ours_lookup_pos",  "ours_lookup_hash_pos",
+    "ours_batch_pos",       "paper_lookup_neg", "ours_lookup_neg",
+    "ours_lookup_hash_neg", "ours_batch_neg",   "paper_delete",
+    "ours_delete",          "probe_pair"};
 
 /* The report's rows: the library's series, what it is set against (the
  * paper's code, or the probe for batches), and the issue's target for
@@ -96,20 +105,20 @@ typedef struct options {
     uint64_t nb[MAX_NB];
     size_t nb_count;
     unsigned reps;
-    uint64_t lookups;    /* keys per lookup phase (present and absent)   */
-    size_t batch;        /* hashes per cf_contains_batch / insert_batch   */
+    uint64_t lookups; /* keys per lookup phase (present and absent)   */
+    size_t batch;     /* hashes per cf_contains_batch / insert_batch   */
     uint64_t seed;
     const char *phase_ops; /* file for callgrind.sh: phase,operations     */
 } options;
 
 /* ---------------------------------------------------------------- phases */
 
-#define KEY_PHASE(name, handle_t, expr)                                                     \
+#define KEY_PHASE(name, handle_t, expr)                                                      \
     __attribute__((noinline)) static uint64_t phase_##name(handle_t h, const uint64_t *keys, \
                                                            uint64_t n) {                     \
-        uint64_t count = 0;                                                                 \
-        for (uint64_t i = 0; i < n; i++) count += (expr);                                   \
-        return count;                                                                       \
+        uint64_t count = 0;                                                                  \
+        for (uint64_t i = 0; i < n; i++) count += (expr);                                    \
+        return count;                                                                        \
     }
 
 /* Each returns how many operations succeeded (stored, found, deleted). */
@@ -124,21 +133,19 @@ KEY_PHASE(ours_lookup_hash_neg, const cf_filter *, cf_contains_hash(h, keys[i]))
 KEY_PHASE(paper_delete, ref_cuckoo *, ref_cuckoo_delete(h, keys[i]))
 KEY_PHASE(ours_delete, cf_filter *, cf_delete(h, &keys[i], KEY_LEN) == CF_OK)
 
-static inline uint64_t batch_lookup(const cf_filter *f, const uint64_t *h, uint64_t n,
-                                    size_t batch, bool *out) {
+static inline uint64_t batch_lookup(const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch,
+                                    bool *out) {
     uint64_t found = 0;
     for (uint64_t i = 0; i < n; i += batch)
         found += cf_contains_batch(f, h + i, (size_t)(n - i < batch ? n - i : batch), out);
     return found;
 }
-__attribute__((noinline)) static uint64_t phase_ours_batch_pos(const cf_filter *f,
-                                                               const uint64_t *h, uint64_t n,
-                                                               size_t batch, bool *out) {
+__attribute__((noinline)) static uint64_t
+phase_ours_batch_pos(const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch, bool *out) {
     return batch_lookup(f, h, n, batch, out);
 }
-__attribute__((noinline)) static uint64_t phase_ours_batch_neg(const cf_filter *f,
-                                                               const uint64_t *h, uint64_t n,
-                                                               size_t batch, bool *out) {
+__attribute__((noinline)) static uint64_t
+phase_ours_batch_neg(const cf_filter *f, const uint64_t *h, uint64_t n, size_t batch, bool *out) {
     return batch_lookup(f, h, n, batch, out);
 }
 
@@ -146,9 +153,8 @@ __attribute__((noinline)) static uint64_t phase_ours_batch_neg(const cf_filter *
  * time into chunk; returns how many were stored (a key that does not fit is
  * skipped, as the one-by-one fill skips it). */
 __attribute__((noinline)) static uint64_t phase_ours_insert_batch(cf_filter *f,
-                                                                  const uint64_t *keys,
-                                                                  uint64_t n, size_t batch,
-                                                                  uint64_t *chunk) {
+                                                                  const uint64_t *keys, uint64_t n,
+                                                                  size_t batch, uint64_t *chunk) {
     uint64_t inserted = 0;
     for (uint64_t i = 0; i < n;) {
         size_t k = (size_t)(n - i < batch ? n - i : batch);
@@ -166,25 +172,25 @@ __attribute__((noinline)) static uint64_t phase_ours_insert_batch(cf_filter *f,
 /* The keys and scratch of one table size, shared by every repetition. */
 typedef struct workload {
     uint64_t nb;
-    uint64_t fill;       /* keys offered to each filter: 95% of its slots     */
-    uint64_t *keys;      /* fill keys, inserted in this order                 */
-    uint64_t n;          /* lookups per phase                                 */
-    uint64_t *pos;       /* n inserted keys (repeated when fewer are stored)  */
-    uint64_t *neg;       /* n keys never inserted                             */
-    uint64_t *hpos;      /* cf_hash of pos and neg                            */
+    uint64_t fill;  /* keys offered to each filter: 95% of its slots     */
+    uint64_t *keys; /* fill keys, inserted in this order                 */
+    uint64_t n;     /* lookups per phase                                 */
+    uint64_t *pos;  /* n inserted keys (repeated when fewer are stored)  */
+    uint64_t *neg;  /* n keys never inserted                             */
+    uint64_t *hpos; /* cf_hash of pos and neg                            */
     uint64_t *hneg;
-    uint64_t *del;       /* d distinct inserted keys, deleted each repetition */
+    uint64_t *del; /* d distinct inserted keys, deleted each repetition */
     uint64_t d;
-    uint64_t *chunk;     /* one batch of hashes to insert                     */
-    bool *out;           /* one batch of lookup answers                       */
+    uint64_t *chunk; /* one batch of hashes to insert                     */
+    bool *out;       /* one batch of lookup answers                       */
 } workload;
 
 /* What one size measured: samples, and the facts of the last repetition
  * (deterministic: the same keys and seed build the same tables). */
 typedef struct result {
     double ns[S_COUNT][MAX_REPS];
-    uint64_t ops[S_COUNT];     /* operations per repetition                   */
-    uint64_t got[S_COUNT];     /* successes in the last repetition            */
+    uint64_t ops[S_COUNT]; /* operations per repetition                   */
+    uint64_t got[S_COUNT]; /* successes in the last repetition            */
     uint64_t paper_items, ours_items;
     size_t paper_bytes, ours_bytes;
     double ours_bits_per_item;
@@ -192,7 +198,7 @@ typedef struct result {
     bool paper_victim;
     double probe_dependent_ns;
     size_t probe_bytes;
-    bool problem;              /* a false negative or a failed delete         */
+    bool problem; /* a false negative or a failed delete         */
 } result;
 
 static void fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
@@ -235,18 +241,19 @@ static cf_filter *ours_new(const options *o, uint64_t nb) {
     cfg.seed = o->seed;
     cf_filter *f = NULL;
     cf_status st = cf_new(&cfg, &f);
-    if (st != CF_OK) fprintf(stderr, "cf-lookup-bench: cf_new(nb = %" PRIu64 "): %s\n", nb, cf_strerror(st));
+    if (st != CF_OK)
+        fprintf(stderr, "cf-lookup-bench: cf_new(nb = %" PRIu64 "): %s\n", nb, cf_strerror(st));
     return f;
 }
 
 /* Times expr into r->ns[s][rep] (ns per operation over count) and keeps its
  * result as the series' successes. */
-#define TIMED(r, s, rep, count, expr)                                    \
-    do {                                                                 \
-        double t0_ = bench_now_ns();                                     \
-        (r)->got[s] = (expr);                                            \
-        (r)->ns[s][rep] = (bench_now_ns() - t0_) / (double)(count);      \
-        (r)->ops[s] = (count);                                           \
+#define TIMED(r, s, rep, count, expr)                               \
+    do {                                                            \
+        double t0_ = bench_now_ns();                                \
+        (r)->got[s] = (expr);                                       \
+        (r)->ns[s][rep] = (bench_now_ns() - t0_) / (double)(count); \
+        (r)->ops[s] = (count);                                      \
     } while (0)
 
 /* The two fills, paper and ours in the repetition's order; false when a
@@ -270,24 +277,30 @@ static bool fill_both(const options *o, workload *w, result *r, unsigned rep, re
 
 /* The lookup phases: present, then absent, each on paper, ours by key and
  * ours by hash in the repetition's order, then the batched ones. */
-static void lookups(const options *o, workload *w, result *r, unsigned rep,
-                    const ref_cuckoo *paper, const cf_filter *ours) {
+static void lookups(const options *o, workload *w, result *r, unsigned rep, const ref_cuckoo *paper,
+                    const cf_filter *ours) {
     uint64_t n = w->n;
     for (int neg = 0; neg < 2; neg++) {
         const uint64_t *keys = neg ? w->neg : w->pos, *hashes = neg ? w->hneg : w->hpos;
         for (int k = 0; k < 3; k++) {
             switch ((k + rep) % 3) {
             case 0:
-                if (neg) TIMED(r, S_PAPER_NEG, rep, n, phase_paper_lookup_neg(paper, keys, n));
-                else TIMED(r, S_PAPER_POS, rep, n, phase_paper_lookup_pos(paper, keys, n));
+                if (neg)
+                    TIMED(r, S_PAPER_NEG, rep, n, phase_paper_lookup_neg(paper, keys, n));
+                else
+                    TIMED(r, S_PAPER_POS, rep, n, phase_paper_lookup_pos(paper, keys, n));
                 break;
             case 1:
-                if (neg) TIMED(r, S_OURS_NEG, rep, n, phase_ours_lookup_neg(ours, keys, n));
-                else TIMED(r, S_OURS_POS, rep, n, phase_ours_lookup_pos(ours, keys, n));
+                if (neg)
+                    TIMED(r, S_OURS_NEG, rep, n, phase_ours_lookup_neg(ours, keys, n));
+                else
+                    TIMED(r, S_OURS_POS, rep, n, phase_ours_lookup_pos(ours, keys, n));
                 break;
             default:
-                if (neg) TIMED(r, S_OURS_NEG_HASH, rep, n, phase_ours_lookup_hash_neg(ours, hashes, n));
-                else TIMED(r, S_OURS_POS_HASH, rep, n, phase_ours_lookup_hash_pos(ours, hashes, n));
+                if (neg)
+                    TIMED(r, S_OURS_NEG_HASH, rep, n, phase_ours_lookup_hash_neg(ours, hashes, n));
+                else
+                    TIMED(r, S_OURS_POS_HASH, rep, n, phase_ours_lookup_hash_pos(ours, hashes, n));
                 break;
             }
         }
@@ -314,15 +327,23 @@ static void probe(const options *o, result *r, unsigned rep) {
  * the three ways of looking up agree, and both fills store as many keys. */
 static void check(const workload *w, result *r) {
     uint64_t n = w->n;
-    const struct { series s; uint64_t want; } must[] = {
-        {S_PAPER_POS, n}, {S_OURS_POS, n}, {S_OURS_POS_HASH, n}, {S_OURS_POS_BATCH, n},
-        {S_PAPER_DELETE, w->d}, {S_OURS_DELETE, w->d},
-        {S_OURS_NEG_HASH, r->got[S_OURS_NEG]}, {S_OURS_NEG_BATCH, r->got[S_OURS_NEG]},
-        {S_OURS_INSERT_BATCH, r->got[S_OURS_INSERT]}};
+    const struct {
+        series s;
+        uint64_t want;
+    } must[] = {{S_PAPER_POS, n},
+                {S_OURS_POS, n},
+                {S_OURS_POS_HASH, n},
+                {S_OURS_POS_BATCH, n},
+                {S_PAPER_DELETE, w->d},
+                {S_OURS_DELETE, w->d},
+                {S_OURS_NEG_HASH, r->got[S_OURS_NEG]},
+                {S_OURS_NEG_BATCH, r->got[S_OURS_NEG]},
+                {S_OURS_INSERT_BATCH, r->got[S_OURS_INSERT]}};
     for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
         if (r->got[must[i].s] == must[i].want) continue;
-        fprintf(stderr, "cf-lookup-bench: ERROR: nb = %" PRIu64 ": %s succeeded %" PRIu64
-                        " times, expected %" PRIu64 "\n",
+        fprintf(stderr,
+                "cf-lookup-bench: ERROR: nb = %" PRIu64 ": %s succeeded %" PRIu64
+                " times, expected %" PRIu64 "\n",
                 w->nb, series_names[must[i].s], r->got[must[i].s], must[i].want);
         r->problem = true;
     }
@@ -420,7 +441,9 @@ static void print_result(const options *o, const workload *w, const result *r) {
         double q = mo / mb;
         printf("%-34s %9.1f %9.1f %12.2f  %5.2f - %5.2f  <= %.2f %s\n", report_rows[i].label, mb,
                mo, q, lo, hi, report_rows[i].target,
-               isnan(q) ? "" : q <= report_rows[i].target ? "met" : "MISSED");
+               isnan(q)                     ? ""
+               : q <= report_rows[i].target ? "met"
+                                            : "MISSED");
     }
     double neg = (double)w->n;
     printf("bits/item: paper %.2f, ours %.2f; FPP: paper %.4f%%, ours %.4f%% (%" PRIu64
@@ -428,15 +451,18 @@ static void print_result(const options *o, const workload *w, const result *r) {
            r->paper_items ? 8.0 * (double)r->paper_bytes / (double)r->paper_items : 0.0,
            r->ours_bits_per_item, 100.0 * (double)r->got[S_PAPER_NEG] / neg,
            100.0 * (double)r->got[S_OURS_NEG] / neg, w->n);
-    printf("paper: %" PRIu64 " items, %" PRIu64 " inserts failed, victim cache %s, %.3f kicks/insert,"
+    printf("paper: %" PRIu64 " items, %" PRIu64
+           " inserts failed, victim cache %s, %.3f kicks/insert,"
            " table %zu bytes\n",
            r->paper_items, w->fill - r->got[S_PAPER_INSERT], r->paper_victim ? "taken" : "empty",
            r->paper_items ? (double)r->paper_kicks / (double)r->paper_items : 0.0, r->paper_bytes);
-    printf("ours:  %" PRIu64 " items, %" PRIu64 " inserts failed, %.3f kicks/insert, table %zu bytes\n",
+    printf("ours:  %" PRIu64 " items, %" PRIu64
+           " inserts failed, %.3f kicks/insert, table %zu bytes\n",
            r->ours_items, w->fill - r->got[S_OURS_INSERT],
            r->ours_items ? (double)r->ours_kicks / (double)r->ours_items : 0.0, r->ours_bytes);
-    printf("probe over %zu bytes: %.1f ns per dependent read, %.1f ns per pair of independent lines\n",
-           r->probe_bytes, r->probe_dependent_ns, median_of(r, S_PROBE_PAIR, o->reps));
+    printf(
+        "probe over %zu bytes: %.1f ns per dependent read, %.1f ns per pair of independent lines\n",
+        r->probe_bytes, r->probe_dependent_ns, median_of(r, S_PROBE_PAIR, o->reps));
     printf("(the paper's lookup and delete take the 64-bit item and hash it inside: it has no\n"
            " separate hash path, so cf_contains and cf_contains_hash both face its one lookup)\n");
 }
@@ -495,8 +521,10 @@ static bool parse_u64(const char *s, uint64_t *out) {
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || errno != 0 || v < 1) return false;
-    if (*end == 'k' || *end == 'K') v *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm') v *= 1e6, end++;
+    if (*end == 'k' || *end == 'K')
+        v *= 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        v *= 1e6, end++;
     if (*end != '\0' || v > 1e12 || v != floor(v)) return false;
     *out = (uint64_t)v;
     return true;

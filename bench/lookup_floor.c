@@ -74,12 +74,11 @@ __attribute__((noinline)) static bool call_key(const table *t, const void *key, 
     return lookup(t, XXH3_64bits_withSeed(key, len, t->seed), PARTNER_GLOBAL);
 }
 
-#define LOOP(name, expr)                                                                   \
-    __attribute__((noinline)) static uint64_t name(const table *t, const uint64_t *k,       \
-                                                   size_t n) {                             \
-        uint64_t hits = 0;                                                                 \
-        for (size_t i = 0; i < n; i++) hits += (expr);                                      \
-        return hits;                                                                       \
+#define LOOP(name, expr)                                                                          \
+    __attribute__((noinline)) static uint64_t name(const table *t, const uint64_t *k, size_t n) { \
+        uint64_t hits = 0;                                                                        \
+        for (size_t i = 0; i < n; i++) hits += (expr);                                            \
+        return hits;                                                                              \
     }
 LOOP(global_hashes, lookup(t, k[i], PARTNER_GLOBAL))
 LOOP(global_keys, lookup(t, XXH3_64bits_withSeed(&k[i], 8, t->seed), PARTNER_GLOBAL))
@@ -114,7 +113,8 @@ static inline uint64_t batch(const table *t, const uint64_t *k, size_t n, int ki
     return hits;
 }
 
-__attribute__((noinline)) static uint64_t global_batch(const table *t, const uint64_t *k, size_t n) {
+__attribute__((noinline)) static uint64_t global_batch(const table *t, const uint64_t *k,
+                                                       size_t n) {
     return batch(t, k, n, PARTNER_GLOBAL);
 }
 

@@ -50,9 +50,8 @@ __attribute__((noinline)) static double probe_plain(const probe_line *lines, con
 }
 
 /* The same reads, each prefetched PROBE_AHEAD reads earlier. */
-__attribute__((noinline)) static double probe_prefetched(const probe_line *lines,
-                                                         const uint64_t *idx, uint64_t n,
-                                                         unsigned per_key) {
+__attribute__((noinline)) static double
+probe_prefetched(const probe_line *lines, const uint64_t *idx, uint64_t n, unsigned per_key) {
     uint64_t sum = 0;
     double t0 = bench_now_ns();
     for (uint64_t i = 0; i < n; i++) {
@@ -64,7 +63,9 @@ __attribute__((noinline)) static double probe_prefetched(const probe_line *lines
     return (t1 - t0) / (double)(n / per_key);
 }
 
-static double min2(double a, double b) { return a < b ? a : b; }
+static double min2(double a, double b) {
+    return a < b ? a : b;
+}
 
 /* AnonHugePages of this process, in bytes (Linux; 0 when unknown). */
 static size_t huge_page_bytes(void) {
@@ -132,18 +133,18 @@ bool mem_probe_run(size_t bytes, uint64_t steps, uint64_t pairs, uint64_t seed, 
     size_t huge_after = huge_page_bytes();
     out->huge_bytes = huge_after > huge_before ? huge_after - huge_before : 0;
     out->dependent_ns = probe_dependent(lines, steps);
-    out->random1_ns = min2(probe_plain(lines, idx, 2 * pairs, 1),
-                           probe_prefetched(lines, idx, 2 * pairs, 1));
-    out->random2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
-                           probe_prefetched(lines, idx, 2 * pairs, 2));
+    out->random1_ns =
+        min2(probe_plain(lines, idx, 2 * pairs, 1), probe_prefetched(lines, idx, 2 * pairs, 1));
+    out->random2_ns =
+        min2(probe_plain(lines, idx, 2 * pairs, 2), probe_prefetched(lines, idx, 2 * pairs, 2));
     /* Second line of each pair moved into its first line's page. */
     for (uint64_t i = 0; i < pairs; i++) {
         uint64_t page = idx[2 * i] / PROBE_PAGE_LINES * PROBE_PAGE_LINES;
         uint64_t in_page = nlines - page < PROBE_PAGE_LINES ? nlines - page : PROBE_PAGE_LINES;
         idx[2 * i + 1] = page + bench_below(bench_splitmix64(&rng), in_page);
     }
-    out->page2_ns = min2(probe_plain(lines, idx, 2 * pairs, 2),
-                         probe_prefetched(lines, idx, 2 * pairs, 2));
+    out->page2_ns =
+        min2(probe_plain(lines, idx, 2 * pairs, 2), probe_prefetched(lines, idx, 2 * pairs, 2));
     probe_free(lines, size, huge);
     free(idx);
     return true;

@@ -196,9 +196,15 @@ static inline bool delete_f(ref_cuckoo *r, uint64_t item, unsigned f) {
     default: return fn(r, item, 16);                \
     }
 
-bool ref_cuckoo_insert(ref_cuckoo *r, uint64_t item) { REF_BY_WIDTH(insert_f, r, item) }
-bool ref_cuckoo_contains(const ref_cuckoo *r, uint64_t item) { REF_BY_WIDTH(contains_f, r, item) }
-bool ref_cuckoo_delete(ref_cuckoo *r, uint64_t item) { REF_BY_WIDTH(delete_f, r, item) }
+bool ref_cuckoo_insert(ref_cuckoo *r, uint64_t item) {
+    REF_BY_WIDTH(insert_f, r, item)
+}
+bool ref_cuckoo_contains(const ref_cuckoo *r, uint64_t item) {
+    REF_BY_WIDTH(contains_f, r, item)
+}
+bool ref_cuckoo_delete(ref_cuckoo *r, uint64_t item) {
+    REF_BY_WIDTH(delete_f, r, item)
+}
 
 bool ref_cuckoo_init(ref_cuckoo *r, uint64_t num_buckets, unsigned fp_bits, uint64_t seed) {
     memset(r, 0, sizeof *r);

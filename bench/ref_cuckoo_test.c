@@ -23,14 +23,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);         \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-            failures++;                                                        \
-        }                                                                      \
+#define CHECK(cond, ...)                                               \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                              \
+            fputc('\n', stderr);                                       \
+            failures++;                                                \
+        }                                                              \
     } while (0)
 
 /* Lane 0 of bucket i, read byte by byte as little-endian. */
@@ -78,8 +78,8 @@ static void check_fill(unsigned f, uint64_t nb) {
     uint64_t *keys = malloc((slots + 2) * sizeof *keys);
     for (uint64_t i = 0; i < slots + 2; i++) keys[i] = bench_splitmix64(&rng);
     while (stored < slots + 2 && ref_cuckoo_insert(&r, keys[stored])) stored++;
-    CHECK(r.has_victim && stored < slots + 2, "f=%u nb=%llu: the fill ends with the victim cache taken",
-          f, (unsigned long long)nb);
+    CHECK(r.has_victim && stored < slots + 2,
+          "f=%u nb=%llu: the fill ends with the victim cache taken", f, (unsigned long long)nb);
     CHECK(!ref_cuckoo_insert(&r, keys[0] ^ 1), "an insert after the victim fails");
     CHECK(r.items == stored, "items %llu, stored %llu", (unsigned long long)r.items,
           (unsigned long long)stored);
@@ -95,8 +95,8 @@ static void check_fill(unsigned f, uint64_t nb) {
         double want = 1 - pow(1 - 1.0 / ((1u << f) - 1), 2.0 * REF_BUCKET_SIZE * load);
         /* Hits are binomial: allow five standard deviations. */
         double expect = want * (double)n, sd = sqrt(expect * (1 - want));
-        CHECK(fabs((double)hits - expect) < 5 * sd + 1, "f=%u: %llu false positives, want about %.0f",
-              f, (unsigned long long)hits, expect);
+        CHECK(fabs((double)hits - expect) < 5 * sd + 1,
+              "f=%u: %llu false positives, want about %.0f", f, (unsigned long long)hits, expect);
     }
     uint64_t failed = 0;
     for (uint64_t i = 0; i < stored; i++) failed += !ref_cuckoo_delete(&r, keys[i]);

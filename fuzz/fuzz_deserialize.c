@@ -31,8 +31,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define CHECK(c) \
-    do {         \
+#define CHECK(c)           \
+    do {                   \
         if (!(c)) abort(); \
     } while (0)
 
@@ -160,8 +160,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     try_one(buf, size);
     if (size >= 64) {
         put_le(buf + 60, (uint32_t)XXH3_64bits(buf, 60), 4);
-        if (get_le(buf + 8, 2) == 2) fix_records(buf, size);
-        else if (size >= 72) put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
+        if (get_le(buf + 8, 2) == 2)
+            fix_records(buf, size);
+        else if (size >= 72)
+            put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
         if (memcmp(buf, data, size) != 0) try_one(buf, size);
     }
     free(buf);

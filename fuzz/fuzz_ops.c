@@ -22,8 +22,8 @@
 
 #include "cuckoofilter.h"
 
-#define CHECK(c) \
-    do {         \
+#define CHECK(c)           \
+    do {                   \
         if (!(c)) abort(); \
     } while (0)
 
@@ -140,12 +140,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             CHECK(cf_count(f, &key, sizeof key) >= model[k]);
             CHECK(cf_count(f, &key, sizeof key) == cf_count(twin, &key, sizeof key));
             break;
-        case 5: /* the twin becomes a deserialized copy of itself */
-            twin = reload(twin);
-            break;
-        case 6: /* both must be byte-identical */
-            same_bytes(f, twin);
-            break;
+        case 5: /* the twin becomes a deserialized copy of itself */ twin = reload(twin); break;
+        case 6: /* both must be byte-identical */ same_bytes(f, twin); break;
         case 7: /* rarely: clear */
             if (k == 0) {
                 CHECK(cf_clear(f) == CF_OK && cf_clear(twin) == CF_OK);

@@ -105,22 +105,22 @@ extern "C" {
  * Status codes.  One table generates the enum, the names and the messages;
  * success is 0 and every failure is negative.
  * ---------------------------------------------------------------------- */
-#define CF_STATUS_TABLE(X)                                                                     \
-    X(CF_OK, 0, "success")                                                                     \
-    X(CF_E_FULL, -1, "filter is full; nothing was changed")                                    \
-    X(CF_E_NOT_FOUND, -2, "item not found")                                                    \
-    X(CF_E_EXISTS, -3, "item already present")                                                 \
-    X(CF_E_PARAM, -4, "invalid argument")                                                      \
-    X(CF_E_NOMEM, -5, "out of memory")                                                         \
-    X(CF_E_IO, -6, "input/output error")                                                       \
-    X(CF_E_CORRUPT, -7, "inconsistent parameters or contents in serialized filter")            \
-    X(CF_E_VERSION, -8, "unsupported format version")                                          \
-    X(CF_E_TRUNCATED, -9, "serialized filter is truncated")                                    \
-    X(CF_E_MAGIC, -10, "not a cuckoo filter (bad magic number)")                               \
-    X(CF_E_CHECKSUM, -11, "checksum mismatch")                                                 \
-    X(CF_E_TOO_LARGE, -12, "size overflows or exceeds what this machine can address")          \
-    X(CF_E_READONLY, -13, "filter is read-only")                                               \
-    X(CF_E_NOT_REGULAR, -14, "not a regular file (a directory, FIFO, device or socket)")       \
+#define CF_STATUS_TABLE(X)                                                               \
+    X(CF_OK, 0, "success")                                                               \
+    X(CF_E_FULL, -1, "filter is full; nothing was changed")                              \
+    X(CF_E_NOT_FOUND, -2, "item not found")                                              \
+    X(CF_E_EXISTS, -3, "item already present")                                           \
+    X(CF_E_PARAM, -4, "invalid argument")                                                \
+    X(CF_E_NOMEM, -5, "out of memory")                                                   \
+    X(CF_E_IO, -6, "input/output error")                                                 \
+    X(CF_E_CORRUPT, -7, "inconsistent parameters or contents in serialized filter")      \
+    X(CF_E_VERSION, -8, "unsupported format version")                                    \
+    X(CF_E_TRUNCATED, -9, "serialized filter is truncated")                              \
+    X(CF_E_MAGIC, -10, "not a cuckoo filter (bad magic number)")                         \
+    X(CF_E_CHECKSUM, -11, "checksum mismatch")                                           \
+    X(CF_E_TOO_LARGE, -12, "size overflows or exceeds what this machine can address")    \
+    X(CF_E_READONLY, -13, "filter is read-only")                                         \
+    X(CF_E_NOT_REGULAR, -14, "not a regular file (a directory, FIFO, device or socket)") \
     X(CF_E_LOCKED, -15, "file is locked by another writer")
 
 typedef enum cf_status {
@@ -171,7 +171,7 @@ typedef struct cf_filter cf_filter;
 /* Limits of the parameters. */
 #define CF_MIN_FINGERPRINT_BITS 1
 #define CF_MAX_FINGERPRINT_BITS 32
-#define CF_MAX_BUCKET_SIZE 8          /* bucket_size is one of 1, 2, 4, 8 */
+#define CF_MAX_BUCKET_SIZE 8 /* bucket_size is one of 1, 2, 4, 8 */
 #define CF_DEFAULT_BUCKET_SIZE 4
 #define CF_DEFAULT_MAX_KICKS 500
 #define CF_MAX_KICKS_LIMIT 65535
@@ -397,25 +397,25 @@ CF_API cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
  * Introspection.
  * ---------------------------------------------------------------------- */
 typedef struct cf_stats {
-    uint64_t items;          /* fingerprints stored                               */
-    uint64_t num_buckets;    /* nb                                                */
-    uint64_t slots;          /* nb * bucket_size                                  */
-    unsigned bucket_size;    /* b                                                 */
+    uint64_t items;            /* fingerprints stored                               */
+    uint64_t num_buckets;      /* nb                                                */
+    uint64_t slots;            /* nb * bucket_size                                  */
+    unsigned bucket_size;      /* b                                                 */
     unsigned fingerprint_bits; /* f                                               */
-    unsigned max_kicks;      /* eviction budget per insert                        */
-    unsigned flags;          /* cf_config.flags                                   */
-    uint64_t seed;           /* hash seed                                         */
-    double load_factor;      /* items / slots                                     */
-    double bits_per_item;    /* table bits / items (0 when empty)                 */
-    unsigned bits_per_slot;  /* f, or f - 1 when semi-sorted                      */
-    double expected_fpp;     /* 1 - (1 - 1/(2^f - 1))^(2b * load): FPP now        */
-    size_t table_bytes;      /* bytes of the bucket table: ceil(nb * b * f / 8),
+    unsigned max_kicks;        /* eviction budget per insert                        */
+    unsigned flags;            /* cf_config.flags                                   */
+    uint64_t seed;             /* hash seed                                         */
+    double load_factor;        /* items / slots                                     */
+    double bits_per_item;      /* table bits / items (0 when empty)                 */
+    unsigned bits_per_slot;    /* f, or f - 1 when semi-sorted                      */
+    double expected_fpp;       /* 1 - (1 - 1/(2^f - 1))^(2b * load): FPP now        */
+    size_t table_bytes;        /* bytes of the bucket table: ceil(nb * b * f / 8),
                                 ceil(nb * (4f - 4) / 8) when semi-sorted          */
-    size_t memory_bytes;     /* everything the filter allocated (cf_memory_usage) */
-    uint64_t total_kicks;    /* fingerprints moved by inserts since creation      */
-    uint64_t failed_inserts; /* inserts that returned CF_E_FULL                   */
-    bool read_only;          /* true for a mapped filter                          */
-    unsigned format_version; /* file format version (docs/FORMAT.md) cf_serialize
+    size_t memory_bytes;       /* everything the filter allocated (cf_memory_usage) */
+    uint64_t total_kicks;      /* fingerprints moved by inserts since creation      */
+    uint64_t failed_inserts;   /* inserts that returned CF_E_FULL                   */
+    bool read_only;            /* true for a mapped filter                          */
+    unsigned format_version;   /* file format version (docs/FORMAT.md) cf_serialize
                                 writes and cf_deserialize/cf_load/cf_map read    */
     /* Added with CF_GROW.  For a CF_GROW filter the fields above cover all
      * tables: items, num_buckets, slots, table_bytes, memory_bytes and
@@ -424,13 +424,13 @@ typedef struct cf_stats {
      * expected_fpp is the sum of the tables' FPPs now (the union bound:
      * a lookup is a false positive when any table's is), and
      * failed_inserts counts inserts the whole filter refused. */
-    unsigned tables;         /* 1, or the tables of a CF_GROW filter              */
-    unsigned growth;         /* CF_GROW: cf_config.growth; else 0                 */
-    uint64_t max_bytes;      /* CF_GROW: cf_config.max_bytes (0 = none); else 0   */
-    double fpp_bound;        /* what expected_fpp can reach: with CF_GROW, the
+    unsigned tables;    /* 1, or the tables of a CF_GROW filter              */
+    unsigned growth;    /* CF_GROW: cf_config.growth; else 0                 */
+    uint64_t max_bytes; /* CF_GROW: cf_config.max_bytes (0 = none); else 0   */
+    double fpp_bound;   /* what expected_fpp can reach: with CF_GROW, the
                                 sum of the tables' FPPs at full load, always
                                 below target_fpp; else the FPP at full load  */
-    double target_fpp;       /* CF_GROW: the bound every table added respects;
+    double target_fpp;  /* CF_GROW: the bound every table added respects;
                                 else 0 (single tables do not store it)       */
 } cf_stats;
 
@@ -593,10 +593,10 @@ CF_API void cf_unlock_file(cf_file_lock *lock);
 typedef struct cf_bloom cf_bloom;
 
 typedef struct cf_bloom_config {
-    uint64_t capacity;    /* items; required unless num_bits is set                 */
-    double target_fpp;    /* in (0, 1); used with capacity; default 0.01            */
-    uint64_t num_bits;    /* 0 = ceil(-capacity * ln(fpp) / ln(2)^2); else exactly   */
-    unsigned num_hashes;  /* 0 = optimal k for num_bits and capacity; else 1..64     */
+    uint64_t capacity;   /* items; required unless num_bits is set                 */
+    double target_fpp;   /* in (0, 1); used with capacity; default 0.01            */
+    uint64_t num_bits;   /* 0 = ceil(-capacity * ln(fpp) / ln(2)^2); else exactly   */
+    unsigned num_hashes; /* 0 = optimal k for num_bits and capacity; else 1..64     */
     uint64_t seed;
     const cf_allocator *allocator;
 } cf_bloom_config;
@@ -604,9 +604,9 @@ typedef struct cf_bloom_config {
 typedef struct cf_bloom_stats {
     uint64_t num_bits;
     unsigned num_hashes;
-    uint64_t items;        /* adds performed (duplicates count again)           */
-    double bits_per_item;  /* num_bits / items (0 when empty)                   */
-    double expected_fpp;   /* (1 - e^(-k * items / num_bits))^k                 */
+    uint64_t items;       /* adds performed (duplicates count again)           */
+    double bits_per_item; /* num_bits / items (0 when empty)                   */
+    double expected_fpp;  /* (1 - e^(-k * items / num_bits))^k                 */
     size_t memory_bytes;
 } cf_bloom_stats;
 

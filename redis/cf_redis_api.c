@@ -17,8 +17,8 @@ typedef int (*cfr_getapi_fn)(const char *funcname, void *target);
 /* Entry points a server may lack; the module works without them. */
 static int cfr_optional(const char *name) {
     return strcmp(name, "TryAlloc") == 0 || strcmp(name, "TryCalloc") == 0 ||
-           strcmp(name, "IsIOError") == 0 ||
-           strcmp(name, "SetModuleOptions") == 0 || strcmp(name, "IsModuleNameBusy") == 0;
+           strcmp(name, "IsIOError") == 0 || strcmp(name, "SetModuleOptions") == 0 ||
+           strcmp(name, "IsModuleNameBusy") == 0;
 }
 
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver) {
@@ -30,10 +30,10 @@ int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver) {
     memcpy(&getapi, &raw, sizeof getapi);
 
     int missing = 0;
-#define CFR_API_RESOLVE_(ret, fname, params)                                           \
+#define CFR_API_RESOLVE_(ret, fname, params)                                             \
     if (getapi("RedisModule_" #fname, (void *)&RedisModule_##fname) != REDISMODULE_OK) { \
-        RedisModule_##fname = NULL;                                                    \
-        if (!cfr_optional(#fname)) missing = 1;                                        \
+        RedisModule_##fname = NULL;                                                      \
+        if (!cfr_optional(#fname)) missing = 1;                                          \
     }
     CFR_API_TABLE(CFR_API_RESOLVE_)
 #undef CFR_API_RESOLVE_

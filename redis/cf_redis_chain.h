@@ -38,9 +38,9 @@
 
 /* Module-wide limits, set once when the module loads. */
 typedef struct cfr_limits {
-    uint32_t max_filters;  /* sub-filters per key, 1..CFR_MAX_FILTERS_LIMIT */
-    uint64_t max_key_bytes;/* memory one key may use; checked before allocating */
-    size_t chunk_bytes;    /* largest SCANDUMP / AOF chunk */
+    uint32_t max_filters;   /* sub-filters per key, 1..CFR_MAX_FILTERS_LIMIT */
+    uint64_t max_key_bytes; /* memory one key may use; checked before allocating */
+    size_t chunk_bytes;     /* largest SCANDUMP / AOF chunk */
 } cfr_limits;
 
 /* What CF.RESERVE (or auto-creation) asks for. */
@@ -80,12 +80,12 @@ typedef struct cfr_chain {
      * arrive in order.  Other commands refuse a loading key. */
     bool loading;
     uint32_t load_nsubs;
-    uint32_t load_gen;     /* generation the header chunk was tagged with */
-    uint64_t *load_lens;   /* expected length of each sub-filter */
+    uint32_t load_gen;   /* generation the header chunk was tagged with */
+    uint64_t *load_lens; /* expected length of each sub-filter */
     uint64_t *load_flags;
     uint64_t load_body_len;
-    uint64_t load_received;/* body bytes accepted so far */
-    uint8_t *partial;      /* bytes of the sub-filter being received */
+    uint64_t load_received; /* body bytes accepted so far */
+    uint8_t *partial;       /* bytes of the sub-filter being received */
     size_t partial_len;
     size_t partial_cap;
 } cfr_chain;
@@ -156,7 +156,9 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
                            size_t len);
 /* True when every sub-filter has arrived (the chain is live again). */
-static inline bool cfr_load_done(const cfr_chain *c) { return !c->loading; }
+static inline bool cfr_load_done(const cfr_chain *c) {
+    return !c->loading;
+}
 
 /* A deep copy through the dump stream (COPY); NULL on failure. */
 cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim);

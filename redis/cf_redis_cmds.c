@@ -14,9 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define CFR_DEFAULT_CAPACITY 1024   /* RedisBloom's capacity for auto-created keys */
-#define CFR_DEFAULT_BUCKET 2        /* RedisBloom's default BUCKETSIZE */
-#define CFR_DEFAULT_FP_BITS 8       /* RedisBloom's (only) width: same default FPP */
+#define CFR_DEFAULT_CAPACITY 1024 /* RedisBloom's capacity for auto-created keys */
+#define CFR_DEFAULT_BUCKET 2      /* RedisBloom's default BUCKETSIZE */
+#define CFR_DEFAULT_FP_BITS 8     /* RedisBloom's (only) width: same default FPP */
 #define CFR_MAX_CAPACITY (1ll << 30)
 /* Default eviction budget (MAXITERATIONS): the library's.  Its search runs
  * on the stack up to ~1000 steps, so the budget costs no memory per key;
@@ -112,7 +112,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (mi && RedisModule_StringToLongLong(argv[mi], &m) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Couldn't parse MAXITERATIONS");
     if (m < 1 || m > 65535)
-        return RedisModule_ReplyWithError(ctx, "MAXITERATIONS: value must be in the range [1, 65535]");
+        return RedisModule_ReplyWithError(ctx,
+                                          "MAXITERATIONS: value must be in the range [1, 65535]");
     if (bs && RedisModule_StringToLongLong(argv[bs], &b) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Couldn't parse BUCKETSIZE");
     if (b < 1 || b > 255)
@@ -122,13 +123,15 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (e < 0 || e > 32768)
         return RedisModule_ReplyWithError(ctx, "EXPANSION: value must be in the range [0, 32768]");
     if (er && fp)
-        return RedisModule_ReplyWithError(ctx, "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");
+        return RedisModule_ReplyWithError(ctx,
+                                          "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");
     unsigned eb = effective_bucket(b);
     if (fp) {
         if (RedisModule_StringToLongLong(argv[fp], &bits) != REDISMODULE_OK)
             return RedisModule_ReplyWithError(ctx, "Couldn't parse FINGERPRINT");
         if (bits < CF_MIN_FINGERPRINT_BITS || bits > CF_MAX_FINGERPRINT_BITS)
-            return RedisModule_ReplyWithError(ctx, "FINGERPRINT: value must be in the range [1, 32]");
+            return RedisModule_ReplyWithError(ctx,
+                                              "FINGERPRINT: value must be in the range [1, 32]");
     } else if (er) {
         if (RedisModule_StringToDouble(argv[er], &rate) != REDISMODULE_OK)
             return RedisModule_ReplyWithError(ctx, "Couldn't parse ERROR_RATE");
@@ -139,7 +142,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
          * out-of-range capacity is clamped here and refused below. */
         cf_config cfg;
         cf_config_init(&cfg);
-        cfg.capacity = (uint64_t)(capacity < 1 ? 1 : capacity > CFR_MAX_CAPACITY ? CFR_MAX_CAPACITY : capacity);
+        cfg.capacity = (uint64_t)(capacity < 1                  ? 1
+                                  : capacity > CFR_MAX_CAPACITY ? CFR_MAX_CAPACITY
+                                                                : capacity);
         cfg.bucket_size = eb;
         cfg.target_fpp = rate;
         cf_shape shape;
@@ -151,14 +156,16 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         bits = CFR_DEFAULT_FP_BITS;
     }
     if (capacity < 2 * b || capacity > CFR_MAX_CAPACITY)
-        return RedisModule_ReplyWithError(ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
+        return RedisModule_ReplyWithError(
+            ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
 
     RedisModuleKey *key;
     cfr_chain *c;
     int kt = open_chain(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &c);
     if (kt == KEY_WRONGTYPE)
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
-    if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
+    if (kt == KEY_CHAIN)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
     cfr_params p = {.capacity = (uint64_t)capacity,
                     .bucket_size = eb,
                     .fingerprint_bits = (unsigned)bits,
@@ -248,7 +255,8 @@ static int insert_cmd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, b
     /* Checked also when the key exists and CAPACITY will not be used, as
      * RedisBloom does. */
     if (capacity < 2 * CFR_DEFAULT_BUCKET || capacity > CFR_MAX_CAPACITY)
-        return RedisModule_ReplyWithError(ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
+        return RedisModule_ReplyWithError(
+            ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
     return insert_common(ctx, argv[1], argv + items, argc - items, nx, true, create, capacity);
 }
 
@@ -326,7 +334,8 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc != 3) return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
     cfr_chain *c;
-    if (!open_for_write(ctx, argv[1], "Not found", &key, &c)) return reply_close(key, REDISMODULE_OK);
+    if (!open_for_write(ctx, argv[1], "Not found", &key, &c))
+        return reply_close(key, REDISMODULE_OK);
     size_t n;
     const char *s = RedisModule_StringPtrLen(argv[2], &n);
     bool deleted = cfr_chain_delete(c, s, n);
@@ -452,24 +461,30 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
     uint64_t pos = cfr_iter_pos(it);
     if (pos == 1) {
-        if (kt == KEY_CHAIN) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
+        if (kt == KEY_CHAIN)
+            return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
         cfr_result r = cfr_load_begin(data, len, &cfr_lim, cfr_iter_gen(it), &c);
         if (r != CFR_OK)
-            return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : "Couldn't create filter!"));
+            return reply_close(key,
+                               RedisModule_ReplyWithError(
+                                   ctx, r == CFR_NOMEM ? ERR_NOMEM : "Couldn't create filter!"));
         RedisModule_ModuleTypeSetValue(key, cfr_type, c);
         RedisModule_ReplicateVerbatim(ctx);
         return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
     }
     if (kt == KEY_EMPTY) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
     uint64_t end = pos - 1;
-    if (!c->loading || end < len) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
-    cfr_result r = cfr_iter_gen(it) != c->load_gen ? CFR_STALE
-                                                   : cfr_load_append(c, &cfr_lim, end - len, data, len);
+    if (!c->loading || end < len)
+        return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
+    cfr_result r = cfr_iter_gen(it) != c->load_gen
+                       ? CFR_STALE
+                       : cfr_load_append(c, &cfr_lim, end - len, data, len);
     if (r == CFR_BAD_POSITION) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
     RedisModule_ReplicateVerbatim(ctx);
     if (r != CFR_OK) {
         RedisModule_DeleteKey(key);
-        return reply_close(key, RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : ERR_CHUNK));
+        return reply_close(key,
+                           RedisModule_ReplyWithError(ctx, r == CFR_NOMEM ? ERR_NOMEM : ERR_CHUNK));
     }
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
 }

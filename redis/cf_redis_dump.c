@@ -68,12 +68,10 @@ bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_d
     if (len < cfr_dump_header_len(1) || memcmp(h, cfr_magic, 8) != 0) return false;
     if (get_le(h + 8, 2) != 1 || get_le(h + 10, 2) != 0) return false;
     uint64_t n = get_le(h + 12, 4);
-    if (n < 1 || n > CFR_MAX_FILTERS_LIMIT || len != cfr_dump_header_len((uint32_t)n))
-        return false;
+    if (n < 1 || n > CFR_MAX_FILTERS_LIMIT || len != cfr_dump_header_len((uint32_t)n)) return false;
     if (get_le(h + len - 8, 8) != fnv1a64(h, len - 8)) return false;
     uint64_t e = get_le(h + 16, 4), fl = get_le(h + 20, 4);
-    if (e > 32768 || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0)
-        return false;
+    if (e > 32768 || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0) return false;
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t sl = cfr_dump_sub_len(h, i);

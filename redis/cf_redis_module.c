@@ -168,7 +168,8 @@ static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *va
     /* A restore in progress keeps its generation, so the client's next
      * chunk still fits after the rewritten AOF is replayed. */
     aof_ctx a = {io, key, c->loading ? c->load_gen : 0, 0};
-    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, cfr_iter_tag(a.gen, 1), (const char *)h, hl);
+    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, cfr_iter_tag(a.gen, 1), (const char *)h,
+                        hl);
     cfr_free(h);
     if (!for_each_chunk(c, cfr_lim.chunk_bytes, emit_piece, &a))
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
@@ -229,10 +230,11 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         } else if (strcasecmp(name, "SANITIZER_MALLOC") == 0 && (v == 0 || v == 1)) {
             cfr_use_libc_malloc(v == 1);
         } else {
-            RedisModule_Log(ctx, "warning",
-                            "cuckoo: unknown argument or value out of range: %s %lld "
-                            "(MAX_FILTERS 1..1024, MAX_KEY_BYTES 4096..512GiB, CHUNK_BYTES 16..512MiB)",
-                            name, v);
+            RedisModule_Log(
+                ctx, "warning",
+                "cuckoo: unknown argument or value out of range: %s %lld "
+                "(MAX_FILTERS 1..1024, MAX_KEY_BYTES 4096..512GiB, CHUNK_BYTES 16..512MiB)",
+                name, v);
             return REDISMODULE_ERR;
         }
     }

@@ -32,7 +32,8 @@
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
 /* The type-methods layout this module fills: up to and including `defrag`. */
 #define REDISMODULE_TYPE_METHOD_VERSION_3 3
-#define REDISMODULE_ERRORMSG_WRONGTYPE "WRONGTYPE Operation against a key holding the wrong kind of value"
+#define REDISMODULE_ERRORMSG_WRONGTYPE \
+    "WRONGTYPE Operation against a key holding the wrong kind of value"
 
 /* Opaque server objects. */
 typedef struct RedisModuleCtx RedisModuleCtx;
@@ -80,48 +81,49 @@ typedef struct RedisModuleTypeMethods {
 /* X-macro of every entry point used: return type, name, parameter list.
  * The same list declares the pointers here and defines and resolves them in
  * cf_redis_api.c, so the three can never disagree. */
-#define CFR_API_TABLE(X)                                                                        \
-    X(void *, Alloc, (size_t bytes))                                                            \
-    X(void *, TryAlloc, (size_t bytes))                                                         \
-    X(void *, Calloc, (size_t nmemb, size_t size))                                              \
-    X(void *, TryCalloc, (size_t nmemb, size_t size))                                           \
-    X(void, Free, (void *ptr))                                                                  \
-    X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))    \
-    X(int, IsModuleNameBusy, (const char *name))                                                \
-    X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options))                              \
-    X(int, CreateCommand, (RedisModuleCtx * ctx, const char *name, RedisModuleCmdFunc cmdfunc,  \
-                           const char *strflags, int firstkey, int lastkey, int keystep))       \
-    X(RedisModuleType *, CreateDataType,                                                        \
+#define CFR_API_TABLE(X)                                                                         \
+    X(void *, Alloc, (size_t bytes))                                                             \
+    X(void *, TryAlloc, (size_t bytes))                                                          \
+    X(void *, Calloc, (size_t nmemb, size_t size))                                               \
+    X(void *, TryCalloc, (size_t nmemb, size_t size))                                            \
+    X(void, Free, (void *ptr))                                                                   \
+    X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))     \
+    X(int, IsModuleNameBusy, (const char *name))                                                 \
+    X(void, SetModuleOptions, (RedisModuleCtx * ctx, int options))                               \
+    X(int, CreateCommand,                                                                        \
+      (RedisModuleCtx * ctx, const char *name, RedisModuleCmdFunc cmdfunc, const char *strflags, \
+       int firstkey, int lastkey, int keystep))                                                  \
+    X(RedisModuleType *, CreateDataType,                                                         \
       (RedisModuleCtx * ctx, const char *name, int encver, RedisModuleTypeMethods *typemethods)) \
-    X(int, WrongArity, (RedisModuleCtx * ctx))                                                  \
-    X(int, ReplyWithError, (RedisModuleCtx * ctx, const char *err))                             \
-    X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char *msg))                      \
-    X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll))                             \
-    X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len))                                    \
-    X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len))                              \
-    X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char *buf, size_t len))          \
-    X(int, ReplyWithNull, (RedisModuleCtx * ctx))                                               \
-    X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d))                                   \
-    X(RedisModuleKey *, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * keyname, int mode)) \
-    X(void, CloseKey, (RedisModuleKey * kp))                                                    \
-    X(int, KeyType, (RedisModuleKey * kp))                                                      \
-    X(int, DeleteKey, (RedisModuleKey * kp))                                                    \
-    X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey * key))                             \
-    X(void *, ModuleTypeGetValue, (RedisModuleKey * key))                                       \
-    X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void *value))       \
-    X(const char *, StringPtrLen, (const RedisModuleString *str, size_t *len))                  \
-    X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                     \
-    X(int, StringToDouble, (const RedisModuleString *str, double *d))                           \
-    X(int, ReplicateVerbatim, (RedisModuleCtx * ctx))                                           \
-    X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                 \
-    X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                             \
-    X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                \
-    X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t *lenptr))                           \
-    X(int, IsIOError, (RedisModuleIO * io))                                                     \
-    X(void, EmitAOF, (RedisModuleIO * io, const char *cmdname, const char *fmt, ...))           \
-    X(void, DigestAddStringBuffer, (RedisModuleDigest * md, const char *ele, size_t len))       \
-    X(void, DigestEndSequence, (RedisModuleDigest * md))                                        \
-    X(void, Log, (RedisModuleCtx * ctx, const char *level, const char *fmt, ...))               \
+    X(int, WrongArity, (RedisModuleCtx * ctx))                                                   \
+    X(int, ReplyWithError, (RedisModuleCtx * ctx, const char *err))                              \
+    X(int, ReplyWithSimpleString, (RedisModuleCtx * ctx, const char *msg))                       \
+    X(int, ReplyWithLongLong, (RedisModuleCtx * ctx, long long ll))                              \
+    X(int, ReplyWithArray, (RedisModuleCtx * ctx, long len))                                     \
+    X(void, ReplySetArrayLength, (RedisModuleCtx * ctx, long len))                               \
+    X(int, ReplyWithStringBuffer, (RedisModuleCtx * ctx, const char *buf, size_t len))           \
+    X(int, ReplyWithNull, (RedisModuleCtx * ctx))                                                \
+    X(int, ReplyWithDouble, (RedisModuleCtx * ctx, double d))                                    \
+    X(RedisModuleKey *, OpenKey, (RedisModuleCtx * ctx, RedisModuleString * keyname, int mode))  \
+    X(void, CloseKey, (RedisModuleKey * kp))                                                     \
+    X(int, KeyType, (RedisModuleKey * kp))                                                       \
+    X(int, DeleteKey, (RedisModuleKey * kp))                                                     \
+    X(RedisModuleType *, ModuleTypeGetType, (RedisModuleKey * key))                              \
+    X(void *, ModuleTypeGetValue, (RedisModuleKey * key))                                        \
+    X(int, ModuleTypeSetValue, (RedisModuleKey * key, RedisModuleType * mt, void *value))        \
+    X(const char *, StringPtrLen, (const RedisModuleString *str, size_t *len))                   \
+    X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                      \
+    X(int, StringToDouble, (const RedisModuleString *str, double *d))                            \
+    X(int, ReplicateVerbatim, (RedisModuleCtx * ctx))                                            \
+    X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                  \
+    X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                              \
+    X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                 \
+    X(char *, LoadStringBuffer, (RedisModuleIO * io, size_t * lenptr))                           \
+    X(int, IsIOError, (RedisModuleIO * io))                                                      \
+    X(void, EmitAOF, (RedisModuleIO * io, const char *cmdname, const char *fmt, ...))            \
+    X(void, DigestAddStringBuffer, (RedisModuleDigest * md, const char *ele, size_t len))        \
+    X(void, DigestEndSequence, (RedisModuleDigest * md))                                         \
+    X(void, Log, (RedisModuleCtx * ctx, const char *level, const char *fmt, ...))                \
     X(void, LogIOError, (RedisModuleIO * io, const char *levelstr, const char *fmt, ...))
 
 #define CFR_API_DECLARE_(ret, name, params) extern ret(*RedisModule_##name) params;

@@ -103,7 +103,8 @@ static inline void cf__semisort_write(cf_filter *f, uint64_t bucket, uint32_t fp
  * its rare mispredictions.) */
 static inline int cf__semisort_find_word(const cf_filter *f, uint64_t w, uint32_t v) {
     unsigned s = f->fp_bits - 4;
-    uint32_t x = cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)] ^ ((v >> s) * 0x1111u);
+    uint32_t x =
+        cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)] ^ ((v >> s) * 0x1111u);
     uint32_t match = ~(((x & 0x7777u) + 0x7777u) | x) & 0x8888u;
     uint64_t suffixes = w >> CF__SEMISORT_CODE_BITS, suffix_mask = ((uint64_t)1 << s) - 1;
     for (; match != 0; match &= match - 1) {

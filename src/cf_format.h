@@ -48,7 +48,7 @@ typedef struct cf__header {
     unsigned version;
     unsigned fp_bits;
     unsigned bucket_size;
-    unsigned hash_id;   /* the partner map: CF__MAP_MIXED or CF__MAP_GOLDEN */
+    unsigned hash_id; /* the partner map: CF__MAP_MIXED or CF__MAP_GOLDEN */
     unsigned flags;
     unsigned max_kicks;
     uint64_t num_buckets;

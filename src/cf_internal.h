@@ -32,10 +32,10 @@
     do {                            \
         if (cond) return (status);  \
     } while (0)
-#define CF__FORWARD_IF_ERROR(expr)           \
-    do {                                     \
-        cf_status cf__s_ = (expr);           \
-        if (cf__s_ != CF_OK) return cf__s_;  \
+#define CF__FORWARD_IF_ERROR(expr)          \
+    do {                                    \
+        cf_status cf__s_ = (expr);          \
+        if (cf__s_ != CF_OK) return cf__s_; \
     } while (0)
 
 /* The seed-dependent constants of XXH3's paths for keys of up to 16 bytes,
@@ -67,38 +67,38 @@ typedef struct cf__bfs_node {
 typedef struct cf__chain cf__chain;
 
 struct cf_filter {
-    cf_allocator alloc;     /* copy of the user's allocator (malloc/free if none) */
-    uint8_t *table;         /* bit-packed slots + CF__TABLE_PAD bytes             */
-    size_t table_bytes;     /* ceil(nb * bucket_bits / 8)                         */
-    uint64_t num_buckets;   /* nb >= 1                                            */
-    uint64_t items;         /* nonzero slots                                      */
-    uint64_t seed;          /* also in hkey; set both with cf__set_seed           */
+    cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
+    uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
+    size_t table_bytes;   /* ceil(nb * bucket_bits / 8)                         */
+    uint64_t num_buckets; /* nb >= 1                                            */
+    uint64_t items;       /* nonzero slots                                      */
+    uint64_t seed;        /* also in hkey; set both with cf__set_seed           */
     cf__hash_key hkey;
     uint64_t total_kicks;
     uint64_t failed_inserts;
-    unsigned fp_bits;       /* f, 1..32                                           */
-    unsigned bucket_size;   /* b, 1/2/4/8                                         */
+    unsigned fp_bits;     /* f, 1..32                                           */
+    unsigned bucket_size; /* b, 1/2/4/8                                         */
     unsigned max_kicks;
     unsigned flags;
-    uint64_t fp_mask;       /* (1 << f) - 1                                       */
-    unsigned bucket_bits;   /* b * f, or 4f - 4 semi-sorted                       */
-    uint64_t bucket_mask;   /* low bucket_bits bits set                           */
-    uint64_t lane_ones;     /* bit 0 of each f-bit lane of a bucket               */
-    uint64_t lane_highs;    /* top bit of each f-bit lane of a bucket             */
-    unsigned partner_map;   /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
-    uint64_t alt_xmask;     /* partner map constants: cf__alt_index               */
+    uint64_t fp_mask;     /* (1 << f) - 1                                       */
+    unsigned bucket_bits; /* b * f, or 4f - 4 semi-sorted                       */
+    uint64_t bucket_mask; /* low bucket_bits bits set                           */
+    uint64_t lane_ones;   /* bit 0 of each f-bit lane of a bucket               */
+    uint64_t lane_highs;  /* top bit of each f-bit lane of a bucket             */
+    unsigned partner_map; /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
+    uint64_t alt_xmask;   /* partner map constants: cf__alt_index               */
     uint64_t alt_mul;
-    bool swar;              /* every bucket fits one 64-bit load at its bit offset */
-    bool semi_sort;         /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
-    bool read_only;         /* table lives in a read-only mapping                 */
-    bool owns_table;        /* table came from alloc (false when mapped)          */
-    void *map_base;         /* mapping to munmap in cf_free, or NULL              */
+    bool swar;       /* every bucket fits one 64-bit load at its bit offset */
+    bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
+    bool read_only;  /* table lives in a read-only mapping                 */
+    bool owns_table; /* table came from alloc (false when mapped)          */
+    void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;    /* eviction search scratch when it outgrows the stack,
+    cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,
                                allocated by the first search that needs it    */
-    size_t queue_cap;       /* nodes in queue (0: none allocated)                 */
+    size_t queue_cap;        /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
-    struct cf__cc *cc;      /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
+    struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
 };
 
 /* ---- allocation through the filter's allocator ---- */

@@ -550,7 +550,7 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
 cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
     cf__cc_slots p = cf__cc_locate(f, h);
     for (;;) {
-        cf_status st = unique                     ? cf__cc_try_unique(f, &p)
+        cf_status st = unique                    ? cf__cc_try_unique(f, &p)
                        : cf__cc_try_place(f, &p) ? CF_OK
                                                  : CF_E_FULL;
         if (st != CF_E_FULL) return st;

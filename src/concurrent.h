@@ -27,9 +27,9 @@
 #define CF__CC_MAX_STRIPES 4096
 
 typedef struct cf__stripe {
-    _Atomic uint32_t lock;    /* 0 free, 1 held                                     */
-    uint64_t items;           /* occupied slots of the stripe's buckets (under lock) */
-    uint64_t kicks;           /* moves made under the stripe's lock                  */
+    _Atomic uint32_t lock; /* 0 free, 1 held                                     */
+    uint64_t items;        /* occupied slots of the stripe's buckets (under lock) */
+    uint64_t kicks;        /* moves made under the stripe's lock                  */
 } cf__stripe;
 
 struct cf__cc {

@@ -87,8 +87,9 @@ static cf_status cf__open_header(const char *path, int *fd_out, uint8_t header[C
         uint64_t size = (uint64_t)st.st_size;
         size_t want = size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE;
         size_t got = cf__pread_all(fd, header, want, 0);
-        s = got == want ? cf__header_decode(header, size, h)
-                        : got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
+        s = got == want         ? cf__header_decode(header, size, h)
+            : got == (size_t)-1 ? CF_E_IO
+                                : CF_E_TRUNCATED;
     }
     if (s != CF_OK) {
         close(fd);

@@ -56,8 +56,7 @@ static int cf__open_lock(const char *lock_path) {
 /* flock(LOCK_EX) on fd, giving up at deadline_ms (< 0: never). */
 static cf_status cf__flock_until(int fd, long long deadline_ms) {
     if (deadline_ms < 0) {
-        while (flock(fd, LOCK_EX) != 0)
-            CF__RETURN_IF(errno != EINTR, CF_E_IO);
+        while (flock(fd, LOCK_EX) != 0) CF__RETURN_IF(errno != EINTR, CF_E_IO);
         return CF_OK;
     }
     long long pause = 1;
@@ -86,7 +85,7 @@ static cf_status cf__acquire(const char *lock_path, int timeout_ms, int *fd_out)
         int fd = cf__open_lock(lock_path);
         CF__RETURN_IF(fd < 0, CF_E_IO);
         struct stat st;
-        cf_status s = fstat(fd, &st) != 0     ? CF_E_IO
+        cf_status s = fstat(fd, &st) != 0    ? CF_E_IO
                       : !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR
                                              : cf__flock_until(fd, deadline);
         if (s == CF_OK && cf__still_named(fd, lock_path)) {

@@ -82,8 +82,10 @@ cf_status cf__temp_open(const char *path, cf__temp *t) {
     for (unsigned n = 0; t->fd < 0 && n < 1000; n++) {
         cf__temp_name(t, n);
         t->fd = open(t->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (t->fd >= 0) t->named = true;
-        else if (errno != EEXIST) break;
+        if (t->fd >= 0)
+            t->named = true;
+        else if (errno != EEXIST)
+            break;
     }
     CF__RETURN_IF(t->fd < 0, CF_E_IO);
     /* A replaced file keeps its permissions; a new one gets 0666 & ~umask. */

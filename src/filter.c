@@ -84,8 +84,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
 
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(
-        cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->table_bytes = bytes;
     /* Zeroed lazily where the allocator can (cf_allocator.calloc). */

@@ -23,12 +23,12 @@
 #include "bucket.h"
 #include "grow.h"
 
-cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
-                         uint64_t max_bytes, double target_fpp, cf_filter **out) {
+cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
+                         double target_fpp, cf_filter **out) {
     cf_filter *f;
     /* The handle's own shape is never used: every operation goes to tables. */
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, 1, CF_DEFAULT_BUCKET_SIZE, CF_MIN_FINGERPRINT_BITS,
-                                          0, CF_DEFAULT_MAX_KICKS, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, 1, CF_DEFAULT_BUCKET_SIZE, CF_MIN_FINGERPRINT_BITS, 0,
+                                          CF_DEFAULT_MAX_KICKS, &f));
     f->flags = flags;
     f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
     if (f->chain == NULL) {
@@ -101,12 +101,10 @@ static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     while (fbits < CF_MAX_FINGERPRINT_BITS && cf_theoretical_fpp(fbits, b, 1.0) > budget) fbits++;
     CF__RETURN_IF(cf_theoretical_fpp(fbits, b, 1.0) > budget, CF_E_FULL);
     cfg->fingerprint_bits = fbits;
-    if ((f->flags & CF_SEMI_SORT) && b == 4 && fbits >= 5 && fbits <= 16)
-        cfg->flags = CF_SEMI_SORT;
+    if ((f->flags & CF_SEMI_SORT) && b == 4 && fbits >= 5 && fbits <= 16) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
     CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_E_FULL);
-    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c),
-                  CF_E_FULL);
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c), CF_E_FULL);
     return CF_OK;
 }
 
@@ -121,14 +119,16 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
     first.flags &= ~CF_GROW;
     first.target_fpp = target * CF__GROW_SHARE;
     cf_filter *f, *t;
-    CF__FORWARD_IF_ERROR(cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes,
-                                        target, &f));
+    CF__FORWARD_IF_ERROR(
+        cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
     cf_status s = cf_new(&first, &t);
     if (s == CF_OK) {
         cf__grow_attach(f, t);
         /* An explicit width must leave budget to the tables after it. */
-        if (!(cf__table_fpp(t) < target)) s = CF_E_PARAM;
-        else if (cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes) s = CF_E_PARAM;
+        if (!(cf__table_fpp(t) < target))
+            s = CF_E_PARAM;
+        else if (cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes)
+            s = CF_E_PARAM;
     }
     if (s != CF_OK) {
         cf_free(f);

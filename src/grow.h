@@ -49,8 +49,8 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out);
 
 /* An empty CF_GROW handle with a chain of no tables, for the loaders:
  * flags must include CF_GROW; tables are attached with cf__grow_attach. */
-cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
-                         uint64_t max_bytes, double target_fpp, cf_filter **out);
+cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
+                         double target_fpp, cf_filter **out);
 void cf__grow_attach(cf_filter *f, cf_filter *table);
 
 /* Releases the tables and the chain (cf_free calls it, then frees f). */

@@ -66,8 +66,7 @@ cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p
 /* Whether table k of shape h must be semi-sorted: where the filter asks for
  * it and the width allows it (cf__next_config's rule). */
 static bool cf__grow_semi_expected(const cf__grow_plan *p, const cf__header *h) {
-    return (p->flags & CF_SEMI_SORT) && h->bucket_size == 4 && h->fp_bits >= 5 &&
-           h->fp_bits <= 16;
+    return (p->flags & CF_SEMI_SORT) && h->bucket_size == 4 && h->fp_bits >= 5 && h->fp_bits <= 16;
 }
 
 cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec, uint64_t len) {
@@ -157,8 +156,7 @@ cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator
     cf__grow_plan p;
     CF__FORWARD_IF_ERROR(cf__grow_validate(in, len, &p));
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(
-        cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f));
+    CF__FORWARD_IF_ERROR(cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f));
     f->failed_inserts = p.failed_inserts;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;

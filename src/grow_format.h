@@ -37,7 +37,7 @@ typedef struct cf__grow_plan {
     unsigned tables, growth, flags;
     uint64_t max_bytes, failed_inserts;
     double target_fpp;
-    cf__header rec[CF_MAX_TABLES]; /* record k's decoded header          */
+    cf__header rec[CF_MAX_TABLES];  /* record k's decoded header          */
     uint64_t offset[CF_MAX_TABLES]; /* where record k starts              */
     uint64_t end;                   /* where the next record would start  */
     uint64_t table_bytes;           /* sum of the records' T              */

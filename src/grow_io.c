@@ -54,9 +54,8 @@ static cf_status cf__read_exact(int fd, uint8_t *p, size_t n, uint64_t offset) {
 /* Opens path and validates its header, records and padding (no table
  * bytes are read).  head receives the file's first 64 bytes, hdrs each
  * record's.  On success the caller owns *fd_out. */
-static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out,
-                               cf__grow_plan *p, uint8_t *head,
-                               uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out, cf__grow_plan *p,
+                               uint8_t *head, uint8_t (*hdrs)[CF__HEADER_SIZE]) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     CF__RETURN_IF(fd < 0, CF_E_IO);
     struct stat st;
@@ -92,8 +91,8 @@ fail:
 
 /* Table k of a validated file: read into allocated memory, checksum and
  * invariants checked. */
-static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k,
-                                     const uint8_t *hdr, const cf_allocator *a, cf_filter **out) {
+static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k, const uint8_t *hdr,
+                                     const cf_allocator *a, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));

@@ -93,7 +93,7 @@ static inline void cf__hash_key_init(cf__hash_key *k, uint64_t seed) {
  * short-key path inlined into every operation needs few registers (with
  * all paths inlined, each lookup saved and restored four of them). */
 __attribute__((noinline, unused)) static uint64_t cf__xxh3_long(const void *key, size_t len,
-                                                                 uint64_t seed) {
+                                                                uint64_t seed) {
     return XXH3_64bits_withSeed(key, len, seed);
 }
 

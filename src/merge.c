@@ -32,8 +32,10 @@ static cf_status cf__merge_one(cf_filter *dst, uint64_t i, uint32_t fp) {
         bucket = i2;
         s = cf__bucket_find(dst, bucket, 0);
     }
-    if (s >= 0) cf__slot_set(dst, bucket, (unsigned)s, fp);
-    else CF__FORWARD_IF_ERROR(cf__evict_insert(dst, i, i2, fp));
+    if (s >= 0)
+        cf__slot_set(dst, bucket, (unsigned)s, fp);
+    else
+        CF__FORWARD_IF_ERROR(cf__evict_insert(dst, i, i2, fp));
     dst->items++;
     return CF_OK;
 }

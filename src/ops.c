@@ -259,8 +259,8 @@ static inline void cf__ring_fill(const cf_filter *f, cf__slots *ring, const uint
     }
 }
 
-static inline cf__slots cf__ring_next(const cf_filter *f, cf__slots *ring,
-                                      const uint64_t *hashes, size_t n, size_t j) {
+static inline cf__slots cf__ring_next(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+                                      size_t n, size_t j) {
     cf__slots p = ring[j % CF__BATCH];
     if (j + CF__BATCH < n) {
         ring[j % CF__BATCH] = cf__locate(f, hashes[j + CF__BATCH]);
@@ -340,8 +340,8 @@ static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__pro
  * chunk is located and prefetched into the slot it frees.  The filter's
  * fields are copied to a local, which stores through `out` cannot alias, so
  * they stay in registers; `kind` is a constant in each instance (below). */
-static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n,
-                               bool *out, cf__probe_kind kind) {
+static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n, bool *out,
+                               cf__probe_kind kind) {
     const cf_filter local = *filter, *f = &local;
     bool bytes = kind == CF__PROBE_BYTES;
     cf__probe pipe[CF__PIPE];
@@ -384,7 +384,8 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, b
     if (f == NULL || hashes == NULL) return 0;
     if (f->flags & CF_GROW) return cf__grow_contains_batch(f, hashes, n, out);
     if (f->cc != NULL) return cf__cc_contains_batch(f, hashes, n, out);
-    if (f->swar) return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
+    if (f->swar)
+        return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
     size_t found = 0;
     cf__slots ring[CF__BATCH];

@@ -80,10 +80,9 @@ cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__h
                                   h->flags) != CF_OK,
                   CF_E_CORRUPT);
     /* Slots are counted in 64 bits before any byte count is formed. */
-    CF__FORWARD_IF_ERROR(cf__table_bytes(h->num_buckets, h->bucket_size, h->fp_bits, h->flags,
-                                         &h->table_bytes));
-    CF__RETURN_IF(h->table_bytes > SIZE_MAX - CF__HEADER_SIZE - CF__TRAILER_SIZE,
-                  CF_E_TOO_LARGE);
+    CF__FORWARD_IF_ERROR(
+        cf__table_bytes(h->num_buckets, h->bucket_size, h->fp_bits, h->flags, &h->table_bytes));
+    CF__RETURN_IF(h->table_bytes > SIZE_MAX - CF__HEADER_SIZE - CF__TRAILER_SIZE, CF_E_TOO_LARGE);
     h->total_size = CF__HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(h->items > h->num_buckets * h->bucket_size, CF_E_CORRUPT);
 
@@ -109,8 +108,8 @@ uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8
 
 cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out) {
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits,
-                                          h->flags, h->max_kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits, h->flags,
+                                          h->max_kicks, &f));
     f->table_bytes = h->table_bytes;
     f->items = h->items;
     cf__set_seed(f, h->seed);

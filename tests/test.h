@@ -12,22 +12,22 @@
 
 static int test_failures_;
 
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
             fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-            test_failures_++;                                                  \
-        }                                                                      \
+            test_failures_++;                                                        \
+        }                                                                            \
     } while (0)
 
-#define CHECK_INT_(a, op, b)                                                   \
-    do {                                                                       \
-        long long a_ = (long long)(a), b_ = (long long)(b);                    \
-        if (!(a_ op b_)) {                                                     \
-            fprintf(stderr, "%s:%d: %s %s %s failed: %lld vs %lld\n", __FILE__, \
-                    __LINE__, #a, #op, #b, a_, b_);                            \
-            test_failures_++;                                                  \
-        }                                                                      \
+#define CHECK_INT_(a, op, b)                                                                       \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        if (!(a_ op b_)) {                                                                         \
+            fprintf(stderr, "%s:%d: %s %s %s failed: %lld vs %lld\n", __FILE__, __LINE__, #a, #op, \
+                    #b, a_, b_);                                                                   \
+            test_failures_++;                                                                      \
+        }                                                                                          \
     } while (0)
 #define CHECK_EQ(a, b) CHECK_INT_(a, ==, b)
 #define CHECK_NE(a, b) CHECK_INT_(a, !=, b)
@@ -36,33 +36,33 @@ static int test_failures_;
 #define CHECK_GE(a, b) CHECK_INT_(a, >=, b)
 
 /* Compares two cf_status values and prints their names. */
-#define CHECK_STATUS(a, b)                                                     \
-    do {                                                                       \
-        cf_status a_ = (a), b_ = (b);                                          \
-        if (a_ != b_) {                                                        \
-            fprintf(stderr, "%s:%d: %s == %s failed: %s vs %s\n", __FILE__,     \
-                    __LINE__, #a, #b, cf_status_name(a_), cf_status_name(b_)); \
-            test_failures_++;                                                  \
-        }                                                                      \
+#define CHECK_STATUS(a, b)                                                                    \
+    do {                                                                                      \
+        cf_status a_ = (a), b_ = (b);                                                         \
+        if (a_ != b_) {                                                                       \
+            fprintf(stderr, "%s:%d: %s == %s failed: %s vs %s\n", __FILE__, __LINE__, #a, #b, \
+                    cf_status_name(a_), cf_status_name(b_));                                  \
+            test_failures_++;                                                                 \
+        }                                                                                     \
     } while (0)
 
-#define CHECK_DBL_NEAR(a, b, tol)                                              \
-    do {                                                                       \
-        double a_ = (a), b_ = (b);                                             \
-        if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol))) {                         \
-            fprintf(stderr, "%s:%d: |%s - %s| <= %s failed: %.9g vs %.9g\n",   \
-                    __FILE__, __LINE__, #a, #b, #tol, a_, b_);                 \
-            test_failures_++;                                                  \
-        }                                                                      \
+#define CHECK_DBL_NEAR(a, b, tol)                                                                \
+    do {                                                                                         \
+        double a_ = (a), b_ = (b);                                                               \
+        if (!(a_ - b_ <= (tol) && b_ - a_ <= (tol))) {                                           \
+            fprintf(stderr, "%s:%d: |%s - %s| <= %s failed: %.9g vs %.9g\n", __FILE__, __LINE__, \
+                    #a, #b, #tol, a_, b_);                                                       \
+            test_failures_++;                                                                    \
+        }                                                                                        \
     } while (0)
 
 /* Stops the test at once: for failures after which nothing else is meaningful. */
-#define REQUIRE(cond)                                                          \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
+#define REQUIRE(cond)                                                                  \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
             fprintf(stderr, "%s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond); \
-            exit(1);                                                           \
-        }                                                                      \
+            exit(1);                                                                   \
+        }                                                                              \
     } while (0)
 
 typedef struct test_case {
@@ -79,18 +79,22 @@ static inline int test_run_all(const test_case *tests, size_t n) {
         int ok = test_failures_ == before;
         printf("%s %s\n", ok ? "ok  " : "FAIL", tests[i].name);
         fflush(stdout);
-        if (ok) passed++; else failed++;
+        if (ok)
+            passed++;
+        else
+            failed++;
     }
     printf("%zu passed, %zu failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
 
-#define TEST_MAIN(...)                                                         \
-    int main(void) {                                                           \
-        static const test_case tests_[] = {__VA_ARGS__};                       \
-        return test_run_all(tests_, sizeof tests_ / sizeof tests_[0]);         \
+#define TEST_MAIN(...)                                                 \
+    int main(void) {                                                   \
+        static const test_case tests_[] = {__VA_ARGS__};               \
+        return test_run_all(tests_, sizeof tests_ / sizeof tests_[0]); \
     }
-#define TEST(fn) {#fn, fn}
+#define TEST(fn) \
+    { #fn, fn }
 
 /* A small deterministic generator for test data (splitmix64). */
 static inline uint64_t test_rand(uint64_t *state) {

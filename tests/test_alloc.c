@@ -177,8 +177,8 @@ static void test_calloc_member_takes_the_table(void) {
         callocs = allocs = 0;
         cf_filter *f;
         REQUIRE(cf_new(&cfg, &f) == CF_OK);
-        CHECK_EQ(callocs, with_calloc ? 1 : 0);   /* the table, and only it */
-        CHECK_EQ(allocs, with_calloc ? 1 : 2);    /* the handle (and the table) */
+        CHECK_EQ(callocs, with_calloc ? 1 : 0); /* the table, and only it */
+        CHECK_EQ(allocs, with_calloc ? 1 : 2);  /* the handle (and the table) */
         cf_stats st;
         cf_get_stats(f, &st);
         CHECK_EQ(st.items, 0);

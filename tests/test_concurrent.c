@@ -154,8 +154,8 @@ typedef struct shape {
     unsigned f, b;
     uint64_t nb;
 } shape;
-static const shape shapes[] = {{12, 4, 1001}, {8, 4, 777}, {7, 2, 1500}, {12, 8, 333},
-                               {20, 4, 501}, {4, 1, 3000}, {32, 2, 999}, {16, 8, 1}};
+static const shape shapes[] = {{12, 4, 1001}, {8, 4, 777},  {7, 2, 1500}, {12, 8, 333},
+                               {20, 4, 501},  {4, 1, 3000}, {32, 2, 999}, {16, 8, 1}};
 
 /* Random operations on a plain and a concurrent filter: same answers, and
  * the same bytes at the end (and after each failed insert, unchanged). */
@@ -171,7 +171,9 @@ static void test_one_thread_matches_plain(void) {
         for (int op = 0; op < 8000; op++) {
             uint64_t k = test_rand(&rng) % universe, h = cf_hash(p, &k, sizeof k);
             switch (test_rand(&rng) % 8) {
-            case 0: case 1: case 2: {
+            case 0:
+            case 1:
+            case 2: {
                 memcpy(before, c->table, c->table_bytes);
                 cf_status a = cf_insert(p, &k, sizeof k), b = cf_insert(c, &k, sizeof k);
                 CHECK_STATUS(b, a);
@@ -239,16 +241,16 @@ enum { WRITERS = 3, READERS = 3 };
 
 typedef struct stress {
     cf_filter *f;
-    uint64_t stable;           /* keys [0, stable) are inserted first, never deleted */
-    uint64_t per_writer;       /* writer w owns keys [base_w, base_w + per_writer)   */
-    uint64_t ops;              /* delete + insert rounds per writer                  */
+    uint64_t stable;     /* keys [0, stable) are inserted first, never deleted */
+    uint64_t per_writer; /* writer w owns keys [base_w, base_w + per_writer)   */
+    uint64_t ops;        /* delete + insert rounds per writer                  */
     _Atomic int writers_left;
-    _Atomic uint64_t misses;   /* stable keys not found: must stay 0                 */
+    _Atomic uint64_t misses; /* stable keys not found: must stay 0                 */
     _Atomic uint64_t lookups;
     _Atomic uint64_t snapshots;
     _Atomic uint64_t bad_snapshots;
     _Atomic uint64_t writer_errors;
-    bool *present;             /* per owned key: inserted by its writer (own thread) */
+    bool *present; /* per owned key: inserted by its writer (own thread) */
 } stress;
 
 typedef struct worker {
@@ -403,8 +405,8 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     cf_stats st;
     cf_get_stats(s.f, &st);
     CHECK_EQ(st.items, s.stable + live);
-    CHECK_GE(st.load_factor, 0.85);  /* the churn ran near full ... */
-    CHECK_GE(st.total_kicks, 100);   /* ... so evictions moved items */
+    CHECK_GE(st.load_factor, 0.85); /* the churn ran near full ... */
+    CHECK_GE(st.total_kicks, 100);  /* ... so evictions moved items */
     CHECK_EQ(stripes_off(s.f), 0);
     size_t n;
     uint8_t *buf = bytes_of(s.f, &n);
@@ -422,8 +424,7 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     printf("  f=%u b=%u nb=%llu stripes=%llu: %llu lookups, %llu snapshots, %llu kicks\n", sh.f,
            sh.b, (unsigned long long)sh.nb, (unsigned long long)s.f->cc->nstripes,
            (unsigned long long)atomic_load(&s.lookups),
-           (unsigned long long)atomic_load(&s.snapshots),
-           (unsigned long long)st.total_kicks);
+           (unsigned long long)atomic_load(&s.snapshots), (unsigned long long)st.total_kicks);
     free(s.present);
     cf_free(s.f);
 }
@@ -444,8 +445,8 @@ enum { UNIQUE_THREADS = 6 };
 typedef struct unique_race {
     cf_filter *f;
     uint64_t keys;
-    _Atomic uint32_t *ok;    /* per key: CF_OK answers */
-    _Atomic uint64_t other;  /* answers other than CF_OK / CF_E_EXISTS */
+    _Atomic uint32_t *ok;   /* per key: CF_OK answers */
+    _Atomic uint64_t other; /* answers other than CF_OK / CF_E_EXISTS */
 } unique_race;
 
 static void *unique_main(void *arg) {
@@ -457,8 +458,10 @@ static void *unique_main(void *arg) {
     for (uint64_t i = 0; i < u->keys; i++) {
         uint64_t k = (w->id * 7919 + i * stride) % u->keys;
         cf_status st = cf_insert_unique(u->f, &k, sizeof k);
-        if (st == CF_OK) atomic_fetch_add(&u->ok[k], 1);
-        else if (st != CF_E_EXISTS) atomic_fetch_add(&u->other, 1);
+        if (st == CF_OK)
+            atomic_fetch_add(&u->ok[k], 1);
+        else if (st != CF_E_EXISTS)
+            atomic_fetch_add(&u->other, 1);
     }
     return NULL;
 }
@@ -559,6 +562,5 @@ static void test_save_load(void) {
 }
 
 TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory),
-          TEST(test_one_thread_matches_plain),
-          TEST(test_save_load), TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic),
-          TEST(test_stress))
+          TEST(test_one_thread_matches_plain), TEST(test_save_load),
+          TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic), TEST(test_stress))

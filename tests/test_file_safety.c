@@ -297,7 +297,8 @@ static void test_dead_temps(void) {
     touch(name);
     snprintf(name, sizeof name, "t.cf.%ld.17.tmp", (long)dead);
     touch(name);
-    const char *kept[] = {"t.cf.1.tmp", "t.cf.x.0.tmp", "t.cf..0.tmp", "t.cf.1.0.tmpx", "tt.cf.1.0.tmp"};
+    const char *kept[] = {"t.cf.1.tmp", "t.cf.x.0.tmp", "t.cf..0.tmp", "t.cf.1.0.tmpx",
+                          "tt.cf.1.0.tmp"};
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) touch(kept[i]);
     snprintf(name, sizeof name, "t.cf.%ld.0.tmp", (long)getpid()); /* a live writer's */
     touch(name);

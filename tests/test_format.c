@@ -24,11 +24,17 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {12, 4, 1000, 3000, 0},         {1, 1, 1, 1, 0},   {7, 2, 13, 15, 0},
-    {32, 8, 5, 30, 0},              {13, 4, 97, 300, 0}, {5, 8, 33, 200, 0},
-    {16, 4, 64, 0, 0},              {31, 1, 11, 4, 0},
+    {12, 4, 1000, 3000, 0},
+    {1, 1, 1, 1, 0},
+    {7, 2, 13, 15, 0},
+    {32, 8, 5, 30, 0},
+    {13, 4, 97, 300, 0},
+    {5, 8, 33, 200, 0},
+    {16, 4, 64, 0, 0},
+    {31, 1, 11, 4, 0},
     /* Semi-sorted buckets: the narrowest and widest widths, and several blocks. */
-    {5, 4, 7, 20, CF_SEMI_SORT},    {9, 4, 50, 150, CF_SEMI_SORT},
+    {5, 4, 7, 20, CF_SEMI_SORT},
+    {9, 4, 50, 150, CF_SEMI_SORT},
     {16, 4, 1030, 3500, CF_SEMI_SORT},
 };
 
@@ -174,9 +180,12 @@ static void test_bit_flips(void) {
         cf_filter *g = NULL;
         cf_status s = cf_deserialize(buf, len, NULL, &g);
         /* The magic, the version and the checks catch every single flip. */
-        if (bit < 64) CHECK_STATUS(s, CF_E_MAGIC);
-        else if (bit < 80) CHECK_STATUS(s, CF_E_VERSION);
-        else CHECK_STATUS(s, CF_E_CHECKSUM);
+        if (bit < 64)
+            CHECK_STATUS(s, CF_E_MAGIC);
+        else if (bit < 80)
+            CHECK_STATUS(s, CF_E_VERSION);
+        else
+            CHECK_STATUS(s, CF_E_CHECKSUM);
         CHECK(g == NULL);
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
@@ -431,8 +440,7 @@ static void test_files(void) {
 static void test_load_multi_chunk(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/big.cf", tmpdir());
-    static const shape big[] = {{3, 2, 1500001, 200000, 0},
-                                {8, 4, 300001, 800000, CF_SEMI_SORT}};
+    static const shape big[] = {{3, 2, 1500001, 200000, 0}, {8, 4, 300001, 800000, CF_SEMI_SORT}};
     for (size_t t = 0; t < sizeof big / sizeof big[0]; t++) {
         cf_filter *f = make(&big[t], 77);
         CHECK_STATUS(cf_save(f, path), CF_OK);
@@ -539,6 +547,6 @@ static void test_save_keeps_mode_and_no_temp(void) {
 TEST_MAIN(TEST(test_round_trip), TEST(test_deterministic), TEST(test_layout),
           TEST(test_truncations), TEST(test_bit_flips), TEST(test_inconsistent_fields),
           TEST(test_table_invariants), TEST(test_fast_count), TEST(test_params),
-          TEST(test_alloc_failures), TEST(test_files), TEST(test_load_multi_chunk), TEST(test_semisort_invariants),
-          TEST(test_save_disk_full),
+          TEST(test_alloc_failures), TEST(test_files), TEST(test_load_multi_chunk),
+          TEST(test_semisort_invariants), TEST(test_save_disk_full),
           TEST(test_save_keeps_mode_and_no_temp))

@@ -18,8 +18,14 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {12, 4, 1000, 0}, {7, 2, 13, 0},  {1, 1, 1, 0},   {32, 8, 5, 0},  {13, 8, 313, 0},
-    {9, 4, 50, CF_SEMI_SORT}, {5, 4, 7, CF_SEMI_SORT}, {16, 4, 1030, CF_SEMI_SORT},
+    {12, 4, 1000, 0},
+    {7, 2, 13, 0},
+    {1, 1, 1, 0},
+    {32, 8, 5, 0},
+    {13, 8, 313, 0},
+    {9, 4, 50, CF_SEMI_SORT},
+    {5, 4, 7, CF_SEMI_SORT},
+    {16, 4, 1030, CF_SEMI_SORT},
     {11, 4, 3, CF_SEMI_SORT},
 };
 
@@ -67,7 +73,10 @@ static void test_stats_formulas(void) {
 
 /* The Bloom filter's contracts: num_bits, the optimal k, expected_fpp. */
 static void test_bloom_formulas(void) {
-    static const struct { uint64_t n; double p; } cases[] = {{1000, 0.01}, {777, 0.001}, {5, 0.3}};
+    static const struct {
+        uint64_t n;
+        double p;
+    } cases[] = {{1000, 0.01}, {777, 0.001}, {5, 0.3}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cf_bloom_config cfg;
         cf_bloom_config_init(&cfg);

@@ -46,7 +46,8 @@ static void cuckoo_case(unsigned f, unsigned b, uint64_t nb, double load, uint64
     check_binomial(what, hits, q, cf_theoretical_fpp(f, b, st.load_factor));
     CHECK_DBL_NEAR(st.expected_fpp, cf_theoretical_fpp(f, b, st.load_factor), 1e-15);
     /* The simple bound of the article holds too. */
-    CHECK(hits <= q * (2.0 * b / ldexp(1.0, (int)f)) * 1.1 + Z * sqrt(q * 2.0 * b / ldexp(1.0, (int)f)));
+    CHECK(hits <=
+          q * (2.0 * b / ldexp(1.0, (int)f)) * 1.1 + Z * sqrt(q * 2.0 * b / ldexp(1.0, (int)f)));
     cf_free(flt);
 }
 

@@ -39,8 +39,8 @@ typedef struct recipe {
     bool until_full;     /* keep inserting past the first CF_E_FULL */
     unsigned dup_copies; /* then one key inserted this many times */
     unsigned flags;
-    unsigned growth;     /* nonzero: CF_GROW with this growth, table 0 as above */
-    double target_fpp;   /* CF_GROW: the FPP bound of all tables */
+    unsigned growth;   /* nonzero: CF_GROW with this growth, table 0 as above */
+    double target_fpp; /* CF_GROW: the FPP bound of all tables */
 } recipe;
 
 static const recipe goods[] = {
@@ -202,8 +202,8 @@ static void add_bad(const char *name, cf_status want, const char *why, bytes dat
 }
 
 /* A field set to v with both checks recomputed: only the field is wrong. */
-static void add_field(const char *name, cf_status want, const char *why, bytes good,
-                      unsigned off, unsigned width, uint64_t v) {
+static void add_field(const char *name, cf_status want, const char *why, bytes good, unsigned off,
+                      unsigned width, uint64_t v) {
     bytes b = copy_of(good, good.n);
     cf__put_le(b.p + off, v, width);
     fix_checks(b);
@@ -268,8 +268,8 @@ static void make_grown_bads(bytes gr) {
     add_grown_field("grown_tables_0.bin", CF_E_CORRUPT, "grown: 0 tables", gr, 10, 2, 0);
     add_grown_field("grown_tables_65.bin", CF_E_CORRUPT, "grown: more than 64 tables", gr, 10, 2,
                     65);
-    add_grown_field("grown_tables_more.bin", CF_E_TRUNCATED, "grown: one record more than held",
-                    gr, 10, 2, cf__get_le(gr.p + 10, 2) + 1);
+    add_grown_field("grown_tables_more.bin", CF_E_TRUNCATED, "grown: one record more than held", gr,
+                    10, 2, cf__get_le(gr.p + 10, 2) + 1);
     add_grown_field("grown_tables_fewer.bin", CF_E_CORRUPT, "grown: a record after the last one",
                     gr, 10, 2, cf__get_le(gr.p + 10, 2) - 1);
     add_grown_field("grown_growth_0.bin", CF_E_CORRUPT, "grown: growth 0", gr, 12, 4, 0);
@@ -281,14 +281,14 @@ static void make_grown_bads(bytes gr) {
                     0x7ff8000000000000ull);
     add_grown_field("grown_target_spent.bin", CF_E_CORRUPT, "grown: tables' FPPs exceed the target",
                     gr, 24, 8, double_bits(0.001));
-    add_grown_field("grown_max_bytes_small.bin", CF_E_CORRUPT, "grown: tables exceed max_bytes",
-                    gr, 16, 8, 100);
+    add_grown_field("grown_max_bytes_small.bin", CF_E_CORRUPT, "grown: tables exceed max_bytes", gr,
+                    16, 8, 100);
     add_grown_field("grown_flags_0.bin", CF_E_CORRUPT, "grown: flags without CF_GROW", gr, 40, 2,
                     0);
-    add_grown_field("grown_flags_semi.bin", CF_E_CORRUPT, "grown: semi-sorting the tables lack",
-                    gr, 40, 2, CF_GROW | CF_SEMI_SORT);
-    add_grown_field("grown_reserved_set.bin", CF_E_CORRUPT, "grown: reserved byte not 0", gr, 50,
-                    1, 1);
+    add_grown_field("grown_flags_semi.bin", CF_E_CORRUPT, "grown: semi-sorting the tables lack", gr,
+                    40, 2, CF_GROW | CF_SEMI_SORT);
+    add_grown_field("grown_reserved_set.bin", CF_E_CORRUPT, "grown: reserved byte not 0", gr, 50, 1,
+                    1);
     b = copy_of(gr, gr.n);
     b.p[r1] = 0x88;
     add_bad("grown_record_magic.bin", CF_E_CORRUPT, "grown: record 1 is not a table image", b);
@@ -361,17 +361,15 @@ static void make_bads(bytes g, bytes odd, bytes semi) {
 
     add_field("fp_bits_0.bin", CF_E_CORRUPT, "fingerprint bits 0", g, CF__OFF_FP_BITS, 1, 0);
     add_field("fp_bits_33.bin", CF_E_CORRUPT, "fingerprint bits 33", g, CF__OFF_FP_BITS, 1, 33);
-    add_field("fp_bits_smaller.bin", CF_E_CORRUPT, "fewer bits: trailing bytes", g,
-              CF__OFF_FP_BITS, 1, g.p[CF__OFF_FP_BITS] - 1u);
+    add_field("fp_bits_smaller.bin", CF_E_CORRUPT, "fewer bits: trailing bytes", g, CF__OFF_FP_BITS,
+              1, g.p[CF__OFF_FP_BITS] - 1u);
     add_field("fp_bits_larger.bin", CF_E_TRUNCATED, "more bits: the table is short", g,
               CF__OFF_FP_BITS, 1, g.p[CF__OFF_FP_BITS] + 1u);
     add_field("bucket_size_3.bin", CF_E_CORRUPT, "bucket size 3", g, CF__OFF_BUCKET_SIZE, 1, 3);
-    add_field("bucket_size_16.bin", CF_E_CORRUPT, "bucket size 16", g, CF__OFF_BUCKET_SIZE, 1,
-              16);
+    add_field("bucket_size_16.bin", CF_E_CORRUPT, "bucket size 16", g, CF__OFF_BUCKET_SIZE, 1, 16);
     add_field("hash_id_3.bin", CF_E_CORRUPT, "unknown partner map", g, CF__OFF_HASH_ID, 1, 3);
     add_field("hash_id_0.bin", CF_E_CORRUPT, "unknown partner map", g, CF__OFF_HASH_ID, 1, 0);
-    add_field("reserved_set.bin", CF_E_CORRUPT, "reserved byte not 0", g, CF__OFF_RESERVED, 1,
-              1);
+    add_field("reserved_set.bin", CF_E_CORRUPT, "reserved byte not 0", g, CF__OFF_RESERVED, 1, 1);
     add_field("flags_set.bin", CF_E_CORRUPT, "unknown flag", g, CF__OFF_FLAGS, 2, 0x8000);
     add_field("buckets_0.bin", CF_E_CORRUPT, "zero buckets", g, CF__OFF_NUM_BUCKETS, 8, 0);
     add_field("buckets_fewer.bin", CF_E_CORRUPT, "fewer buckets: trailing bytes", g,
@@ -384,8 +382,8 @@ static void make_bads(bytes g, bytes odd, bytes semi) {
               CF__OFF_NUM_BUCKETS, 8, (uint64_t)1 << 62);
     add_field("giant_bits_overflow.bin", CF_E_TOO_LARGE, "nb * b * f overflows 64 bits", g,
               CF__OFF_NUM_BUCKETS, 8, (uint64_t)1 << 59);
-    add_field("giant_buckets_max.bin", CF_E_TOO_LARGE, "nb = 2^64 - 1", g, CF__OFF_NUM_BUCKETS,
-              8, UINT64_MAX);
+    add_field("giant_buckets_max.bin", CF_E_TOO_LARGE, "nb = 2^64 - 1", g, CF__OFF_NUM_BUCKETS, 8,
+              UINT64_MAX);
     add_field("max_kicks_0.bin", CF_E_CORRUPT, "max kicks 0", g, CF__OFF_MAX_KICKS, 4, 0);
     add_field("max_kicks_huge.bin", CF_E_CORRUPT, "max kicks 2^32 - 1", g, CF__OFF_MAX_KICKS, 4,
               UINT32_MAX);
@@ -423,7 +421,8 @@ static void make_bads(bytes g, bytes odd, bytes semi) {
     for (unsigned k = 0; k < 4; k++) items -= fp[k] != 0;
     spec_put_bits(b.p + CF__HEADER_SIZE, 0, 12, 0);
     static const uint64_t suffixes[4] = {2, 1, 3, 4};
-    for (unsigned k = 0; k < 4; k++) spec_put_bits(b.p + CF__HEADER_SIZE, 12 + 5 * k, 5, suffixes[k]);
+    for (unsigned k = 0; k < 4; k++)
+        spec_put_bits(b.p + CF__HEADER_SIZE, 12 + 5 * k, 5, suffixes[k]);
     cf__put_le(b.p + CF__OFF_ITEMS, items + 4, 8);
     fix_checks(b);
     add_bad("semisort_unsorted.bin", CF_E_CORRUPT, "a bucket's fingerprints out of order", b);
@@ -579,8 +578,7 @@ static bool spec_contains(const spec_filter *sf, const char *key, size_t len) {
         return false;
     }
     for (unsigned s = 0; s < sf->b; s++)
-        if (spec_slot(sf, i1 * sf->b + s) == fp || spec_slot(sf, i2 * sf->b + s) == fp)
-            return true;
+        if (spec_slot(sf, i1 * sf->b + s) == fp || spec_slot(sf, i2 * sf->b + s) == fp) return true;
     return false;
 }
 
@@ -600,7 +598,8 @@ static size_t spec_table(const uint8_t *p, spec_filter *sf) {
     uint64_t nonzero = 0;
     for (uint64_t k = 0; k < sf->nb * sf->b; k++) {
         uint64_t q[4];
-        if (!sf->semi) nonzero += spec_slot(sf, k) != 0;
+        if (!sf->semi)
+            nonzero += spec_slot(sf, k) != 0;
         else if (k % 4 == 0 && spec_semisort_bucket(sf->table, sf->f, k / 4, q))
             nonzero += (q[0] != 0) + (q[1] != 0) + (q[2] != 0) + (q[3] != 0);
     }
@@ -699,8 +698,10 @@ static void test_legacy_files(void) {
         unsigned added = 0;
         for (unsigned k = 0; k < 50; k++) {
             int n = snprintf(key, sizeof key, "new-%u", k);
-            if (cf_insert(f, key, (size_t)n) == CF_OK) added++;
-            else break;
+            if (cf_insert(f, key, (size_t)n) == CF_OK)
+                added++;
+            else
+                break;
         }
         for (unsigned k = 0; k < added; k++) {
             int n = snprintf(key, sizeof key, "new-%u", k);
@@ -739,11 +740,12 @@ static int write_all(const char *dir) {
     if (snprintf(path, sizeof path, "%s/bad/MANIFEST", dir) >= (int)sizeof path) return 1;
     FILE *mf = fopen(path, "w");
     if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;
-    fprintf(mf, "# file  expected status  # what is wrong (made from good/%s by "
-                "tests/test_golden.c)\n", goods[1].name);
+    fprintf(mf,
+            "# file  expected status  # what is wrong (made from good/%s by "
+            "tests/test_golden.c)\n",
+            goods[1].name);
     for (size_t i = 0; i < nbad; i++) {
-        fprintf(mf, "%-32s %-16s # %s\n", bads[i].name, cf_status_name(bads[i].want),
-                bads[i].why);
+        fprintf(mf, "%-32s %-16s # %s\n", bads[i].name, cf_status_name(bads[i].want), bads[i].why);
         if (snprintf(path, sizeof path, "%s/bad/%s", dir, bads[i].name) >= (int)sizeof path)
             return 1;
         FILE *fp = fopen(path, "wb");

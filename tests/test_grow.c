@@ -161,9 +161,9 @@ static void test_model_shapes(void) {
         {4, 2, 0, 200, 0.01, 0},
         {2, 2, 0, 150, 0.02, 0},
         {8, 3, 0, 300, 0.001, 0},
-        {4, 1, 0, 100, 0.05, 0},           /* equal tables (EXPANSION 1) */
+        {4, 1, 0, 100, 0.05, 0},            /* equal tables (EXPANSION 1) */
         {4, 2, CF_SEMI_SORT, 200, 0.01, 0}, /* semi-sorted while widths allow */
-        {4, 2, 0, 200, 0.01, 3000},        /* stops at max_bytes */
+        {4, 2, 0, 200, 0.01, 3000},         /* stops at max_bytes */
         {1, 2, 0, 100, 0.03, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_model(shapes[i], 17 + i);
@@ -500,9 +500,15 @@ int main(int argc, char **argv) {
         return test_run_all(longs, 1);
     }
     static const test_case tests[] = {
-        TEST(test_model_shapes),  TEST(test_half_million_keys), TEST(test_budget_to_the_end),
-        TEST(test_delete_rules),  TEST(test_params),       TEST(test_semisort_to_plain),
-        TEST(test_batches),       TEST(test_alloc_failures), TEST(test_copies_do_not_grow),
+        TEST(test_model_shapes),
+        TEST(test_half_million_keys),
+        TEST(test_budget_to_the_end),
+        TEST(test_delete_rules),
+        TEST(test_params),
+        TEST(test_semisort_to_plain),
+        TEST(test_batches),
+        TEST(test_alloc_failures),
+        TEST(test_copies_do_not_grow),
     };
     return test_run_all(tests, sizeof tests / sizeof tests[0]);
 }

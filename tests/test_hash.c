@@ -12,8 +12,15 @@
 #include <xxhash.h>
 
 static void test_every_short_length_and_seed(void) {
-    static const uint64_t seeds[] = {0, 1, 2, 0x80000000u, 0xffffffffu, 0x100000000ull,
-                                     0x9e3779b97f4a7c15ull, UINT64_MAX, UINT64_MAX - 1};
+    static const uint64_t seeds[] = {0,
+                                     1,
+                                     2,
+                                     0x80000000u,
+                                     0xffffffffu,
+                                     0x100000000ull,
+                                     0x9e3779b97f4a7c15ull,
+                                     UINT64_MAX,
+                                     UINT64_MAX - 1};
     uint64_t rng = 42, mismatches = 0, checked = 0;
     uint8_t key[64];
     for (size_t s = 0; s < sizeof seeds / sizeof seeds[0] + 40; s++) {

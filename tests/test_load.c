@@ -47,7 +47,8 @@ static void test_default_max_load_holds(void) {
     for (size_t i = 0; i < 4; i++) {
         unsigned b = sizes[i];
         /* 16K slots, a prime, odd and even sizes without a power of two. */
-        const uint64_t buckets[] = {16384 / b, 10007 * 4 / b, 4097 / b, 12289 / b, 20002 / b, 9 * 1027 / b};
+        const uint64_t buckets[] = {16384 / b, 10007 * 4 / b, 4097 / b,
+                                    12289 / b, 20002 / b,     9 * 1027 / b};
         double worst = 1.0;
         size_t tables = quick() ? 2 : sizeof buckets / sizeof *buckets;
         for (size_t j = 0; j < tables; j++)
@@ -120,7 +121,9 @@ static void test_sized_filters_hold_their_capacity(void) {
  * million items cost 9.5 bits each at FPP 3%, 10.6 at 1%, 13.7 at 0.1%
  * (9, 10 and 13-bit fingerprints at load 0.95). */
 static void test_widths_follow_the_target(void) {
-    static const struct { double fpp, max_bits; } cases[] = {{0.03, 9.5}, {0.01, 10.6}, {0.001, 13.7}};
+    static const struct {
+        double fpp, max_bits;
+    } cases[] = {{0.03, 9.5}, {0.01, 10.6}, {0.001, 13.7}};
     for (size_t i = 0; i < (quick() ? 0u : 3u); i++) {
         double bits = sized_fill(4, 1000000, cases[i].fpp, 100 + i, 500000);
         printf("capacity 1M, FPP %g: %.2f bits/item (at most %.1f)\n", cases[i].fpp, bits,

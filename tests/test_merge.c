@@ -154,7 +154,8 @@ static void test_full_changes_nothing(void) {
     cf_get_stats(dst, &st);
     uint64_t free_slots = st.slots - st.items;
     uint64_t j = 1000000;
-    for (uint64_t i = 0; i < free_slots + 1; i++, j++) REQUIRE(cf_insert(src, &j, sizeof j) == CF_OK);
+    for (uint64_t i = 0; i < free_slots + 1; i++, j++)
+        REQUIRE(cf_insert(src, &j, sizeof j) == CF_OK);
     size_t n;
     uint8_t *before = bytes_of(dst, &n);
     CHECK_STATUS(cf_merge(dst, src), CF_E_FULL); /* by the count */

@@ -22,7 +22,8 @@
 
 static uint64_t ref_bits(const uint8_t *table, uint64_t bit, unsigned n) {
     uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++, bit++) v |= (uint64_t)((table[bit >> 3] >> (bit & 7)) & 1) << i;
+    for (unsigned i = 0; i < n; i++, bit++)
+        v |= (uint64_t)((table[bit >> 3] >> (bit & 7)) & 1) << i;
     return v;
 }
 
@@ -267,8 +268,8 @@ static void test_tiny_tables(void) {
 
 static void test_odd_and_prime_tables(void) {
     static const shape shapes[] = {
-        {12, 4, 97, 0},  {12, 4, 1000, 0}, {8, 4, 1024, 0},  {7, 2, 4099, 0}, {13, 8, 313, 0},
-        {16, 4, 509, 0}, {5, 1, 1021, 0},  {31, 2, 777, 0},  {32, 4, 255, 0}, {1, 4, 64, 0},
+        {12, 4, 97, 0},  {12, 4, 1000, 0}, {8, 4, 1024, 0},  {7, 2, 4099, 0},  {13, 8, 313, 0},
+        {16, 4, 509, 0}, {5, 1, 1021, 0},  {31, 2, 777, 0},  {32, 4, 255, 0},  {1, 4, 64, 0},
         {2, 8, 129, 0},  {9, 8, 2048, 0},  {24, 4, 3001, 0}, {12, 1, 8191, 0}, {3, 2, 600, 0},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 500000);
@@ -276,9 +277,9 @@ static void test_odd_and_prime_tables(void) {
 
 static void test_semisorted_tables(void) {
     static const shape shapes[] = {
-        {5, 4, 1, CF_SEMI_SORT},     {5, 4, 3, CF_SEMI_SORT},    {8, 4, 2, CF_SEMI_SORT},
-        {12, 4, 97, CF_SEMI_SORT},   {12, 4, 1000, CF_SEMI_SORT}, {16, 4, 509, CF_SEMI_SORT},
-        {7, 4, 4099, CF_SEMI_SORT},  {13, 4, 2048, CF_SEMI_SORT},
+        {5, 4, 1, CF_SEMI_SORT},    {5, 4, 3, CF_SEMI_SORT},     {8, 4, 2, CF_SEMI_SORT},
+        {12, 4, 97, CF_SEMI_SORT},  {12, 4, 1000, CF_SEMI_SORT}, {16, 4, 509, CF_SEMI_SORT},
+        {7, 4, 4099, CF_SEMI_SORT}, {13, 4, 2048, CF_SEMI_SORT},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) run_shape(shapes[i], 300000);
 }
@@ -289,8 +290,8 @@ static int test_cmp_u64(const void *a, const void *b) {
 }
 
 static void test_alt_index_is_involution(void) {
-    static const uint64_t buckets[] = {1, 2, 3, 7, 10, 97, 1000, 65536, 65537, 1000003,
-                                       4294967311ull, (1ull << 62) + 5};
+    static const uint64_t buckets[] = {
+        1, 2, 3, 7, 10, 97, 1000, 65536, 65537, 1000003, 4294967311ull, (1ull << 62) + 5};
     static const unsigned widths[] = {1, 7, 12, 16, 32};
     uint64_t rng = 42, bad = 0;
     for (size_t n = 0; n < sizeof buckets / sizeof *buckets; n++)
@@ -328,8 +329,7 @@ static void test_alt_index_is_involution(void) {
      * as there are steps (a multiplicative map gives two or three). */
     uint64_t *steps = calloc(4094, sizeof *steps);
     REQUIRE(steps != NULL);
-    for (size_t k = 0; k + 1 < 4095; k++)
-        steps[k] = (seen[k + 1] + 1000003 - seen[k]) % 1000003;
+    for (size_t k = 0; k + 1 < 4095; k++) steps[k] = (seen[k + 1] + 1000003 - seen[k]) % 1000003;
     qsort(steps, 4094, sizeof *steps, test_cmp_u64);
     uint64_t distinct_steps = 1;
     for (size_t k = 1; k < 4094; k++) distinct_steps += steps[k] != steps[k - 1];
@@ -338,7 +338,9 @@ static void test_alt_index_is_involution(void) {
     f->partner_map = CF__MAP_GOLDEN;
     cf__derive_layout(f);
     for (size_t k = 0; k + 1 < 4095; k++)
-        steps[k] = (cf__alt_index(f, 0, (uint32_t)k + 2) + 1000003 - cf__alt_index(f, 0, (uint32_t)k + 1)) % 1000003;
+        steps[k] = (cf__alt_index(f, 0, (uint32_t)k + 2) + 1000003 -
+                    cf__alt_index(f, 0, (uint32_t)k + 1)) %
+                   1000003;
     qsort(steps, 4094, sizeof *steps, test_cmp_u64);
     uint64_t golden_steps = 1;
     for (size_t k = 1; k < 4094; k++) golden_steps += steps[k] != steps[k - 1];
@@ -372,7 +374,7 @@ static void test_fingerprint_range(void) {
 /* The decoder itself, on a table written through the accessors with known
  * values: a failure here is the decoder's (or the accessors') fault. */
 static void test_reference_decoder(void) {
-    static const shape shapes[] = {{12, 4, 5, 0}, {7, 8, 3, 0}, {13, 4, 4, CF_SEMI_SORT},
+    static const shape shapes[] = {{12, 4, 5, 0},           {7, 8, 3, 0},  {13, 4, 4, CF_SEMI_SORT},
                                    {5, 4, 2, CF_SEMI_SORT}, {32, 2, 3, 0}, {1, 1, 9, 0}};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         cf_filter *f;
@@ -387,7 +389,8 @@ static void test_reference_decoder(void) {
         REQUIRE(want != NULL);
         for (uint64_t bk = 0; bk < f->num_buckets; bk++) {
             uint32_t *w = want + bk * f->bucket_size;
-            for (unsigned s = 0; s < f->bucket_size; s++) w[s] = (uint32_t)(test_rand(&rng) & f->fp_mask);
+            for (unsigned s = 0; s < f->bucket_size; s++)
+                w[s] = (uint32_t)(test_rand(&rng) & f->fp_mask);
             if (f->semi_sort)
                 cf__semisort_write(f, bk, w); /* sorts w in place: slot order is sorted order */
             else
@@ -416,5 +419,6 @@ static void test_reference_decoder(void) {
     CHECK_EQ(ref_codes[3875], 0xffff);
 }
 
-TEST_MAIN(TEST(test_reference_decoder), TEST(test_alt_index_is_involution), TEST(test_fingerprint_range), TEST(test_tiny_tables),
-          TEST(test_odd_and_prime_tables), TEST(test_semisorted_tables))
+TEST_MAIN(TEST(test_reference_decoder), TEST(test_alt_index_is_involution),
+          TEST(test_fingerprint_range), TEST(test_tiny_tables), TEST(test_odd_and_prime_tables),
+          TEST(test_semisorted_tables))

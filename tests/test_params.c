@@ -211,9 +211,11 @@ static void test_hash_variants_agree(void) {
  * buckets): each must answer like cf_contains_hash for batch sizes around
  * and between its chunk boundaries, with and without `out`. */
 static void test_batch_lookups_every_layout(void) {
-    static const struct { unsigned f, b, flags; } layouts[] = {
-        {12, 4, 0}, {8, 8, 0}, {7, 4, 0}, {13, 2, 0}, {3, 1, 0},
-        {12, 4, CF_SEMI_SORT}, {5, 4, CF_SEMI_SORT}, {16, 8, 0}, {32, 4, 0},
+    static const struct {
+        unsigned f, b, flags;
+    } layouts[] = {
+        {12, 4, 0},           {8, 8, 0},  {7, 4, 0},  {13, 2, 0}, {3, 1, 0}, {12, 4, CF_SEMI_SORT},
+        {5, 4, CF_SEMI_SORT}, {16, 8, 0}, {32, 4, 0},
     };
     static const size_t sizes[] = {0, 1, 2, 47, 48, 49, 95, 96, 97, 143, 144, 145, 1000, 3001};
     enum { N = 3001 };
@@ -273,7 +275,8 @@ static void test_insert_batch_matches_single_inserts(void) {
     CHECK_GE(done, 1001 * 4 * 95 / 100);
     size_t size = cf_serialized_size(a);
     uint8_t *x = malloc(size), *y = malloc(size);
-    REQUIRE(x && y && cf_serialize(a, x, size, NULL) == CF_OK && cf_serialize(b, y, size, NULL) == CF_OK);
+    REQUIRE(x && y && cf_serialize(a, x, size, NULL) == CF_OK &&
+            cf_serialize(b, y, size, NULL) == CF_OK);
     CHECK(memcmp(x, y, size) == 0);
     CHECK_STATUS(cf_insert_batch(a, hashes, 0, &done), CF_OK);
     CHECK_EQ(done, 0);
@@ -355,7 +358,6 @@ static void test_version(void) {
 
 TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_properties),
           TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
-          TEST(test_batch_lookups_every_layout),
-          TEST(test_insert_batch_matches_single_inserts),
+          TEST(test_batch_lookups_every_layout), TEST(test_insert_batch_matches_single_inserts),
           TEST(test_seed_changes_layout_deterministically), TEST(test_status_table),
           TEST(test_version))

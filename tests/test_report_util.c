@@ -63,7 +63,7 @@ static int compare_keys(const void *a, const void *b) {
 
 static void test_keys_disjoint_and_deterministic(void) {
     enum { N = 1 << 15 };
-    unsigned char (*keys)[8] = malloc(2 * N * sizeof *keys);
+    unsigned char(*keys)[8] = malloc(2 * N * sizeof *keys);
     REQUIRE(keys != NULL);
     for (uint64_t i = 0; i < N; i++) {
         report_key(2014, i, true, keys[i]);

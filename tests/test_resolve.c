@@ -21,7 +21,8 @@ static void check_config(const cf_config *cfg, const char *what) {
     cf_status rs = cf_config_resolve(cfg, &sh);
     cf_filter *f = NULL;
     cf_status ns = cf_new(cfg, &f);
-    if (rs != ns) fprintf(stderr, "%s: resolve %s, new %s\n", what, cf_status_name(rs), cf_status_name(ns));
+    if (rs != ns)
+        fprintf(stderr, "%s: resolve %s, new %s\n", what, cf_status_name(rs), cf_status_name(ns));
     CHECK_STATUS(rs, ns);
     if (rs != CF_OK) {
         cf_shape zero;
@@ -44,8 +45,8 @@ static void check_config(const cf_config *cfg, const char *what) {
     CHECK_EQ(sh.serialized_size, cf_serialized_size(f));
     double load = cfg->max_load != 0.0 ? cfg->max_load : cf_default_max_load(st.bucket_size);
     CHECK_DBL_NEAR(sh.max_load, load, 0.0);
-    CHECK_DBL_NEAR(sh.fpp_at_max_load, cf_theoretical_fpp(st.fingerprint_bits, st.bucket_size, load),
-                   0.0);
+    CHECK_DBL_NEAR(sh.fpp_at_max_load,
+                   cf_theoretical_fpp(st.fingerprint_bits, st.bucket_size, load), 0.0);
     cf_free(f);
 }
 
@@ -78,11 +79,22 @@ static void test_resolve_matches_new(void) {
     CHECK_GE(n, 1000);
 
     /* Explicit shapes, widths and budgets, semi-sorted ones included. */
-    static const struct { uint64_t nb; unsigned f, b, flags, kicks; } explicit_[] = {
-        {1, 1, 1, 0, 1},      {13, 7, 2, 0, 0},          {1030, 16, 4, CF_SEMI_SORT, 0},
-        {50, 9, 4, CF_SEMI_SORT, 65535}, {5, 32, 8, 0, 0}, {5, 33, 8, 0, 0},
-        {5, 17, 4, CF_SEMI_SORT, 0},     {5, 4, 4, CF_SEMI_SORT, 0}, {5, 8, 8, CF_SEMI_SORT, 0},
-        {9, 12, 4, 0, 65536}, {UINT64_MAX, 12, 4, 0, 0}, {(uint64_t)1 << 59, 32, 4, 0, 0},
+    static const struct {
+        uint64_t nb;
+        unsigned f, b, flags, kicks;
+    } explicit_[] = {
+        {1, 1, 1, 0, 1},
+        {13, 7, 2, 0, 0},
+        {1030, 16, 4, CF_SEMI_SORT, 0},
+        {50, 9, 4, CF_SEMI_SORT, 65535},
+        {5, 32, 8, 0, 0},
+        {5, 33, 8, 0, 0},
+        {5, 17, 4, CF_SEMI_SORT, 0},
+        {5, 4, 4, CF_SEMI_SORT, 0},
+        {5, 8, 8, CF_SEMI_SORT, 0},
+        {9, 12, 4, 0, 65536},
+        {UINT64_MAX, 12, 4, 0, 0},
+        {(uint64_t)1 << 59, 32, 4, 0, 0},
     };
     for (size_t i = 0; i < sizeof explicit_ / sizeof *explicit_; i++) {
         cf_config cfg;

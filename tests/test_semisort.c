@@ -26,7 +26,8 @@ static void test_code_table(void) {
         unsigned code = cf__semisort_encode(p);
         bad += code >= CF__SEMISORT_CODES || cf__semisort_decode[code] != p;
     }
-    for (unsigned code = CF__SEMISORT_CODES; code < 4096; code++) bad += cf__semisort_decode[code] != 0;
+    for (unsigned code = CF__SEMISORT_CODES; code < 4096; code++)
+        bad += cf__semisort_decode[code] != 0;
     CHECK_EQ(bad, 0);
     CHECK_EQ(seen_max, 3875);
 }
@@ -51,7 +52,9 @@ static void test_find_matches_decoding(void) {
             for (int k = 0; k < 4; k++) {
                 uint64_t r = test_rand(&rng);
                 /* Small values, shared prefixes and empties are the hard cases. */
-                fp[k] = r % 4 == 0 ? 0 : r % 4 == 1 ? (uint32_t)(r >> 8) % 8 : (uint32_t)(r >> 8) & max;
+                fp[k] = r % 4 == 0   ? 0
+                        : r % 4 == 1 ? (uint32_t)(r >> 8) % 8
+                                     : (uint32_t)(r >> 8) & max;
             }
             if (t % 3 == 0) fp[1] = fp[0] ^ 1; /* same prefix, other suffix */
             cf__semisort_write(f, bucket, fp);
@@ -165,9 +168,10 @@ static void test_serialized_round_trip_and_canonical_form(void) {
         if (fp[0] != 0) break;
     }
     REQUIRE(full < 1001);
-    unsigned s = 13 - 4; /* suffix bits */
+    unsigned s = 13 - 4;                               /* suffix bits */
     uint64_t descending = cf__semisort_encode(0x1111); /* prefixes 1, 1, 1, 1 */
-    for (unsigned k = 0; k < 4; k++) descending |= (uint64_t)(4 - k) << (CF__SEMISORT_CODE_BITS + k * s);
+    for (unsigned k = 0; k < 4; k++)
+        descending |= (uint64_t)(4 - k) << (CF__SEMISORT_CODE_BITS + k * s);
     cf__bucket_store_word(f, full, descending);
     REQUIRE(cf_serialize(f, buf, size, NULL) == CF_OK);
     CHECK_STATUS(cf_deserialize(buf, size, NULL, &g), CF_E_CORRUPT);
@@ -177,5 +181,5 @@ static void test_serialized_round_trip_and_canonical_form(void) {
     cf_free(f);
 }
 
-TEST_MAIN(TEST(test_code_table), TEST(test_find_matches_decoding), TEST(test_one_bit_less_same_fpp), TEST(test_parameters),
-          TEST(test_serialized_round_trip_and_canonical_form))
+TEST_MAIN(TEST(test_code_table), TEST(test_find_matches_decoding), TEST(test_one_bit_less_same_fpp),
+          TEST(test_parameters), TEST(test_serialized_round_trip_and_canonical_form))

@@ -43,7 +43,7 @@ int cli_cmd_delete(int argc, char **argv);
 int cli_cmd_count(int argc, char **argv);
 int cli_cmd_build(int argc, char **argv);
 int cli_cmd_info(int argc, char **argv);
-int cli_cmd_merge(int argc, char **argv); /* cmd_merge.c */
+int cli_cmd_merge(int argc, char **argv);  /* cmd_merge.c */
 int cli_cmd_export(int argc, char **argv); /* cmd_redis_io.c: the Redis module's dumps */
 int cli_cmd_import(int argc, char **argv);
 

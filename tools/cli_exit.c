@@ -19,7 +19,9 @@ int cli_finish(int rc) {
      * disk or a closed stdout must not pass for a complete answer. */
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
-    if (errno != 0) cli_error("cannot write to standard output: %s", strerror(errno));
-    else cli_error("cannot write to standard output");
+    if (errno != 0)
+        cli_error("cannot write to standard output: %s", strerror(errno));
+    else
+        cli_error("cannot write to standard output");
     return CLI_ERROR;
 }

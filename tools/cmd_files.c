@@ -22,28 +22,28 @@
 #include "files.h"
 
 /* The options of create and build that shape the table. */
-#define SHAPE_HELP                                                                       \
-    "  --capacity N          items the filter must hold (2000000, 2e6 or 2M)\n"          \
-    "  --fpp P               false-positive rate wanted at full load (default 0.001)\n"  \
-    "  --fingerprint-bits F  fingerprint width, 1..32 bits (instead of --fpp)\n"         \
-    "  --bucket-size B       slots per bucket: 1, 2, 4 or 8 (default 4)\n"               \
-    "  --buckets NB          exactly NB buckets (instead of sizing from --capacity)\n"   \
-    "  --max-kicks K         eviction budget per insert, 1..65535 (default 500)\n"       \
-    "  --seed S              hash seed; filters to merge need the same (default 0)\n"    \
+#define SHAPE_HELP                                                                      \
+    "  --capacity N          items the filter must hold (2000000, 2e6 or 2M)\n"         \
+    "  --fpp P               false-positive rate wanted at full load (default 0.001)\n" \
+    "  --fingerprint-bits F  fingerprint width, 1..32 bits (instead of --fpp)\n"        \
+    "  --bucket-size B       slots per bucket: 1, 2, 4 or 8 (default 4)\n"              \
+    "  --buckets NB          exactly NB buckets (instead of sizing from --capacity)\n"  \
+    "  --max-kicks K         eviction budget per insert, 1..65535 (default 500)\n"      \
+    "  --seed S              hash seed; filters to merge need the same (default 0)\n"   \
     "  --semi-sort           one bit less per item (bucket size 4, 5..16-bit widths)\n"
 
 /* Where keys come from, for every command that reads keys. */
-#define KEYS_HELP                                                                        \
-    "  --keys FILE           read keys from FILE (- for stdin) instead of arguments\n"   \
+#define KEYS_HELP                                                                      \
+    "  --keys FILE           read keys from FILE (- for stdin) instead of arguments\n" \
     "  -0                    keys end with NUL, not newline (find -print0, xargs -0)\n"
-#define KEYS_RULE                                                                        \
-    "Keys: each KEY argument, else one per line of --keys FILE or stdin; a \\r\n"        \
-    "before the \\n is dropped and blank lines are skipped.  With -0 every byte\n"       \
+#define KEYS_RULE                                                                  \
+    "Keys: each KEY argument, else one per line of --keys FILE or stdin; a \\r\n"  \
+    "before the \\n is dropped and blank lines are skipped.  With -0 every byte\n" \
     "counts and an empty record is the empty key (as is an argument '').\n"
 #define HELP_HELP "  -h, --help            show this help\n"
-#define WAIT_HELP                                                                        \
+#define WAIT_HELP                                                                          \
     "  --wait SECONDS        give up after waiting that long for another writer of FILE\n" \
-    "                        (default: wait as long as it takes)\n"                      \
+    "                        (default: wait as long as it takes)\n"                        \
     "  --no-wait             fail at once if another writer holds FILE\n"
 
 static void usage(const char *cmd) {
@@ -57,18 +57,17 @@ static void usage(const char *cmd) {
          "  --grow                add tables as the filter fills (each twice the last),\n"
          "                        keeping the FPP of all of them under --fpp\n"
          "  --force               replace an existing FILE (a regular file only)\n" WAIT_HELP
-         HELP_HELP},
-        {"add",
-         "usage: cuckoo add FILE [options] [KEY...]\n"
-         "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
-         "unchanged and the message names the key.  Through a symbolic link, the\n"
-         "link's target is updated.\n"
-         "options:\n"
-         "  --unique              skip keys the filter already reports present\n"
-         "  --grow                make a file created without --grow grow from now on (its\n"
-         "                        table first, FPP bound twice that table's); a file\n"
-         "                        created with --grow grows anyway\n" KEYS_HELP
-         WAIT_HELP HELP_HELP KEYS_RULE},
+             HELP_HELP},
+        {"add", "usage: cuckoo add FILE [options] [KEY...]\n"
+                "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
+                "unchanged and the message names the key.  Through a symbolic link, the\n"
+                "link's target is updated.\n"
+                "options:\n"
+                "  --unique              skip keys the filter already reports present\n"
+                "  --grow                make a file created without --grow grow from now on (its\n"
+                "                        table first, FPP bound twice that table's); a file\n"
+                "                        created with --grow grows anyway\n" KEYS_HELP WAIT_HELP
+                    HELP_HELP KEYS_RULE},
         {"query",
          "usage: cuckoo query FILE [options] [KEY...]\n"
          "Prints 'KEY<TAB>yes' or 'KEY<TAB>no' for each key.  Exit 0 when every key\n"
@@ -79,21 +78,20 @@ static void usage(const char *cmd) {
          "  --missing             print only the keys not found\n"
          "  --json                print {\"key\": ..., \"found\": true|false} lines\n"
          "  --summary             print 'N of M found' on stderr at the end (also\n"
-         "                        shown when stderr is a terminal and keys are streamed)\n"
-         KEYS_HELP
+         "                        shown when stderr is a terminal and keys are "
+         "streamed)\n" KEYS_HELP
          "                        (with -0, printed keys end with NUL too)\n" HELP_HELP KEYS_RULE},
-        {"delete",
-         "usage: cuckoo delete FILE [options] [KEY...]\n"
-         "Removes one copy of each key.  Only delete keys that were added.  Exit 1\n"
-         "when some key was not found (the others are removed).\n"
-         "options:\n" KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
+        {"delete", "usage: cuckoo delete FILE [options] [KEY...]\n"
+                   "Removes one copy of each key.  Only delete keys that were added.  Exit 1\n"
+                   "when some key was not found (the others are removed).\n"
+                   "options:\n" KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
         {"count",
          "usage: cuckoo count FILE [options] [KEY...]\n"
          "Prints an upper bound on the copies of each key stored: the number alone\n"
          "for one KEY argument, else 'KEY<TAB>N' lines.  Exit 1 when some count is 0.\n"
          "options:\n"
-         "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP
-         HELP_HELP KEYS_RULE},
+         "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
+             KEYS_RULE},
         {"build",
          "usage: cuckoo build FILE --capacity N [options] < keys\n"
          "Builds a filter from a stream of keys.  If it fills before the stream\n"
@@ -103,13 +101,12 @@ static void usage(const char *cmd) {
          "  --grow                build a filter that adds tables as it fills (as\n"
          "                        create --grow)\n"
          "  --force               replace an existing FILE (a regular file only)\n" KEYS_HELP
-         WAIT_HELP HELP_HELP KEYS_RULE},
-        {"info",
-         "usage: cuckoo info FILE [--json]\n"
-         "Prints every parameter and statistic, and verifies the checksum.\n"
-         "Exit 2 when the file fails verification.\n"
-         "options:\n"
-         "  --json                print one JSON object\n" HELP_HELP},
+             WAIT_HELP HELP_HELP KEYS_RULE},
+        {"info", "usage: cuckoo info FILE [--json]\n"
+                 "Prints every parameter and statistic, and verifies the checksum.\n"
+                 "Exit 2 when the file fails verification.\n"
+                 "options:\n"
+                 "  --json                print one JSON object\n" HELP_HELP},
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (strcmp(cmd, texts[i].name) == 0) fputs(texts[i].text, stdout);
@@ -146,10 +143,10 @@ typedef struct adder {
     cf_filter *f;
     bool unique;
     uint64_t seen, inserted, skipped;
-    cf_status failure;   /* first error, CF_OK while all goes well */
-    bool drain;          /* after a failure, keep counting the stream */
+    cf_status failure;    /* first error, CF_OK while all goes well */
+    bool drain;           /* after a failure, keep counting the stream */
     bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
-    char where[160];     /* the failed key, for the message (files_key_where) */
+    char where[160];      /* the failed key, for the message (files_key_where) */
 } adder;
 
 static bool add_one(void *ctx, const char *key, size_t len) {
@@ -199,7 +196,8 @@ static int add_failed(const adder *a, const char *file, const char *outcome) {
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_UNIQUE | FILES_OPT_GROW | FILES_OPT_KEYS | FILES_OPT_WAIT, &o))
+    if (!files_parse(argc, argv,
+                     FILES_OPT_UNIQUE | FILES_OPT_GROW | FILES_OPT_KEYS | FILES_OPT_WAIT, &o))
         return CLI_ERROR;
     if (o.help) return usage("add"), CLI_OK;
     adder a = {0};
@@ -239,8 +237,10 @@ int cli_cmd_build(int argc, char **argv) {
                         FILES_OPT_KEYS | FILES_OPT_WAIT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage("build"), CLI_OK;
-    if (o.nkeys > 0) return cli_error("build: keys come from stdin or --keys FILE, not arguments "
-                                      "('%s')", o.keys[0]);
+    if (o.nkeys > 0)
+        return cli_error("build: keys come from stdin or --keys FILE, not arguments "
+                         "('%s')",
+                         o.keys[0]);
     if (!check_shape_opts(&o) || !files_may_replace(o.file, o.force)) return CLI_ERROR;
     adder a = {0};
     a.unique = o.unique;
@@ -255,8 +255,8 @@ int cli_cmd_build(int argc, char **argv) {
         rc = CLI_ERROR;
     } else if (a.failure == CF_E_FULL && !o.grow && !a.too_many_copies) {
         rc = cli_error("%s: the filter filled at %s: %llu of %llu keys fit; nothing written "
-                       "(raise --capacity or use --grow)", o.file, a.where,
-                       (unsigned long long)a.inserted, (unsigned long long)a.seen);
+                       "(raise --capacity or use --grow)",
+                       o.file, a.where, (unsigned long long)a.inserted, (unsigned long long)a.seen);
     } else if (a.failure != CF_OK) {
         rc = add_failed(&a, o.file, "nothing written");
     } else if (!files_replace(a.f, &o)) {
@@ -284,14 +284,19 @@ static void print_answer(const querier *q, const char *key, size_t len, bool fou
     if (o->json) {
         fputs("{\"key\": ", stdout);
         files_json_bytes(stdout, key, len);
-        if (q->with_counts) printf(", \"count\": %zu}\n", n);
-        else printf(", \"found\": %s}\n", found ? "true" : "false");
+        if (q->with_counts)
+            printf(", \"count\": %zu}\n", n);
+        else
+            printf(", \"found\": %s}\n", found ? "true" : "false");
         return;
     }
     fwrite(key, 1, len, stdout);
-    if (o->found_only || o->missing_only) fputc(end, stdout);
-    else if (q->with_counts) printf("\t%zu%c", n, end);
-    else printf("\t%s%c", found ? "yes" : "no", end);
+    if (o->found_only || o->missing_only)
+        fputc(end, stdout);
+    else if (q->with_counts)
+        printf("\t%zu%c", n, end);
+    else
+        printf("\t%s%c", found ? "yes" : "no", end);
 }
 
 static bool query_one(void *ctx, const char *key, size_t len) {
@@ -359,7 +364,8 @@ static bool delete_one(void *ctx, const char *key, size_t len) {
     deleter *d = ctx;
     d->seen++;
     cf_status s = cf_delete(d->f, key, len);
-    if (s == CF_E_NOT_FOUND) d->missing++;
+    if (s == CF_E_NOT_FOUND)
+        d->missing++;
     else if (s != CF_OK) {
         d->failure = s;
         files_key_where(key, len, d->where, sizeof d->where);
@@ -419,8 +425,8 @@ static void print_tables(const cf_filter *f, unsigned n, bool json) {
                    "\"semi_sorted\": %s, \"load_factor\": %.6f, \"table_bytes\": %zu, "
                    "\"expected_fpp\": %.6g, \"fpp_bound\": %.6g}",
                    k ? ", " : "", (unsigned long long)t.items, (unsigned long long)t.num_buckets,
-                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? "true" : "false",
-                   t.load_factor, t.table_bytes, t.expected_fpp, t.fpp_bound);
+                   t.fingerprint_bits, (t.flags & CF_SEMI_SORT) ? "true" : "false", t.load_factor,
+                   t.table_bytes, t.expected_fpp, t.fpp_bound);
         else
             printf("  table %-2u        %llu items, %llu buckets, %u bits%s, load %.4f, "
                    "%zu bytes, fpp %.3g (%.3g full)\n",
@@ -453,21 +459,22 @@ int cli_cmd_info(int argc, char **argv) {
         files_json_string(stdout, o.file);
         printf(", \"format_version\": %u, \"file_bytes\": %lld, \"items\": %llu, "
                "\"num_buckets\": %llu, \"bucket_size\": %u, \"slots\": %llu, "
-               "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, \"bits_per_item\": %.4f, "
+               "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, "
+               "\"bits_per_item\": %.4f, "
                "\"file_bytes_per_item\": %.4f, \"expected_fpp\": %.6g, \"table_bytes\": %zu, "
                "\"max_kicks\": %u, \"seed\": %llu, \"flags\": %u, \"total_kicks\": %llu, "
                "\"failed_inserts\": %llu, \"checksum_ok\": %s, \"verification\": ",
-               st.format_version, size, (unsigned long long)st.items, (unsigned long long)st.num_buckets,
-               st.bucket_size, (unsigned long long)st.slots, st.fingerprint_bits,
-               (st.flags & CF_SEMI_SORT) ? "true" : "false", st.load_factor, st.bits_per_item, bytes_per_item, st.expected_fpp,
-               st.table_bytes, st.max_kicks, (unsigned long long)st.seed, st.flags,
-               (unsigned long long)st.total_kicks, (unsigned long long)st.failed_inserts,
-               verified == CF_OK ? "true" : "false");
+               st.format_version, size, (unsigned long long)st.items,
+               (unsigned long long)st.num_buckets, st.bucket_size, (unsigned long long)st.slots,
+               st.fingerprint_bits, (st.flags & CF_SEMI_SORT) ? "true" : "false", st.load_factor,
+               st.bits_per_item, bytes_per_item, st.expected_fpp, st.table_bytes, st.max_kicks,
+               (unsigned long long)st.seed, st.flags, (unsigned long long)st.total_kicks,
+               (unsigned long long)st.failed_inserts, verified == CF_OK ? "true" : "false");
         files_json_string(stdout, check);
         if (st.flags & CF_GROW) {
             printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
-                   "\"fpp_bound\": %.6g", st.growth, (unsigned long long)st.max_bytes,
-                   st.target_fpp, st.fpp_bound);
+                   "\"fpp_bound\": %.6g",
+                   st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound);
             print_tables(f, st.tables, true);
         }
         printf("}\n");
@@ -484,8 +491,7 @@ int cli_cmd_info(int argc, char **argv) {
         printf("load factor       %.4f\n", st.load_factor);
         printf("bits per item     %.2f (table), %.2f (file)\n", st.bits_per_item,
                8 * bytes_per_item);
-        printf("expected fpp      %.3g (now); %.3g at full load\n", st.expected_fpp,
-               st.fpp_bound);
+        printf("expected fpp      %.3g (now); %.3g at full load\n", st.expected_fpp, st.fpp_bound);
         printf("table bytes       %zu\n", st.table_bytes);
         printf("max kicks         %u\n", st.max_kicks);
         printf("seed              %llu\n", (unsigned long long)st.seed);
@@ -495,7 +501,8 @@ int cli_cmd_info(int argc, char **argv) {
         printf("checksum          %s\n", check);
         if (st.flags & CF_GROW) {
             printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
-                   "%llu)\n", st.tables, st.growth, st.fpp_bound, st.target_fpp,
+                   "%llu)\n",
+                   st.tables, st.growth, st.fpp_bound, st.target_fpp,
                    (unsigned long long)st.max_bytes);
             print_tables(f, st.tables, false);
         }

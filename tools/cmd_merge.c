@@ -39,19 +39,22 @@ static int shape_mismatch(const char *a_path, const cf_filter *a, const char *b_
     cf_get_stats(b, &y);
     const char *what = "layout (--semi-sort)";
     unsigned long long u = x.flags, v = y.flags;
-    if (x.num_buckets != y.num_buckets) what = "buckets", u = x.num_buckets, v = y.num_buckets;
-    else if (x.bucket_size != y.bucket_size) what = "bucket size", u = x.bucket_size, v = y.bucket_size;
+    if (x.num_buckets != y.num_buckets)
+        what = "buckets", u = x.num_buckets, v = y.num_buckets;
+    else if (x.bucket_size != y.bucket_size)
+        what = "bucket size", u = x.bucket_size, v = y.bucket_size;
     else if (x.fingerprint_bits != y.fingerprint_bits)
         what = "fingerprint bits", u = x.fingerprint_bits, v = y.fingerprint_bits;
-    else if (x.seed != y.seed) what = "seed", u = x.seed, v = y.seed;
+    else if (x.seed != y.seed)
+        what = "seed", u = x.seed, v = y.seed;
     return cli_error("cannot merge %s into %s: %s differ (%llu vs %llu); build every part with "
                      "the same --capacity or --buckets, --bucket-size, width, --seed and "
                      "--semi-sort",
                      b_path, a_path, what, v, u);
 }
 
-static int merge_failed(const char *out, const char *first, const cf_filter *dst,
-                        const char *path, const cf_filter *src, cf_status s) {
+static int merge_failed(const char *out, const char *first, const cf_filter *dst, const char *path,
+                        const cf_filter *src, cf_status s) {
     if (s == CF_E_PARAM) return shape_mismatch(first, dst, path, src);
     if (s == CF_E_FULL) {
         cf_stats d, e;

@@ -209,13 +209,15 @@ static int take_body(importer *im, uint64_t pos, const uint8_t *p, size_t n) {
 static int take_chunk(importer *im, const char *key, long long it, const uint8_t *p, size_t n) {
     if (im->want_key ? strcmp(key, im->want_key) != 0 : im->key && strcmp(key, im->key) != 0) {
         if (im->want_key) return CLI_OK;
-        return cli_error("import: the stream holds several keys ('%s', '%s'); choose one with --key",
-                         im->key, key);
+        return cli_error(
+            "import: the stream holds several keys ('%s', '%s'); choose one with --key", im->key,
+            key);
     }
     if (!im->key && !(im->key = strdup(key))) return cli_error("import: out of memory");
     uint64_t pos = cfr_iter_pos(it);
     if (pos != 1) {
-        if (cfr_iter_gen(it) != im->gen) return cli_error("import: the dump was read across a write");
+        if (cfr_iter_gen(it) != im->gen)
+            return cli_error("import: the dump was read across a write");
         return take_body(im, pos, p, n);
     }
     if (im->have_header) return cli_error("import: a second header for '%s'", key);

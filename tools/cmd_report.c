@@ -132,7 +132,8 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
     /* Checked once every flag is read: the order of the flags must not matter. */
     if (p->semi_sort && p->bucket_size != REPORT_SEMI_BUCKET_SIZE)
         return bad_usage("--semi-sort needs 4 slots per bucket (a semi-sorted bucket holds 4 "
-                         "fingerprints), got --bucket-size %u", p->bucket_size);
+                         "fingerprints), got --bucket-size %u",
+                         p->bucket_size);
     if (p->semi_sort && !report_semi_supported(p->bucket_size, p->fingerprint_bits))
         return bad_usage("--semi-sort needs --fingerprint-bits from %d to %d, got %u",
                          REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS, p->fingerprint_bits);
@@ -154,9 +155,16 @@ int cli_cmd_report(int argc, char **argv) {
     report *r = calloc(1, sizeof *r);
     if (r == NULL) return cli_error("out of memory");
     report_params *p = &r->params;
-    *p = (report_params){DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS,
-                         DEFAULT_LOAD, DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED,
-                         false, REPORT_TEXT, NULL};
+    *p = (report_params){DEFAULT_FINGERPRINT_BITS,
+                         CF_DEFAULT_BUCKET_SIZE,
+                         DEFAULT_BUCKETS,
+                         DEFAULT_LOAD,
+                         DEFAULT_QUERIES,
+                         CF_DEFAULT_MAX_KICKS,
+                         DEFAULT_SEED,
+                         false,
+                         REPORT_TEXT,
+                         NULL};
     bool help = false;
     int rc = parse_flags(argc, argv, p, &help);
     if (rc == 0 && help) usage(stdout);

@@ -29,15 +29,15 @@ typedef struct files_opts {
 
 /* Which options a command accepts (bit set). */
 enum {
-    FILES_OPT_SHAPE = 1,  /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
-    FILES_OPT_QUIET = 2,  /* -q */
-    FILES_OPT_JSON = 4,   /* --json */
-    FILES_OPT_FORCE = 8,  /* --force */
-    FILES_OPT_GROW = 16,  /* --grow */
-    FILES_OPT_UNIQUE = 32, /* --unique */
-    FILES_OPT_KEYS = 64,   /* --keys FILE, -0 */
+    FILES_OPT_SHAPE = 1,     /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
+    FILES_OPT_QUIET = 2,     /* -q */
+    FILES_OPT_JSON = 4,      /* --json */
+    FILES_OPT_FORCE = 8,     /* --force */
+    FILES_OPT_GROW = 16,     /* --grow */
+    FILES_OPT_UNIQUE = 32,   /* --unique */
+    FILES_OPT_KEYS = 64,     /* --keys FILE, -0 */
     FILES_OPT_ANSWERS = 128, /* --summary --found --missing (query) */
-    FILES_OPT_WAIT = 256   /* --wait SECONDS, --no-wait */
+    FILES_OPT_WAIT = 256     /* --wait SECONDS, --no-wait */
 };
 
 /* Parses argv (argv[0] = command name).  Returns true, or false after

@@ -28,12 +28,12 @@
 #define PROGRESS_EVERY 65536u
 
 static struct {
-    const char *unit;    /* "line", "record" or "argument" */
-    uint64_t position;   /* of the current key, counted from 1 */
-    uint64_t keys;       /* keys delivered so far */
-    long long size;      /* bytes of a regular input file, for a percentage; else 0 */
-    bool progress;       /* stderr is a terminal */
-    bool shown;          /* a progress line is on the screen */
+    const char *unit;  /* "line", "record" or "argument" */
+    uint64_t position; /* of the current key, counted from 1 */
+    uint64_t keys;     /* keys delivered so far */
+    long long size;    /* bytes of a regular input file, for a percentage; else 0 */
+    bool progress;     /* stderr is a terminal */
+    bool shown;        /* a progress line is on the screen */
     FILE *in;
 } src = {"argument", 0, 0, 0, false, false, NULL};
 
@@ -80,7 +80,8 @@ static bool read_stream(const files_opts *o, files_key_fn fn, void *ctx) {
         bool ended = len > 0 && rec[len - 1] == (char)delim;
         if (ended) len--;
         if (!o->nul && len > 0 && rec[len - 1] == '\r') len--;
-        if (len == 0 && (!o->nul || !ended)) continue; /* blank line, or nothing after the last NUL */
+        if (len == 0 && (!o->nul || !ended))
+            continue; /* blank line, or nothing after the last NUL */
         if (!deliver(fn, ctx, rec, len)) break;
     }
     bool ok = !ferror(src.in);
@@ -128,9 +129,12 @@ void files_key_where(const char *key, size_t len, char *buf, size_t cap) {
     size_t at = w < 0 ? 0 : (size_t)w;
     for (size_t i = 0; i < len && i < SHOWN && at + 8 < cap; i++) {
         unsigned char c = (unsigned char)key[i];
-        if (c == '\\' || c == '\'') at += (size_t)snprintf(buf + at, cap - at, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) at += (size_t)snprintf(buf + at, cap - at, "\\x%02x", c);
-        else buf[at++] = (char)c;
+        if (c == '\\' || c == '\'')
+            at += (size_t)snprintf(buf + at, cap - at, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            at += (size_t)snprintf(buf + at, cap - at, "\\x%02x", c);
+        else
+            buf[at++] = (char)c;
     }
     snprintf(buf + at, cap - at, "%s')", len > SHOWN ? "..." : "");
 }

@@ -78,7 +78,8 @@ bool files_may_replace(const char *path, bool force) {
     }
     if (!S_ISREG(st.st_mode))
         return cli_error("%s %s, not a regular file; never replaced", path,
-                         files_not_regular(path)), false;
+                         files_not_regular(path)),
+               false;
     if (!force) return cli_error("%s exists (use --force to replace it)", path), false;
     return true;
 }

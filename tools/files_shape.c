@@ -41,7 +41,8 @@ static void explain_param(const files_opts *o) {
                   ldexp(c->target_fpp, (int)(want - CF_MAX_FINGERPRINT_BITS)));
     } else if ((c->flags & CF_SEMI_SORT) && c->bucket_size != 4) {
         cli_error("--semi-sort needs --bucket-size 4 (a semi-sorted bucket holds 4 "
-                  "fingerprints), not %u", c->bucket_size);
+                  "fingerprints), not %u",
+                  c->bucket_size);
     } else if ((c->flags & CF_SEMI_SORT) && o->has_fbits) {
         cli_error("--semi-sort needs 5..16-bit fingerprints, not --fingerprint-bits %u", want);
     } else if (c->flags & CF_SEMI_SORT) {
@@ -85,11 +86,13 @@ cf_filter *files_new(const files_opts *o) {
     }
     const char *size_opt = o->has_buckets ? "--buckets" : "--capacity";
     unsigned long long size = o->has_buckets ? o->cfg.num_buckets : o->cfg.capacity;
-    if (s == CF_E_PARAM) explain_param(o);
+    if (s == CF_E_PARAM)
+        explain_param(o);
     else if (s == CF_E_TOO_LARGE)
         cli_error("%s %llu needs a table larger than this machine can address", size_opt, size);
     else if (s == CF_E_NOMEM)
         cli_error("not enough memory for the table of %s %llu", size_opt, size);
-    else cli_error("cannot create the filter: %s", cf_strerror(s));
+    else
+        cli_error("cannot create the filter: %s", cf_strerror(s));
     return NULL;
 }

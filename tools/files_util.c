@@ -47,20 +47,23 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
     *matched = true;
     if ((v = flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.capacity) || o->cfg.capacity == 0)
-            return cli_error("--capacity wants a positive integer, not '%s'%s",
-                             v, cli_number_hint(v)), false;
+            return cli_error("--capacity wants a positive integer, not '%s'%s", v,
+                             cli_number_hint(v)),
+                   false;
         o->has_capacity = true;
     } else if ((v = flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
         if (!cli_parse_double(v, &o->cfg.target_fpp) || !(o->cfg.target_fpp > 0) ||
             !(o->cfg.target_fpp < 1))
             return cli_error("--fpp wants a probability between 0 and 1 (0.001, 1e-3), not '%s'",
-                             v), false;
+                             v),
+                   false;
         o->has_fpp = true;
     } else if ((v = flag_value(argc, argv, i, "--fingerprint-bits", &missing)) != NULL) {
         if (!cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
                                 &o->cfg.fingerprint_bits))
             return cli_error("--fingerprint-bits wants a width from %d to %d bits, not '%s'",
-                             CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS, v), false;
+                             CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS, v),
+                   false;
         o->has_fbits = true;
     } else if ((v = flag_value(argc, argv, i, "--bucket-size", &missing)) != NULL) {
         unsigned b;
@@ -73,11 +76,13 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
     } else if ((v = flag_value(argc, argv, i, "--max-kicks", &missing)) != NULL) {
         if (!cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &o->cfg.max_kicks))
             return cli_error("--max-kicks wants an eviction budget from 1 to %u, not '%s'",
-                             CF_MAX_KICKS_LIMIT, v), false;
+                             CF_MAX_KICKS_LIMIT, v),
+                   false;
     } else if ((v = flag_value(argc, argv, i, "--buckets", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
             return cli_error("--buckets wants a positive integer, not '%s'%s", v,
-                             cli_number_hint(v)), false;
+                             cli_number_hint(v)),
+                   false;
         o->has_buckets = true;
     } else if (strcmp(argv[*i], "--semi-sort") == 0) {
         o->cfg.flags |= CF_SEMI_SORT;
@@ -146,10 +151,12 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     o->nkeys = npos - 1;
     if (o->has_fpp && o->has_fbits)
         return cli_error("--fpp and --fingerprint-bits exclude each other (the width sets the "
-                         "false-positive rate)"), false;
+                         "false-positive rate)"),
+               false;
     if (o->keys_file != NULL && o->nkeys > 0)
-        return cli_error("%s: keys come from --keys %s or from arguments, not both ('%s')",
-                         argv[0], o->keys_file, o->keys[0]), false;
+        return cli_error("%s: keys come from --keys %s or from arguments, not both ('%s')", argv[0],
+                         o->keys_file, o->keys[0]),
+               false;
     if (o->found_only && o->missing_only)
         return cli_error("--found and --missing exclude each other (neither prints every key)"),
                false;
@@ -173,9 +180,12 @@ const char *files_not_regular(const char *path) {
  * that hide the real mistake, so that is named first. */
 static void open_error(const char *path, cf_status s, int err) {
     const char *what = files_not_regular(path);
-    if (what != NULL) cli_error("%s %s, not a regular file (not a filter file)", path, what);
-    else if (s == CF_E_IO && err != 0) cli_error("%s: %s", path, strerror(err));
-    else cli_error("%s: %s", path, cf_strerror(s));
+    if (what != NULL)
+        cli_error("%s %s, not a regular file (not a filter file)", path, what);
+    else if (s == CF_E_IO && err != 0)
+        cli_error("%s: %s", path, strerror(err));
+    else
+        cli_error("%s: %s", path, cf_strerror(s));
 }
 
 cf_filter *files_load(const char *path) {
@@ -190,8 +200,10 @@ cf_filter *files_map(const char *path) {
     cf_filter *f = NULL;
     errno = 0;
     cf_status s = cf_map(path, false, &f);
-    if (s != CF_OK) open_error(path, s, errno);
-    else files_guard_mapping(path);
+    if (s != CF_OK)
+        open_error(path, s, errno);
+    else
+        files_guard_mapping(path);
     return f;
 }
 
@@ -202,8 +214,10 @@ bool files_save(const cf_filter *f, const char *path) {
     errno = 0;
     cf_status s = cf_save(f, path);
     int err = errno;
-    if (s == CF_E_IO && err != 0) cli_error("%s: cannot write: %s", path, strerror(err));
-    else if (s != CF_OK) cli_error("%s: cannot write: %s", path, cf_strerror(s));
+    if (s == CF_E_IO && err != 0)
+        cli_error("%s: cannot write: %s", path, strerror(err));
+    else if (s != CF_OK)
+        cli_error("%s: cannot write: %s", path, cf_strerror(s));
     return s == CF_OK;
 }
 
@@ -211,9 +225,12 @@ void files_json_bytes(FILE *out, const char *s, size_t len) {
     fputc('"', out);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
     }
     fputc('"', out);
 }

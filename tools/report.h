@@ -52,10 +52,10 @@ typedef struct report_params {
     double load;               /* target fill of the main experiment, in (0, 1] */
     uint64_t queries;          /* non-member lookups per FPP measurement */
     unsigned max_kicks;
-    uint64_t seed;             /* both the filters' hash seed and the keys' */
-    bool semi_sort;            /* phases 1-6 on semi-sorted buckets (CF_SEMI_SORT) */
+    uint64_t seed;  /* both the filters' hash seed and the keys' */
+    bool semi_sort; /* phases 1-6 on semi-sorted buckets (CF_SEMI_SORT) */
     report_format format;
-    const char *plot_dir;      /* NULL: no plots */
+    const char *plot_dir; /* NULL: no plots */
 } report_params;
 
 /* A measured proportion with its 95% Wilson score interval. */
@@ -83,54 +83,54 @@ typedef struct report_kicks {
 /* Phases 1-6, on one filter of the requested shape. */
 typedef struct report_fill {
     uint64_t slots;
-    uint64_t target_items;   /* floor(load * slots) */
-    uint64_t items;          /* inserted before the first failure or the target */
+    uint64_t target_items; /* floor(load * slots) */
+    uint64_t items;        /* inserted before the first failure or the target */
     bool target_reached;
-    double load;             /* items / slots */
-    unsigned bits_per_slot;  /* f, or f - 1 semi-sorted */
-    size_t table_bytes;      /* ceil(nb * b * bits_per_slot / 8) */
-    size_t memory_bytes;     /* everything the filter allocated */
-    double bits_per_item;    /* table bits / items */
+    double load;            /* items / slots */
+    unsigned bits_per_slot; /* f, or f - 1 semi-sorted */
+    size_t table_bytes;     /* ceil(nb * b * bits_per_slot / 8) */
+    size_t memory_bytes;    /* everything the filter allocated */
+    double bits_per_item;   /* table bits / items */
     uint64_t false_negatives;
     report_rate fpp;
-    double fpp_theory;       /* cf_theoretical_fpp at the load reached */
-    double fpp_bound;        /* 2b / 2^f */
+    double fpp_theory; /* cf_theoretical_fpp at the load reached */
+    double fpp_bound;  /* 2b / 2^f */
     bool theory_in_ci;
-    report_kicks kicks;      /* only the inserts up to the target */
+    report_kicks kicks; /* only the inserts up to the target */
     unsigned delete_items;
     unsigned delete_found_before;
     unsigned delete_found_after;
     uint64_t delete_others_lost; /* other items missing after the deletes */
     bool delete_reinserted;      /* the deleted items went back in */
-    uint64_t fail_items;     /* items stored when the first insert failed */
+    uint64_t fail_items;         /* items stored when the first insert failed */
     double fail_load;
-    bool fail_reached;       /* false if every slot filled without a failure */
-    uint64_t fail_lost;      /* stored items not found after the failure */
+    bool fail_reached;  /* false if every slot filled without a failure */
+    uint64_t fail_lost; /* stored items not found after the failure */
 } report_fill;
 
 /* Phase 7: one fingerprint width, a cuckoo filter (plain or semi-sorted) and
  * a Bloom filter of exactly its table's bits. */
 typedef struct report_compare_row {
     unsigned fingerprint_bits;
-    uint64_t items;          /* same items in both filters */
-    double load;             /* of the cuckoo filter */
-    unsigned bits_per_slot;  /* f plain, f - 1 semi-sorted */
-    uint64_t table_bits;     /* slots * bits_per_slot = the Bloom filter's num_bits */
+    uint64_t items;         /* same items in both filters */
+    double load;            /* of the cuckoo filter */
+    unsigned bits_per_slot; /* f plain, f - 1 semi-sorted */
+    uint64_t table_bits;    /* slots * bits_per_slot = the Bloom filter's num_bits */
     double bits_per_item;
     report_rate cuckoo;
     report_rate bloom;
     double cuckoo_theory;
-    double bloom_theory;     /* (1 - e^(-kn/m))^k */
+    double bloom_theory; /* (1 - e^(-kn/m))^k */
     unsigned bloom_k;
-    int winner;              /* 1 cuckoo, -1 bloom, 0 tie (same count) */
-    bool significant;        /* the two 95% intervals do not overlap */
+    int winner;       /* 1 cuckoo, -1 bloom, 0 tie (same count) */
+    bool significant; /* the two 95% intervals do not overlap */
 } report_compare_row;
 
 /* Where a cuckoo series and Bloom cross. */
 typedef struct report_crossover {
     /* Where the theoretical curves cross (cuckoo better above). */
     bool found;
-    double bits;             /* bits per item, interpolated */
+    double bits; /* bits per item, interpolated */
     double fpp;
     /* Smallest fingerprint width from which the measured cuckoo FPP is never
      * above Bloom's (0 if the last row is not a cuckoo win or tie). */
@@ -138,7 +138,7 @@ typedef struct report_crossover {
 } report_crossover;
 
 typedef struct report_compare {
-    report_compare_row rows[REPORT_SWEEP_ROWS];  /* plain buckets, f = 4..24 */
+    report_compare_row rows[REPORT_SWEEP_ROWS]; /* plain buckets, f = 4..24 */
     report_crossover crossover;
     /* Semi-sorted buckets, f = 5..16, only when the bucket size is 4. */
     bool semi_available;
@@ -161,7 +161,7 @@ typedef struct report_bucket_row {
 typedef struct report_speed {
     double cuckoo_insert_ns;
     double cuckoo_lookup_ns;
-    bool has_semi;           /* the requested width has a semi-sorted row */
+    bool has_semi; /* the requested width has a semi-sorted row */
     double semi_insert_ns;
     double semi_lookup_ns;
     double bloom_insert_ns;
@@ -205,8 +205,8 @@ bool report_semi_supported(unsigned bucket_size, unsigned fbits);
 
 /* A filter of the report's shape with f-bit fingerprints and cf_config.flags
  * `flags` (0 or CF_SEMI_SORT); prints the error. */
-cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size,
-                            uint64_t buckets, unsigned flags, cf_filter **out);
+cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size, uint64_t buckets,
+                            unsigned flags, cf_filter **out);
 
 /* ---- the phases: 0 on success, else a CLI exit code after printing why ---- */
 int report_run_fill(report *r);

@@ -91,7 +91,9 @@ static int compare_one(report *r, unsigned fbits, unsigned flags, report_compare
     row->bloom_k = bs.num_hashes;
     cf_bloom_free(bloom);
 
-    row->winner = row->cuckoo.hits < row->bloom.hits ? 1 : row->cuckoo.hits > row->bloom.hits ? -1 : 0;
+    row->winner = row->cuckoo.hits < row->bloom.hits   ? 1
+                  : row->cuckoo.hits > row->bloom.hits ? -1
+                                                       : 0;
     row->significant = row->cuckoo.high < row->bloom.low || row->bloom.high < row->cuckoo.low;
     if (speed != NULL && n > 0 && p->queries > 0) {
         speed->insert_ns = (t1 - t0) / (double)n;
@@ -118,11 +120,13 @@ static report_crossover find_crossover(const report_compare_row *rows, int n) {
             double t = da / (da - db);
             x.found = true;
             x.bits = a->bits_per_item + t * (b->bits_per_item - a->bits_per_item);
-            x.fpp = exp(log(a->cuckoo_theory) + t * (log(b->cuckoo_theory) - log(a->cuckoo_theory)));
+            x.fpp =
+                exp(log(a->cuckoo_theory) + t * (log(b->cuckoo_theory) - log(a->cuckoo_theory)));
             break;
         }
     }
-    for (int i = n - 1; i >= 0 && rows[i].winner >= 0; i--) x.measured_from_f = rows[i].fingerprint_bits;
+    for (int i = n - 1; i >= 0 && rows[i].winner >= 0; i--)
+        x.measured_from_f = rows[i].fingerprint_bits;
     return x;
 }
 

@@ -170,8 +170,8 @@ int report_run_fill(report *r) {
      * so every item stored before it must still be found. */
     uint64_t reached = out->items;
     if (out->target_reached)
-        reached = insert_members(st, out->items, s.slots + 1, false, "filling until failure",
-                                 &failed);
+        reached =
+            insert_members(st, out->items, s.slots + 1, false, "filling until failure", &failed);
     out->fail_reached = failed;
     cf_get_stats(st->f, &s);
     out->fail_items = s.items;

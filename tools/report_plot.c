@@ -37,7 +37,8 @@ static void put_positive(FILE *f, double v) {
 
 static void write_rows(const report *r, FILE *f, const report_compare_row *rows, int n) {
     fputs("# f bits_per_item cuckoo_fpp cuckoo_low cuckoo_high cuckoo_theory"
-          " bloom_fpp bloom_low bloom_high bloom_theory bound_2b_over_2f\n", f);
+          " bloom_fpp bloom_low bloom_high bloom_theory bound_2b_over_2f\n",
+          f);
     for (int i = 0; i < n; i++) {
         const report_compare_row *w = &rows[i];
         fprintf(f, "%u %.4f", w->fingerprint_bits, w->bits_per_item);
@@ -91,17 +92,20 @@ static void write_max_load(const report *r, FILE *f) {
 static void crossover_line(FILE *g, int id, const report_crossover *x, const char *what,
                            const char *colour, double height) {
     if (!x->found) return;
-    fprintf(g, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"%s\"\n"
-               "set label %d \"%s crossover %.1f bits/item\" at %.3f, graph %.2f left "
-               "offset 0.5,0 tc rgb \"%s\"\n",
+    fprintf(g,
+            "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"%s\"\n"
+            "set label %d \"%s crossover %.1f bits/item\" at %.3f, graph %.2f left "
+            "offset 0.5,0 tc rgb \"%s\"\n",
             id, x->bits, x->bits, colour, id, what, x->bits, x->bits, height, colour);
 }
 
 /* One chart's gnuplot commands, drawn once per terminal. */
 static void chart_fpp(const report *r, FILE *g) {
     const report_compare *c = &r->compare;
-    fprintf(g, "set title \"False-positive rate at equal memory: cuckoo (b = %u, load %g%%%s) "
-               "vs Bloom (optimal k)\"\n", r->params.bucket_size, 100 * r->params.load,
+    fprintf(g,
+            "set title \"False-positive rate at equal memory: cuckoo (b = %u, load %g%%%s) "
+            "vs Bloom (optimal k)\"\n",
+            r->params.bucket_size, 100 * r->params.load,
             c->semi_available ? ", plain and semi-sorted" : "");
     fputs("set xlabel \"bits per item (table bits / items)\"\n"
           "set ylabel \"false-positive rate (log scale)\"\n"
@@ -112,11 +116,13 @@ static void chart_fpp(const report *r, FILE *g) {
         crossover_line(g, 2, &c->semi_crossover, "semi-sorted", "#2ca02c", 0.88);
     else
         fputs("set label 3 \"no semi-sorted series: it needs 4 slots per bucket\" at graph 0.98, "
-              "graph 0.04 right tc rgb \"gray30\"\n", g);
+              "graph 0.04 right tc rgb \"gray30\"\n",
+              g);
     bool art = report_is_article_setup(&r->params);
     if (art) /* the article's three rows: bits per item, cuckoo FPP, Bloom FPP */
         fputs("$article << EOD\n8.42 0.0296 0.0175\n12.63 0.0019 0.0024\n"
-              "16.84 0.000096 0.00028\nEOD\n", g);
+              "16.84 0.000096 0.00028\nEOD\n",
+              g);
     fputs("plot \"fpp.dat\" using 2:6 with lines lw 2 lc rgb \"#1f77b4\" "
           "title \"cuckoo, theory 1-(1-1/(2^f-1))^{2b load}\", \\\n"
           "  \"\" using 2:3:4:5 with yerrorbars pt 7 ps 0.8 lc rgb \"#1f77b4\" "
@@ -138,39 +144,46 @@ static void chart_fpp(const report *r, FILE *g) {
         fputs(", \\\n  $article using 1:2 with points pt 6 ps 2 lw 2 lc rgb \"black\" "
               "title \"the article (Python): cuckoo\", \\\n"
               "  $article using 1:3 with points pt 4 ps 2 lw 2 lc rgb \"black\" "
-              "title \"the article (Python): Bloom\"", g);
+              "title \"the article (Python): Bloom\"",
+              g);
     fputs("\n", g);
 }
 
 static void chart_kicks(const report *r, FILE *g) {
     const report_params *p = &r->params;
     double target = 100 * r->fill.load, failure = 100 * r->fill.fail_load;
-    fprintf(g, "set title \"Kicks per insert vs load (f = %u, b = %u, breadth-first eviction, "
-               "max kicks %u)\"\n", p->fingerprint_bits, p->bucket_size, p->max_kicks);
+    fprintf(g,
+            "set title \"Kicks per insert vs load (f = %u, b = %u, breadth-first eviction, "
+            "max kicks %u)\"\n",
+            p->fingerprint_bits, p->bucket_size, p->max_kicks);
     fputs("set xlabel \"load when the item is inserted (%)\"\n"
           "set ylabel \"mean kicks per insert (1% bins)\"\nset y2label \"max kicks in the bin\"\n"
           "set ytics nomirror\nset y2tics\nset grid\n"
-          "set key top left box opaque\nset xrange [0:100]\n", g);
+          "set key top left box opaque\nset xrange [0:100]\n",
+          g);
     uint64_t top = 0; /* headroom above the largest max, so the steps stay visible */
     for (int i = 0; i < REPORT_LOAD_BINS; i++)
         if (r->fill.kicks.bin_max[i] > top) top = r->fill.kicks.bin_max[i];
     fprintf(g, "set y2range [0:%" PRIu64 "]\nset yrange [0:*]\n", top + 1 + top / 5);
-    fprintf(g, "set arrow 1 from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb \"gray30\"\n"
-               "set label 1 \"target %.4g%%\" at %.3f, graph 0.92 right offset -0.5,0\n"
-               "set arrow 2 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"#d62728\"\n"
-               "set label 2 \"first failure %.1f%%\" at %.3f, graph 0.84 right offset -0.5,0 "
-               "tc rgb \"#d62728\"\n",
+    fprintf(g,
+            "set arrow 1 from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb \"gray30\"\n"
+            "set label 1 \"target %.4g%%\" at %.3f, graph 0.92 right offset -0.5,0\n"
+            "set arrow 2 from %.3f, graph 0 to %.3f, graph 1 nohead dt 4 lc rgb \"#d62728\"\n"
+            "set label 2 \"first failure %.1f%%\" at %.3f, graph 0.84 right offset -0.5,0 "
+            "tc rgb \"#d62728\"\n",
             target, target, target, target, failure, failure, failure, failure);
     fputs("plot \"kicks.dat\" using 1:3 axes x1y2 with histeps lw 1.5 lc rgb \"#ff7f0e\" "
           "title \"max kicks in the bin (right axis)\", \\\n"
           "  \"\" using 1:2 axes x1y1 with linespoints lw 2 pt 7 ps 0.5 lc rgb \"#1f77b4\" "
-          "title \"mean kicks per insert\"\n", g);
+          "title \"mean kicks per insert\"\n",
+          g);
 }
 
 static void chart_max_load(const report *r, FILE *g) {
-    fprintf(g, "set title \"Maximum load before the first failed insert (f = %u, %" PRIu64
-               " slots, max kicks %u)\"\n", r->params.fingerprint_bits, r->buckets[0].slots,
-            r->params.max_kicks);
+    fprintf(g,
+            "set title \"Maximum load before the first failed insert (f = %u, %" PRIu64
+            " slots, max kicks %u)\"\n",
+            r->params.fingerprint_bits, r->buckets[0].slots, r->params.max_kicks);
     fputs("set xlabel \"slots per bucket (b)\"\nset ylabel \"maximum load (%)\"\n"
           "set yrange [0:110]\nset grid ytics\nset key top left box opaque\n"
           "set style data histograms\nset style histogram clustered gap 1\n"
@@ -178,7 +191,8 @@ static void chart_max_load(const report *r, FILE *g) {
           "plot \"max_load.dat\" using 2:xtic(1) lc rgb \"#1f77b4\" title \"this library\", \\\n"
           "  \"\" using 3 lc rgb \"#bbbbbb\" title \"paper (Fan et al. 2014)\", \\\n"
           "  \"\" using ($0-1.0/6):($2+3):(sprintf(\"%.1f\", $2)) with labels notitle, \\\n"
-          "  \"\" using ($0+1.0/6):($3+3):(sprintf(\"%.0f\", $3)) with labels notitle\n", g);
+          "  \"\" using ($0+1.0/6):($3+3):(sprintf(\"%.0f\", $3)) with labels notitle\n",
+          g);
 }
 
 static void write_script(const report *r, FILE *g) {
@@ -193,8 +207,10 @@ static void write_script(const report *r, FILE *g) {
         fputs("reset\nset datafile missing \"NaN\"\n", g);
         fprintf(g, "set terminal @png_term\nset output \"%s.png\"\n", names[c]);
         charts[c](r, g);
-        fprintf(g, "set terminal svg size 960,600 dynamic font 'sans,11'\nset output \"%s.svg\"\n"
-                   "replot\nset output\n", names[c]);
+        fprintf(g,
+                "set terminal svg size 960,600 dynamic font 'sans,11'\nset output \"%s.svg\"\n"
+                "replot\nset output\n",
+                names[c]);
     }
 }
 
@@ -238,13 +254,16 @@ int report_plot(const report *r, const char *dir) {
     if (rc != 0) return rc;
     int status = run_gnuplot(dir);
     if (status == 0)
-        fprintf(stderr, "cuckoo report: charts written to %s/{fpp,kicks,max_load}.{png,svg}\n", dir);
+        fprintf(stderr, "cuckoo report: charts written to %s/{fpp,kicks,max_load}.{png,svg}\n",
+                dir);
     else if (status == 127)
-        fprintf(stderr, "cuckoo report: gnuplot not found; the data is in %s. To draw the "
-                        "charts: apt-get install gnuplot-nox, then cd %s && gnuplot report.gp\n",
+        fprintf(stderr,
+                "cuckoo report: gnuplot not found; the data is in %s. To draw the "
+                "charts: apt-get install gnuplot-nox, then cd %s && gnuplot report.gp\n",
                 dir, dir);
     else
-        fprintf(stderr, "cuckoo report: gnuplot failed (status %d); the data and script are in %s\n",
+        fprintf(stderr,
+                "cuckoo report: gnuplot failed (status %d); the data and script are in %s\n",
                 status, dir);
     return 0;
 }

@@ -51,24 +51,28 @@ static void text_fill(const report *r, FILE *out, bool art) {
 
     fprintf(out, "cuckoo report: the article's experiment with libcuckoofilter %s\n",
             cf_version_string());
-    fprintf(out, "  %u-bit fingerprints, %u slots per bucket, %s buckets (%s slots), target load "
-                 "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n",
+    fprintf(out,
+            "  %u-bit fingerprints, %u slots per bucket, %s buckets (%s slots), target load "
+            "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n",
             p->fingerprint_bits, p->bucket_size, grouped(p->buckets, a), grouped(f->slots, b),
             100 * p->load, p->max_kicks, grouped(p->queries, c), p->seed);
     if (p->semi_sort)
-        fprintf(out, "  semi-sorted buckets (--semi-sort): %u bits per slot, the FPP of %u-bit "
-                     "fingerprints\n", f->bits_per_slot, p->fingerprint_bits);
+        fprintf(out,
+                "  semi-sorted buckets (--semi-sort): %u bits per slot, the FPP of %u-bit "
+                "fingerprints\n",
+                f->bits_per_slot, p->fingerprint_bits);
     fputc('\n', out);
     if (art) item(out, art, "", "the article (Python)", "%s", "");
 
     snprintf(label, sizeof label, "1. items inserted at %g%% load", 100 * p->load);
     item(out, art, label, "249,036", "%s%s", grouped(f->items, a),
          f->target_reached ? "" : " (the filter filled up before the target)");
-    item(out, art, "   memory (bucket table)", "393,216 B = 384 KB", "%s B = %.4g KiB (%u bits "
-         "per slot)", grouped(f->table_bytes, a), (double)f->table_bytes / 1024, f->bits_per_slot);
+    item(out, art, "   memory (bucket table)", "393,216 B = 384 KB",
+         "%s B = %.4g KiB (%u bits "
+         "per slot)",
+         grouped(f->table_bytes, a), (double)f->table_bytes / 1024, f->bits_per_slot);
     item(out, art, "   memory (all allocations)", NULL, "%s B", grouped(f->memory_bytes, a));
-    if (f->items)
-        item(out, art, "   bits per item", "12.63", "%.2f", f->bits_per_item);
+    if (f->items) item(out, art, "   bits per item", "12.63", "%.2f", f->bits_per_item);
 
     item(out, art, "2. false negatives", "0", "%s of %s inserted items",
          grouped(f->false_negatives, a), grouped(f->items, b));
@@ -82,8 +86,8 @@ static void text_fill(const report *r, FILE *out, bool art) {
     item(out, art, "   bound 2b/2^f", "0.195%", "%s", pct(f->fpp_bound, a));
 
     snprintf(label, sizeof label, "4. kicks per insert (to %g%%)", 100 * p->load);
-    item(out, art, label, "0.888 (mean)", "mean %.3f, p99 %" PRIu64 ", max %" PRIu64,
-         f->kicks.mean, f->kicks.p99, f->kicks.max);
+    item(out, art, label, "0.888 (mean)", "mean %.3f, p99 %" PRIu64 ", max %" PRIu64, f->kicks.mean,
+         f->kicks.p99, f->kicks.max);
     item(out, art, "", NULL, "%s", "(breadth-first search for the shortest eviction path:");
     item(out, art, "", NULL, "%s", " fewer moves than the article's random walk)");
 
@@ -110,8 +114,10 @@ static void text_crossover(FILE *out, const report_crossover *x, const char *wha
                            unsigned hi) {
     char a[32];
     if (x->found)
-        fprintf(out, "   crossover (theory): %s has the lower FPP above %.2f bits per item,\n"
-                     "   i.e. when the FPP wanted is below %s\n", what, x->bits, pct(x->fpp, a));
+        fprintf(out,
+                "   crossover (theory): %s has the lower FPP above %.2f bits per item,\n"
+                "   i.e. when the FPP wanted is below %s\n",
+                what, x->bits, pct(x->fpp, a));
     else
         fprintf(out, "   crossover (theory): none between f = %u and %u\n", lo, hi);
     if (x->measured_from_f)
@@ -142,26 +148,35 @@ static void text_rows(FILE *out, const report_compare_row *rows, int n,
 
 /* The article's table: cuckoo / Bloom FPP at f = 8, 12, 16. */
 static const char *article_compare(unsigned f) {
-    return f == 8 ? "2.96% / 1.75%" : f == 12 ? "0.19% / 0.24%" : f == 16 ? "0.0096% / 0.028%" : NULL;
+    return f == 8    ? "2.96% / 1.75%"
+           : f == 12 ? "0.19% / 0.24%"
+           : f == 16 ? "0.0096% / 0.028%"
+                     : NULL;
 }
 
 static void text_compare(const report *r, FILE *out, bool art) {
     const report_compare *c = &r->compare;
-    fprintf(out, "\n7. Cuckoo vs Bloom at the same memory (b = %u, target load %g%%; Bloom gets "
-                 "the same bits\n   and its optimal k; '~': the two 95%% intervals overlap)\n",
+    fprintf(out,
+            "\n7. Cuckoo vs Bloom at the same memory (b = %u, target load %g%%; Bloom gets "
+            "the same bits\n   and its optimal k; '~': the two 95%% intervals overlap)\n",
             r->params.bucket_size, 100 * r->params.load);
-    fprintf(out, "    f  bits/item   load  cuckoo FPP  (theory)      k  Bloom FPP   (theory)     "
-                 " winner%s\n", art ? "   | article: cuckoo / Bloom" : "");
+    fprintf(out,
+            "    f  bits/item   load  cuckoo FPP  (theory)      k  Bloom FPP   (theory)     "
+            " winner%s\n",
+            art ? "   | article: cuckoo / Bloom" : "");
     text_rows(out, c->rows, REPORT_SWEEP_ROWS, art ? article_compare : NULL);
     text_crossover(out, &c->crossover, "cuckoo", REPORT_MIN_SWEEP_BITS, REPORT_MAX_SWEEP_BITS);
 
     if (!c->semi_available) {
-        fprintf(out, "\n   semi-sorted buckets: not measured, they need 4 slots per bucket "
-                     "(--bucket-size 4), not %u\n", r->params.bucket_size);
+        fprintf(out,
+                "\n   semi-sorted buckets: not measured, they need 4 slots per bucket "
+                "(--bucket-size 4), not %u\n",
+                r->params.bucket_size);
         return;
     }
-    fprintf(out, "\n   semi-sorted buckets (f = %d..%d): the same FPP per width for f - 1 bits per "
-                 "slot;\n   Bloom gets the semi-sorted table's bits\n",
+    fprintf(out,
+            "\n   semi-sorted buckets (f = %d..%d): the same FPP per width for f - 1 bits per "
+            "slot;\n   Bloom gets the semi-sorted table's bits\n",
             REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS);
     fprintf(out, "    f  bits/item   load  semi FPP    (theory)      k  Bloom FPP   (theory)     "
                  " winner\n");
@@ -176,8 +191,9 @@ static void text_compare(const report *r, FILE *out, bool art) {
 static void text_buckets(const report *r, FILE *out) {
     static const char *paper[REPORT_BUCKET_ROWS] = {"~50%", "~84%", "~95%", "~98%"};
     char a[32], b[32];
-    fprintf(out, "\n8. maximum load by bucket size (%u-bit fingerprints, plain buckets, same slots, "
-                 "first failed insert)\n     b  buckets      max load   kicks/insert  lost   paper\n",
+    fprintf(out,
+            "\n8. maximum load by bucket size (%u-bit fingerprints, plain buckets, same slots, "
+            "first failed insert)\n     b  buckets      max load   kicks/insert  lost   paper\n",
             r->params.fingerprint_bits);
     for (int i = 0; i < REPORT_BUCKET_ROWS; i++) {
         const report_bucket_row *w = &r->buckets[i];
@@ -195,9 +211,11 @@ static void text_speed(const report *r, FILE *out) {
             s->cuckoo_insert_ns, 1e3 / s->cuckoo_insert_ns, s->cuckoo_lookup_ns,
             1e3 / s->cuckoo_lookup_ns);
     if (s->has_semi)
-        fprintf(out, "   semi    insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)"
-                     "   (semi-sorted)\n", s->semi_insert_ns, 1e3 / s->semi_insert_ns,
-                s->semi_lookup_ns, 1e3 / s->semi_lookup_ns);
+        fprintf(out,
+                "   semi    insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)"
+                "   (semi-sorted)\n",
+                s->semi_insert_ns, 1e3 / s->semi_insert_ns, s->semi_lookup_ns,
+                1e3 / s->semi_lookup_ns);
     fprintf(out, "   Bloom   insert %6.1f ns (%5.1f M/s)   lookup %6.1f ns (%5.1f M/s)\n",
             s->bloom_insert_ns, 1e3 / s->bloom_insert_ns, s->bloom_lookup_ns,
             1e3 / s->bloom_lookup_ns);

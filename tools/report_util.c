@@ -70,8 +70,8 @@ void report_progress(const report *r, const char *phase, uint64_t done, uint64_t
     fflush(stderr);
 }
 
-cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size,
-                            uint64_t buckets, unsigned flags, cf_filter **out) {
+cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_size, uint64_t buckets,
+                            unsigned flags, cf_filter **out) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.flags = flags;
@@ -95,6 +95,6 @@ bool report_semi_supported(unsigned bucket_size, unsigned fbits) {
 
 bool report_is_article_setup(const report_params *p) {
     /* The article's table had plain buckets: its memory figures are those. */
-    return !p->semi_sort && p->fingerprint_bits == 12 && p->bucket_size == 4 && p->buckets == 65536 &&
-           p->load == 0.95 && p->queries == 500000 && p->max_kicks == 500;
+    return !p->semi_sort && p->fingerprint_bits == 12 && p->bucket_size == 4 &&
+           p->buckets == 65536 && p->load == 0.95 && p->queries == 500000 && p->max_kicks == 500;
 }

@@ -50,7 +50,8 @@ static void workload(uint64_t nb, unsigned b, unsigned fbits, uint64_t seed) {
                 FAIL("a failed insert changed the filter");
             if (failures++ % 1000 == 0)
                 for (uint64_t j = 0; j < universe; j++)
-                    if (count[j] && !cf_contains(f, &j, sizeof j)) FAIL("item lost by a failed insert");
+                    if (count[j] && !cf_contains(f, &j, sizeof j))
+                        FAIL("item lost by a failed insert");
         } else if (count[k] > 0) {
             if (cf_delete(f, &k, sizeof k) != CF_OK) FAIL("delete of a present item failed");
             count[k]--;
@@ -65,8 +66,8 @@ static void workload(uint64_t nb, unsigned b, unsigned fbits, uint64_t seed) {
     }
     cf_stats st;
     cf_get_stats(f, &st);
-    if (st.items != present) FAIL("items %llu != %llu", (unsigned long long)st.items,
-                                  (unsigned long long)present);
+    if (st.items != present)
+        FAIL("items %llu != %llu", (unsigned long long)st.items, (unsigned long long)present);
     if (st.failed_inserts == 0) FAIL("the workload should have filled the filter");
     free(count);
     cf_free(f);
