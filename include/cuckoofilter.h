@@ -463,9 +463,10 @@ CF_API cf_status cf_clear(cf_filter *f);
  * All or nothing: on any failure dst's contents and statistics are as
  * before.  The call temporarily allocates a copy of dst's table through
  * dst's allocator.  src is only read (it may be mapped).
- * Returns CF_OK, CF_E_PARAM (NULL argument, dst == src, or the shapes
- * differ: compare cf_get_stats' num_buckets, bucket_size, fingerprint_bits,
- * seed and flags to tell which), CF_E_READONLY (dst is mapped), CF_E_FULL
+ * Returns CF_OK, CF_E_PARAM (NULL argument, dst == src, either filter made
+ * with CF_GROW or CF_CONCURRENT (not merged yet), or the shapes differ:
+ * compare cf_get_stats' num_buckets, bucket_size, fingerprint_bits, seed
+ * and flags to tell which), CF_E_READONLY (dst is mapped), CF_E_FULL
  * (dst cannot take every fingerprint of src within its eviction budget),
  * or CF_E_NOMEM (the copy, or eviction scratch for a budget above 1022). */
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);

@@ -48,6 +48,9 @@ static bool cf__same_shape(const cf_filter *a, const cf_filter *b) {
 cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
     CF__RETURN_IF(dst->read_only, CF_E_READONLY);
+    /* Grown filters (several tables) and concurrent ones (whose tables
+     * change under other threads) are not merged yet. */
+    CF__RETURN_IF(((dst->flags | src->flags) & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
     CF__RETURN_IF(!cf__same_shape(dst, src), CF_E_PARAM);
     /* More fingerprints than free slots can never fit: fail before copying. */
     CF__RETURN_IF(src->items > dst->num_buckets * dst->bucket_size - dst->items, CF_E_FULL);

@@ -135,6 +135,23 @@ static void test_shapes_must_match(void) {
     CHECK_STATUS(cf_merge(dst, dst), CF_E_PARAM);
     CHECK_STATUS(cf_merge(NULL, src), CF_E_PARAM);
     CHECK_STATUS(cf_merge(dst, NULL), CF_E_PARAM);
+    /* Grown and concurrent filters are refused either way round (not
+     * merged yet), and nothing changes. */
+    static const unsigned special[] = {CF_GROW, CF_CONCURRENT};
+    uint8_t *after_ok = bytes_of(dst, &n);
+    for (int i = 0; i < 2; i++) {
+        cf_config c = base;
+        c.flags = special[i];
+        c.fingerprint_bits = 0; /* CF_GROW derives its widths from the target */
+        c.target_fpp = 0.01;
+        cf_filter *g = make(&c);
+        fill(g, 200, 210);
+        CHECK_STATUS(cf_merge(dst, g), CF_E_PARAM);
+        CHECK_STATUS(cf_merge(g, dst), CF_E_PARAM);
+        check_unchanged(dst, after_ok, n);
+        cf_free(g);
+    }
+    free(after_ok);
     cf_free(src);
     cf_free(dst);
     free(before);
