@@ -310,7 +310,7 @@ CF_API void cf_free(cf_filter *f);
  * must be above the table's FPP at full load (cf_stats.fpp_bound); the
  * other fields of cfg are ignored.  On CF_OK *f is the new handle, which
  * owns the old one's table (do not free the old handle).  Returns CF_OK,
- * CF_E_PARAM (NULL, *f already grows or is mapped, target_fpp not in
+ * CF_E_PARAM (NULL, *f already grows, is concurrent or is mapped, target_fpp not in
  * (fpp_bound, 1), growth above CF_MAX_GROWTH, the table above a nonzero
  * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
 CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
@@ -494,8 +494,9 @@ CF_API cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t 
  * f do not fit together, and cf_deserialize rejects their concatenation
  * (checksum or item count).  A range that reaches into the last 8 bytes (the
  * checksum) hashes the whole table once; any other range costs O(len).
- * Returns CF_OK, or CF_E_PARAM (f NULL, dst NULL with len > 0, or
- * offset + len beyond cf_serialized_size(f)). */
+ * Returns CF_OK, or CF_E_PARAM (f NULL, dst NULL with len > 0, f made with
+ * CF_GROW or CF_CONCURRENT (not supported yet), or offset + len beyond
+ * cf_serialized_size(f)). */
 CF_API cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len);
 
 /* Rebuilds a filter from len bytes at src, validating every field, the

@@ -305,7 +305,7 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
 cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
     cf_filter *t = *fp;
-    CF__RETURN_IF((t->flags & CF_GROW) || t->read_only, CF_E_PARAM);
+    CF__RETURN_IF((t->flags & (CF_GROW | CF_CONCURRENT)) || t->read_only, CF_E_PARAM);
     unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
     CF__RETURN_IF(!(cfg->target_fpp > cf__table_fpp(t) && cfg->target_fpp < 1.0), CF_E_PARAM);

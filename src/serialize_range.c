@@ -17,6 +17,9 @@
 
 cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len) {
     CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
+    /* One table read in place: not a chain of tables, nor one that other
+     * threads change meanwhile (cf_serialize takes their locks). */
+    CF__RETURN_IF((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
     uint64_t total = cf_serialized_size(f);
     CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
     uint8_t header[CF__HEADER_SIZE];
