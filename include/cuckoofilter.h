@@ -89,9 +89,9 @@ extern "C" {
 /* The project's version; CMake's project(VERSION) must say the same
  * (checked when configuring, cmake/CheckHeaderVersion.cmake). */
 #define CF_VERSION_MAJOR 0
-#define CF_VERSION_MINOR 1
+#define CF_VERSION_MINOR 2
 #define CF_VERSION_PATCH 0
-#define CF_VERSION_STRING "0.1.0"
+#define CF_VERSION_STRING "0.2.0"
 
 /* Exported symbols: the library is built with -fvisibility=hidden.  It
  * needs GCC or Clang on a POSIX system (README, "Requirements"). */
