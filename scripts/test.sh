@@ -22,6 +22,8 @@ run_suite() { # preset
 
 echo "== gcc, -Wall -Wextra -Werror"
 run_suite test-gcc
+echo "== gcc: the long tests (label long: growth from 1,000 to 10,000,000 items)"
+ctest --preset test-gcc -L long
 echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer"
 run_suite test-asan
 echo "== clang, ThreadSanitizer: the concurrency tests (label concurrency)"
