@@ -30,8 +30,7 @@
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
 static inline uint64_t cf__bucket_bits_at(const cf_filter *f, uint64_t bucket) {
-    uint64_t bit = bucket * f->bucket_bits;
-    return cf__load64le(f->table + (bit >> 3)) >> (bit & 7);
+    return cf__bits_at(f->table, bucket * f->bucket_bits);
 }
 
 static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
@@ -48,15 +47,13 @@ static inline void cf__prefetch_word(const uint8_t *p) {
 }
 
 static inline void cf__prefetch_bucket(const cf_filter *f, uint64_t bucket) {
-    cf__prefetch_word(f->table + ((bucket * f->bucket_bits) >> 3));
+    cf__prefetch_word(cf__bitpos_of(f->table, bucket * f->bucket_bits).at);
 }
 
 static inline void cf__bucket_store_word(cf_filter *f, uint64_t bucket, uint64_t w) {
-    uint64_t bit = bucket * f->bucket_bits;
-    uint8_t *p = f->table + (bit >> 3);
-    unsigned shift = (unsigned)(bit & 7);
-    uint64_t x = cf__load64le(p);
-    cf__store64le(p, (x & ~(f->bucket_mask << shift)) | (w << shift));
+    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    uint64_t x = cf__load64le(p.at);
+    cf__store64le(p.at, (x & ~(f->bucket_mask << p.shift)) | (w << p.shift));
 }
 
 /* ---- semi-sorted buckets: four fingerprints in ascending order ---- */

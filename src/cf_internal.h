@@ -192,19 +192,38 @@ static inline void cf__store64le(uint8_t *p, uint64_t v) {
     memcpy(p, &v, sizeof v);
 }
 
+/* Where bit `bit` of a table lives: every access to the bit-packed table
+ * reads or writes the 8 bytes starting at the byte that holds it (the
+ * CF__TABLE_PAD bytes after the table make that safe), shifted by the bit's
+ * place in that byte.  The one owner of "bit offset -> load -> shift". */
+typedef struct cf__bitpos {
+    uint8_t *at;    /* the byte holding the bit */
+    unsigned shift; /* the bit's place in it, 0..7 */
+} cf__bitpos;
+
+static inline cf__bitpos cf__bitpos_of(const uint8_t *table, uint64_t bit) {
+    cf__bitpos p = {(uint8_t *)(uintptr_t)(table + (bit >> 3)), (unsigned)(bit & 7)};
+    return p;
+}
+
+/* The table's bits from `bit` on, in the low end of a word (57 of them
+ * whole, as a shift of up to 7 drops the rest). */
+static inline uint64_t cf__bits_at(const uint8_t *table, uint64_t bit) {
+    cf__bitpos p = cf__bitpos_of(table, bit);
+    return cf__load64le(p.at) >> p.shift;
+}
+
 /* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
 static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
     uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
-    return (uint32_t)((cf__load64le(f->table + (bit >> 3)) >> (bit & 7)) & f->fp_mask);
+    return (uint32_t)(cf__bits_at(f->table, bit) & f->fp_mask);
 }
 
 static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
-    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
-    uint8_t *p = f->table + (bit >> 3);
-    unsigned shift = (unsigned)(bit & 7);
-    uint64_t w = cf__load64le(p);
-    w = (w & ~(f->fp_mask << shift)) | ((uint64_t)fp << shift);
-    cf__store64le(p, w);
+    cf__bitpos p = cf__bitpos_of(f->table, (bucket * f->bucket_size + slot) * f->fp_bits);
+    uint64_t w = cf__load64le(p.at);
+    w = (w & ~(f->fp_mask << p.shift)) | ((uint64_t)fp << p.shift);
+    cf__store64le(p.at, w);
 }
 
 /* Bits of one bucket: b * f, or 4f - 4 semi-sorted. */
@@ -218,6 +237,13 @@ cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, s
 
 /* Sets the hash seed and the constants derived from it. */
 void cf__set_seed(cf_filter *f, uint64_t seed);
+
+/* Allocates f's table of f->table_bytes plus CF__TABLE_PAD bytes through
+ * f's allocator and marks it owned: all zero when zeroed (calloc when the
+ * allocator has one), else only the padding (the caller fills the table).
+ * CF_OK or CF_E_NOMEM (f->table stays NULL).  The one owner of table
+ * allocation: cf_new, the deserializer and the file loaders use it. */
+cf_status cf__table_alloc(cf_filter *f, bool zeroed);
 
 /* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
 void cf__derive_layout(cf_filter *f);

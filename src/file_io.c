@@ -113,13 +113,8 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     CF__FORWARD_IF_ERROR(s0);
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
-    if (s == CF_OK) {
-        f->table = cf__alloc(&f->alloc, h.table_bytes + CF__TABLE_PAD);
-        if (f->table == NULL) s = CF_E_NOMEM;
-    }
+    if (s == CF_OK) s = cf__table_alloc(f, false);
     if (s != CF_OK) goto fail;
-    f->owns_table = true;
-    memset(f->table + h.table_bytes, 0, CF__TABLE_PAD);
 
     /* One pass: each chunk is read, hashed and its slots counted while it
      * is in cache.  A chunk of f * 2^17 bytes holds exactly 2^20 slots.

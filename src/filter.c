@@ -87,14 +87,21 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->table_bytes = bytes;
-    /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
-    f->table = cf__calloc(&f->alloc, bytes + CF__TABLE_PAD);
-    if (f->table == NULL) {
+    if (cf__table_alloc(f, true) != CF_OK) {
         cf_free(f);
         return CF_E_NOMEM;
     }
-    f->owns_table = true;
     *out = f;
+    return CF_OK;
+}
+
+cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
+    size_t n = f->table_bytes + CF__TABLE_PAD;
+    /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
+    f->table = zeroed ? cf__calloc(&f->alloc, n) : cf__alloc(&f->alloc, n);
+    CF__RETURN_IF(f->table == NULL, CF_E_NOMEM);
+    if (!zeroed) memset(f->table + f->table_bytes, 0, CF__TABLE_PAD);
+    f->owns_table = true;
     return CF_OK;
 }
 

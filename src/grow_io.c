@@ -96,11 +96,8 @@ static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k,
     const cf__header *h = &p->rec[k];
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
-    cf_status s = CF_E_NOMEM;
-    t->table = cf__alloc(&t->alloc, h->table_bytes + CF__TABLE_PAD);
-    if (t->table == NULL) goto fail;
-    t->owns_table = true;
-    memset(t->table + h->table_bytes, 0, CF__TABLE_PAD);
+    cf_status s = cf__table_alloc(t, false);
+    if (s != CF_OK) goto fail;
     uint8_t trailer[CF__TRAILER_SIZE];
     uint64_t at = p->offset[k] + CF__HEADER_SIZE;
     if ((s = cf__read_exact(fd, t->table, h->table_bytes, at)) != CF_OK) goto fail;

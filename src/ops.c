@@ -108,15 +108,13 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
  * address waits for a cache miss would hold back the next inserts' reads
  * (they cannot be ordered against it), and inserts would run one at a time. */
 static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    uint64_t bit = bucket * f->bucket_bits;
-    uint8_t *at = f->table + (bit >> 3);
-    unsigned shift = (unsigned)(bit & 7);
-    uint64_t w = cf__load64le(at);
-    uint64_t z = cf__zero_lanes(f, (w >> shift) & f->bucket_mask);
+    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    uint64_t w = cf__load64le(p.at);
+    uint64_t z = cf__zero_lanes(f, (w >> p.shift) & f->bucket_mask);
     if (z == 0) return false;
     /* The lowest set bit of z is the top bit of the first free lane. */
     unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-    cf__store64le(at, w | ((uint64_t)fp << (shift + lane)));
+    cf__store64le(p.at, w | ((uint64_t)fp << (p.shift + lane)));
     return true;
 }
 
@@ -181,15 +179,13 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
 /* SWAR layouts: clears the first slot of `bucket` holding fp, if any,
  * writing the word back where it was read (as cf__place_swar does). */
 static inline bool cf__take_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    uint64_t bit = bucket * f->bucket_bits;
-    uint8_t *at = f->table + (bit >> 3);
-    unsigned shift = (unsigned)(bit & 7);
-    uint64_t w = cf__load64le(at);
-    uint64_t z = cf__zero_lanes(f, ((w >> shift) & f->bucket_mask) ^ (f->lane_ones * fp));
+    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    uint64_t w = cf__load64le(p.at);
+    uint64_t z = cf__zero_lanes(f, ((w >> p.shift) & f->bucket_mask) ^ (f->lane_ones * fp));
     if (z == 0) return false;
     /* The lowest set bit of z is the top bit of the first matching lane. */
     unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-    cf__store64le(at, w & ~(f->fp_mask << (shift + lane)));
+    cf__store64le(p.at, w & ~(f->fp_mask << (p.shift + lane)));
     return true;
 }
 
@@ -298,13 +294,12 @@ static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool 
     p->at[0] = s.i1 * step;
     p->at[1] = s.i2 * step;
     p->fp = s.fp;
-    cf__prefetch_word(f->table + (bytes ? p->at[0] : p->at[0] >> 3));
-    cf__prefetch_word(f->table + (bytes ? p->at[1] : p->at[1] >> 3));
+    cf__prefetch_word(bytes ? f->table + p->at[0] : cf__bitpos_of(f->table, p->at[0]).at);
+    cf__prefetch_word(bytes ? f->table + p->at[1] : cf__bitpos_of(f->table, p->at[1]).at);
 }
 
 static inline bool cf__probe_semi(const cf_filter *f, const cf__probe *p) {
-    uint64_t w1 = cf__load64le(f->table + (p->at[0] >> 3)) >> (p->at[0] & 7);
-    uint64_t w2 = cf__load64le(f->table + (p->at[1] >> 3)) >> (p->at[1] & 7);
+    uint64_t w1 = cf__bits_at(f->table, p->at[0]), w2 = cf__bits_at(f->table, p->at[1]);
     return cf__semisort_find_word(f, w1, p->fp) >= 0 || cf__semisort_find_word(f, w2, p->fp) >= 0;
 }
 
@@ -316,12 +311,10 @@ static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool b
         w1 = cf__load64le(f->table + p->at[0]);
         w2 = cf__load64le(f->table + p->at[1]);
     } else {
-        w1 = cf__load64le(f->table + (p->at[0] >> 3)) >> (p->at[0] & 7);
-        w2 = cf__load64le(f->table + (p->at[1] >> 3)) >> (p->at[1] & 7);
+        w1 = cf__bits_at(f->table, p->at[0]);
+        w2 = cf__bits_at(f->table, p->at[1]);
     }
-    w1 ^= v;
-    w2 ^= v;
-    return (((w1 - f->lane_ones) & ~w1) | ((w2 - f->lane_ones) & ~w2)) & f->lane_highs;
+    return (cf__zero_lanes(f, w1 ^ v) | cf__zero_lanes(f, w2 ^ v)) != 0;
 }
 
 /* Keys located (and their buckets prefetched) ahead of their test. */

@@ -138,14 +138,12 @@ cf__count_run(const uint8_t *table, uint64_t first, uint64_t end, unsigned f) {
     uint64_t lows = all & ~highs;
     uint64_t n = 0, s = first;
     for (; s + per <= end; s += per) {
-        uint64_t bit = s * f;
-        uint64_t w = (cf__load64le(table + (bit >> 3)) >> (bit & 7)) & all;
+        uint64_t w = cf__bits_at(table, s * f) & all;
         n += (uint64_t)__builtin_popcountll((((w & lows) + lows) | w) & highs);
     }
     uint64_t mask = ((uint64_t)1 << f) - 1;
     for (; s < end; s++) {
-        uint64_t bit = s * f;
-        n += ((cf__load64le(table + (bit >> 3)) >> (bit & 7)) & mask) != 0;
+        n += (cf__bits_at(table, s * f) & mask) != 0;
     }
     return n;
 }
@@ -228,14 +226,11 @@ cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const 
                                cf_filter **out) {
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &f));
-    f->table = cf__alloc(&f->alloc, h->table_bytes + CF__TABLE_PAD);
-    if (f->table == NULL) {
+    if (cf__table_alloc(f, false) != CF_OK) {
         cf_free(f);
         return CF_E_NOMEM;
     }
-    f->owns_table = true;
     memcpy(f->table, table, h->table_bytes);
-    memset(f->table + h->table_bytes, 0, CF__TABLE_PAD);
     cf_status s = cf__check_table(f);
     if (s != CF_OK) {
         cf_free(f);
