@@ -459,16 +459,25 @@ CF_API cf_status cf_clear(cf_filter *f);
  * filter built from both sets of items would.  Lets a filter be built in
  * parts (split keys, build each part, merge).
  * The two must have the same number of buckets, bucket size, fingerprint
- * width, seed and layout (flags); max_kicks may differ (dst's is used).
+ * width, seed, layout (flags) and partner map (files of 0.1.0 have another);
+ * max_kicks may differ (dst's is used).  CF_GROW filters merge when grown
+ * from the same first table with the same growth and target_fpp: src's
+ * table k goes into dst's table k, which dst adds (as an insert would) if
+ * it has fewer tables.  Fingerprints cannot move between tables without
+ * their keys, so this needs room in each table of dst for the same table
+ * of src (else CF_E_FULL): merging into an empty or lightly filled grown
+ * filter works; two parts that both filled their first table do not.
  * All or nothing: on any failure dst's contents and statistics are as
- * before.  The call temporarily allocates a copy of dst's table through
+ * before.  The call temporarily allocates a copy of dst's tables through
  * dst's allocator.  src is only read (it may be mapped).
  * Returns CF_OK, CF_E_PARAM (NULL argument, dst == src, either filter made
- * with CF_GROW or CF_CONCURRENT (not merged yet), or the shapes differ:
- * compare cf_get_stats' num_buckets, bucket_size, fingerprint_bits, seed
- * and flags to tell which), CF_E_READONLY (dst is mapped), CF_E_FULL
- * (dst cannot take every fingerprint of src within its eviction budget),
- * or CF_E_NOMEM (the copy, or eviction scratch for a budget above 1022). */
+ * with CF_CONCURRENT (not merged yet), one grown and the other not, or the
+ * shapes differ: compare cf_get_stats' (or cf_table_stats') num_buckets,
+ * bucket_size, fingerprint_bits, seed and flags to tell which),
+ * CF_E_READONLY (dst is mapped), CF_E_FULL (dst cannot take every
+ * fingerprint of src within its eviction budget, or cannot add a table it
+ * needs: max_bytes, CF_MAX_TABLES), or CF_E_NOMEM (the copy, a table, or
+ * eviction scratch for a budget above 1022). */
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------

@@ -53,6 +53,12 @@ void cf__grow_attach(cf_filter *f, cf_filter *table) {
     f->read_only = table->read_only;
 }
 
+void cf__grow_drop_newest(cf_filter *f) {
+    cf__chain *c = f->chain;
+    cf_free(c->tables[--c->count]);
+    f->read_only = c->tables[c->count - 1]->read_only;
+}
+
 void cf__grow_free_chain(cf_filter *f) {
     for (unsigned k = 0; k < f->chain->count; k++) cf_free(f->chain->tables[k]);
     cf__free(&f->alloc, f->chain);
@@ -139,7 +145,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 }
 
 /* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
-static cf_status cf__add_table(cf_filter *f, cf_filter **added) {
+cf_status cf__add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
     CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
     CF__FORWARD_IF_ERROR(cf_new(&cfg, added));

@@ -53,6 +53,12 @@ cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
                          double target_fpp, cf_filter **out);
 void cf__grow_attach(cf_filter *f, cf_filter *table);
 
+/* Adds the next table (the one an insert would add); CF_E_FULL (no table
+ * can be added: CF_MAX_TABLES, widths, max_bytes) or CF_E_NOMEM leave f as
+ * it was.  cf__grow_drop_newest undoes it (count >= 2). */
+cf_status cf__add_table(cf_filter *f, cf_filter **added);
+void cf__grow_drop_newest(cf_filter *f);
+
 /* Releases the tables and the chain (cf_free calls it, then frees f). */
 void cf__grow_free_chain(cf_filter *f);
 

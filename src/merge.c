@@ -22,6 +22,7 @@
  * evictions one by one would need a log as large in the worst case.
  */
 #include "bucket.h"
+#include "grow.h"
 
 /* Stores fp, found in src's bucket i, in dst: i, its partner, or evict. */
 static cf_status cf__merge_one(cf_filter *dst, uint64_t i, uint32_t fp) {
@@ -40,28 +41,17 @@ static cf_status cf__merge_one(cf_filter *dst, uint64_t i, uint32_t fp) {
     return CF_OK;
 }
 
+/* The same buckets for every key: shape, seed, layout and partner map (a
+ * table of 0.1.0's map and one of today's pair buckets differently). */
 static bool cf__same_shape(const cf_filter *a, const cf_filter *b) {
     return a->num_buckets == b->num_buckets && a->bucket_size == b->bucket_size &&
-           a->fp_bits == b->fp_bits && a->seed == b->seed && a->flags == b->flags;
+           a->fp_bits == b->fp_bits && a->seed == b->seed && a->flags == b->flags &&
+           a->partner_map == b->partner_map;
 }
 
-cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
-    CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
-    CF__RETURN_IF(dst->read_only, CF_E_READONLY);
-    /* Grown filters (several tables) and concurrent ones (whose tables
-     * change under other threads) are not merged yet. */
-    CF__RETURN_IF(((dst->flags | src->flags) & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
-    CF__RETURN_IF(!cf__same_shape(dst, src), CF_E_PARAM);
-    /* More fingerprints than free slots can never fit: fail before copying. */
-    CF__RETURN_IF(src->items > dst->num_buckets * dst->bucket_size - dst->items, CF_E_FULL);
-    if (src->items == 0) return CF_OK;
-
-    size_t bytes = dst->table_bytes + CF__TABLE_PAD;
-    uint8_t *saved = cf__alloc(&dst->alloc, bytes);
-    CF__RETURN_IF(saved == NULL, CF_E_NOMEM);
-    memcpy(saved, dst->table, bytes);
-    uint64_t items = dst->items, kicks = dst->total_kicks, failed = dst->failed_inserts;
-
+/* Adds every fingerprint of src's table to dst's; stops at the first
+ * failure, leaving dst part-way (the caller restores it). */
+static cf_status cf__merge_table(cf_filter *dst, const cf_filter *src) {
     cf_status st = CF_OK;
     for (uint64_t i = 0; i < src->num_buckets && st == CF_OK; i++) {
         for (unsigned s = 0; s < src->bucket_size && st == CF_OK; s++) {
@@ -69,12 +59,81 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
             if (fp != 0) st = cf__merge_one(dst, i, fp);
         }
     }
+    return st;
+}
+
+/* A table's contents and counters, to put back when a merge fails. */
+typedef struct cf__saved {
+    uint8_t *table;
+    uint64_t items, kicks, failed;
+} cf__saved;
+
+static cf_status cf__save(const cf_filter *t, cf__saved *sv) {
+    size_t bytes = t->table_bytes + CF__TABLE_PAD;
+    sv->table = cf__alloc(&t->alloc, bytes);
+    CF__RETURN_IF(sv->table == NULL, CF_E_NOMEM);
+    memcpy(sv->table, t->table, bytes);
+    sv->items = t->items, sv->kicks = t->total_kicks, sv->failed = t->failed_inserts;
+    return CF_OK;
+}
+
+static void cf__restore(cf_filter *t, cf__saved *sv) {
+    memcpy(t->table, sv->table, t->table_bytes + CF__TABLE_PAD);
+    t->items = sv->items, t->total_kicks = sv->kicks, t->failed_inserts = sv->failed;
+}
+
+/* Grown filters: table k of src goes into table k of dst, which gets the
+ * tables it lacks the way an insert adds them.  Filters grown from the same
+ * first table with the same growth and target FPP have the same table k
+ * for every k (each table's width follows from the earlier ones), so every
+ * pair has one shape; anything else is CF_E_PARAM.  All or nothing: every
+ * table of dst is saved first, and added tables are dropped on failure. */
+static cf_status cf__merge_grown(cf_filter *dst, const cf_filter *src) {
+    const cf__chain *dc = dst->chain, *sc = src->chain;
+    CF__RETURN_IF(dc->growth != sc->growth || dc->target_fpp != sc->target_fpp, CF_E_PARAM);
+    for (unsigned k = 0; k < dc->count && k < sc->count; k++)
+        CF__RETURN_IF(!cf__same_shape(dc->tables[k], sc->tables[k]), CF_E_PARAM);
+    unsigned had = dc->count;
+    cf__saved saved[CF_MAX_TABLES];
+    unsigned n_saved = 0;
+    cf_status st = CF_OK;
+    for (; n_saved < had && st == CF_OK; n_saved++)
+        st = cf__save(dc->tables[n_saved], &saved[n_saved]);
+    if (st != CF_OK) n_saved--; /* the one that failed holds nothing */
+    uint64_t failed = dst->failed_inserts;
+    for (unsigned k = 0; k < sc->count && st == CF_OK; k++) {
+        cf_filter *t = k < dc->count ? dc->tables[k] : NULL;
+        if (t == NULL && (st = cf__add_table(dst, &t)) != CF_OK) break;
+        if (!cf__same_shape(t, sc->tables[k]))
+            st = CF_E_PARAM;
+        else
+            st = cf__merge_table(t, sc->tables[k]);
+    }
     if (st != CF_OK) {
-        memcpy(dst->table, saved, bytes);
-        dst->items = items;
-        dst->total_kicks = kicks;
+        while (dc->count > had) cf__grow_drop_newest(dst);
+        for (unsigned k = 0; k < n_saved; k++) cf__restore(dc->tables[k], &saved[k]);
         dst->failed_inserts = failed;
     }
-    cf__free(&dst->alloc, saved);
+    for (unsigned k = 0; k < n_saved; k++) cf__free(&dc->tables[k]->alloc, saved[k].table);
+    return st;
+}
+
+cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
+    CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
+    CF__RETURN_IF(dst->read_only, CF_E_READONLY);
+    /* Concurrent filters change under other threads: not merged (yet). */
+    CF__RETURN_IF(((dst->flags | src->flags) & CF_CONCURRENT) != 0, CF_E_PARAM);
+    CF__RETURN_IF(((dst->flags ^ src->flags) & CF_GROW) != 0, CF_E_PARAM);
+    if (dst->flags & CF_GROW) return cf__merge_grown(dst, src);
+    CF__RETURN_IF(!cf__same_shape(dst, src), CF_E_PARAM);
+    /* More fingerprints than free slots can never fit: fail before copying. */
+    CF__RETURN_IF(src->items > dst->num_buckets * dst->bucket_size - dst->items, CF_E_FULL);
+    if (src->items == 0) return CF_OK;
+
+    cf__saved saved;
+    CF__FORWARD_IF_ERROR(cf__save(dst, &saved));
+    cf_status st = cf__merge_table(dst, src);
+    if (st != CF_OK) cf__restore(dst, &saved);
+    cf__free(&dst->alloc, saved.table);
     return st;
 }

@@ -135,8 +135,8 @@ static void test_shapes_must_match(void) {
     CHECK_STATUS(cf_merge(dst, dst), CF_E_PARAM);
     CHECK_STATUS(cf_merge(NULL, src), CF_E_PARAM);
     CHECK_STATUS(cf_merge(dst, NULL), CF_E_PARAM);
-    /* Grown and concurrent filters are refused either way round (not
-     * merged yet), and nothing changes. */
+    /* Concurrent filters, and a grown with a plain one, are refused either
+     * way round, and nothing changes. */
     static const unsigned special[] = {CF_GROW, CF_CONCURRENT};
     uint8_t *after_ok = bytes_of(dst, &n);
     for (int i = 0; i < 2; i++) {
@@ -241,6 +241,77 @@ static void test_allocation_failure_changes_nothing(void) {
     cf_free(dst);
 }
 
-TEST_MAIN(TEST(test_parts_merge_like_one_build), TEST(test_mapped_source),
-          TEST(test_shapes_must_match), TEST(test_full_changes_nothing),
+/* Grown filters built apart (same first table, growth and target) merge
+ * table by table: a part that grew further gives dst the tables it lacks,
+ * and the merged filter holds every key, counts them all and keeps its FPP
+ * bound.  Fingerprints cannot move between tables without their keys, so
+ * when a table of dst cannot take the same table of src's fingerprints the
+ * merge fails with CF_E_FULL and dst is exactly as it was, as it is when a
+ * table it needs would pass max_bytes. */
+static cf_filter *grown(uint64_t max_bytes) {
+    cf_config c;
+    cf_config_init(&c);
+    c.flags = CF_GROW;
+    c.capacity = 1000;
+    c.target_fpp = 0.01;
+    c.seed = 5;
+    c.max_bytes = max_bytes;
+    return make(&c);
+}
+
+static void test_grown_filters_merge(void) {
+    cf_filter *dst = grown(0), *wide = grown(0), *full = grown(0);
+    fill(dst, 0, 400);    /* table 0, under half full */
+    fill(wide, 400, 900); /* under half of table 0 ... */
+    cf_stats s;
+    cf_get_stats(wide, &s);
+    CHECK_EQ(s.tables, 1);
+    CHECK_STATUS(cf_merge(dst, wide), CF_OK);
+    cf_get_stats(dst, &s);
+    CHECK_EQ(s.items, 900);
+    fill(full, 0, 3000); /* grown to more tables, table 0 full */
+    cf_stats sf;
+    cf_get_stats(full, &sf);
+    CHECK(sf.tables >= 2);
+    size_t n;
+    uint8_t *before = bytes_of(dst, &n);
+    CHECK_STATUS(cf_merge(dst, full), CF_E_FULL);
+    check_unchanged(dst, before, n);
+    free(before);
+    /* An empty grown filter takes a grown one whole, tables included. */
+    cf_filter *empty = grown(0);
+    CHECK_STATUS(cf_merge(empty, full), CF_OK);
+    cf_stats se;
+    cf_get_stats(empty, &se);
+    CHECK_EQ(se.items, sf.items);
+    CHECK_EQ(se.tables, sf.tables);
+    CHECK(se.fpp_bound < 0.01);
+    uint64_t missing = 0, hits = 0;
+    for (uint64_t k = 0; k < 3000; k++) missing += !cf_contains(empty, &k, sizeof k);
+    CHECK_EQ(missing, 0);
+    for (uint64_t k = 1000000; k < 1200000; k++) hits += cf_contains(empty, &k, sizeof k);
+    CHECK(hits < 0.01 * 200000);
+    /* Another growth does not merge; nor does a table dst may not add. */
+    cf_config other;
+    cf_config_init(&other);
+    other.flags = CF_GROW, other.capacity = 1000, other.target_fpp = 0.01, other.seed = 5;
+    other.growth = 3;
+    cf_filter *g3 = make(&other);
+    fill(g3, 0, 10);
+    before = bytes_of(dst, &n);
+    CHECK_STATUS(cf_merge(dst, g3), CF_E_PARAM);
+    check_unchanged(dst, before, n);
+    free(before);
+    cf_stats t0;
+    REQUIRE(cf_table_stats(dst, 0, &t0) == CF_OK);
+    cf_filter *small = grown(t0.table_bytes);
+    before = bytes_of(small, &n);
+    CHECK_STATUS(cf_merge(small, full), CF_E_FULL);
+    check_unchanged(small, before, n);
+    free(before);
+    cf_free(small), cf_free(g3), cf_free(empty), cf_free(full), cf_free(wide), cf_free(dst);
+}
+
+TEST_MAIN(TEST(test_parts_merge_like_one_build), TEST(test_grown_filters_merge),
+          TEST(test_mapped_source), TEST(test_shapes_must_match), TEST(test_full_changes_nothing),
           TEST(test_allocation_failure_changes_nothing))
