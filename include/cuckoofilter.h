@@ -324,9 +324,10 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
  * scratch cannot be allocated; the filter is unchanged).
  * CF_GROW: the key goes to the newest table; when that has no room a table
  * is added and the key goes there.  CF_E_FULL only when the new table would
- * pass max_bytes, CF_MAX_TABLES or 32-bit fingerprints, or when the key's
- * own copies fill both its buckets in the newest table (2b copies: tables
- * are added for want of room, never for one key); CF_E_NOMEM when the table
+ * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
+ * fingerprints, or when the key's own copies fill both its buckets in the
+ * newest table (2b copies: tables are added for want of room, never for one
+ * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
  * cannot be allocated (in every case the filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
