@@ -156,8 +156,8 @@ static double grow_target(const cf_filter *t, const cfr_limits *lim) {
     cf_get_stats(t, &st);
     double first = st.fpp_bound;
     double want = 4 * first;
-    double widest = (lim->max_filters + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS,
-                                                                  st.bucket_size, 1.0);
+    double widest =
+        (lim->max_filters + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, st.bucket_size, 1.0);
     if (want < widest) want = widest;
     double half_rest = (1 + first) / 2;
     return want < half_rest ? want : half_rest;
@@ -181,8 +181,8 @@ static bool apply_limits(cf_filter *f, const cfr_limits *lim) {
     cf_stats st;
     cf_get_stats(f, &st);
     if (!(st.flags & CF_GROW)) return true;
-    uint64_t bytes = st.max_bytes && st.max_bytes < lim->max_key_bytes ? st.max_bytes
-                                                                        : lim->max_key_bytes;
+    uint64_t bytes =
+        st.max_bytes && st.max_bytes < lim->max_key_bytes ? st.max_bytes : lim->max_key_bytes;
     return cf_grow_set_limits(f, lim->max_filters, bytes) == CF_OK;
 }
 
@@ -346,7 +346,12 @@ uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
         lens[i] = c->loading ? c->load_lens[i] : cf_serialized_size(c->f);
         flags[i] = c->loading && c->load_flags ? c->load_flags[i] : 0;
     }
-    cfr_dump_fields d = {n, c->expansion, c->flags, c->capacity, c->deleted, 0,
+    cfr_dump_fields d = {n,
+                         c->expansion,
+                         c->flags,
+                         c->capacity,
+                         c->deleted,
+                         0,
                          c->loading ? c->load_version : CFR_DUMP_VERSION};
     cfr_dump_header_write(h, &d, lens, flags);
     cfr_free(lens);
@@ -421,9 +426,9 @@ static cfr_result load_finish_image(cfr_chain *c, const uint8_t *buf, size_t len
     cf_stats st;
     cf_get_stats(f, &st);
     /* Version 1 held single tables only; a grown image grows by EXPANSION. */
-    bool ok = !st.read_only && (!(st.flags & CF_GROW) || (c->load_version >= 2 &&
-                                                          c->expansion != 0 &&
-                                                          st.growth == c->expansion));
+    bool ok =
+        !st.read_only && (!(st.flags & CF_GROW) ||
+                          (c->load_version >= 2 && c->expansion != 0 && st.growth == c->expansion));
     if (!ok) {
         cf_free(f);
         return CFR_BAD_CHUNK;

@@ -40,9 +40,9 @@
 
 /* Module-wide limits, set once when the module loads. */
 typedef struct cfr_limits {
-    uint32_t max_filters;  /* tables per key, 1..CF_MAX_TABLES */
-    uint64_t max_key_bytes;/* table bytes one key may use (cfg.max_bytes) */
-    size_t chunk_bytes;    /* largest SCANDUMP / AOF chunk */
+    uint32_t max_filters;   /* tables per key, 1..CF_MAX_TABLES */
+    uint64_t max_key_bytes; /* table bytes one key may use (cfg.max_bytes) */
+    size_t chunk_bytes;     /* largest SCANDUMP / AOF chunk */
 } cfr_limits;
 
 /* What CF.RESERVE (or auto-creation) asks for. */
@@ -55,7 +55,7 @@ typedef struct cfr_params {
 } cfr_params;
 
 typedef struct cfr_chain {
-    cf_filter *f;       /* NULL while loading */
+    cf_filter *f; /* NULL while loading */
     /* f's table count and bucket size, kept by the module so an insert
      * does not gather statistics (not persisted). */
     unsigned tables, bucket_size;
@@ -77,14 +77,14 @@ typedef struct cfr_chain {
     bool loading;
     uint16_t load_version;
     uint32_t load_nsubs;
-    uint32_t load_done;    /* images complete so far, in load_subs */
-    uint32_t load_gen;     /* generation the header chunk was tagged with */
-    uint64_t *load_lens;   /* expected length of each image */
-    uint64_t *load_flags;  /* version 1: each sub-filter's flags */
+    uint32_t load_done;   /* images complete so far, in load_subs */
+    uint32_t load_gen;    /* generation the header chunk was tagged with */
+    uint64_t *load_lens;  /* expected length of each image */
+    uint64_t *load_flags; /* version 1: each sub-filter's flags */
     cf_filter **load_subs;
     uint64_t load_body_len;
-    uint64_t load_received;/* body bytes accepted so far */
-    uint8_t *partial;      /* bytes of the image being received */
+    uint64_t load_received; /* body bytes accepted so far */
+    uint8_t *partial;       /* bytes of the image being received */
     size_t partial_len;
     size_t partial_cap;
 } cfr_chain;
@@ -154,7 +154,9 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
                            size_t len);
 /* True when every image has arrived (the key is live again). */
-static inline bool cfr_load_done(const cfr_chain *c) { return !c->loading; }
+static inline bool cfr_load_done(const cfr_chain *c) {
+    return !c->loading;
+}
 
 /* A deep copy through the dump stream (COPY); NULL on failure. */
 cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim);
