@@ -1,9 +1,11 @@
 """Writes redis/data/legacy_enc0.rdb and legacy_enc0.json: keys saved by the
 module as it was before keys were built on the library's CF_GROW (RDB
 encoding 0, dump version 1: one library image per sub-filter).  Run once
-with that module (git show 5b80bf4^:redis/ builds it):
+with that module, built from commit ca994b1 (e.g. `git worktree add /tmp/old
+ca994b1 && cmake -S /tmp/old -B /tmp/old/build && cmake --build /tmp/old/build
+--target cuckoo_redis`):
 
-    /usr/bin/python3 redis/make_legacy_rdb.py OLD/cuckoo.so
+    cd redis && /usr/bin/python3 make_legacy_rdb.py /tmp/old/build/redis/cuckoo.so
 
 test_redis_persistence.py loads the RDB into today's module and checks
 every key answers as it did (the JSON: CF.INFO's first pairs and MEXISTS
