@@ -315,6 +315,37 @@ CF_API void cf_free(cf_filter *f);
  * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
 CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
 
+/* Steering a CF_GROW filter (programs with their own growth policy, e.g.
+ * the Redis module).  Each returns CF_E_PARAM for NULL or a filter without
+ * CF_GROW, CF_E_READONLY for a mapped one, and keeps every rule cf_insert's
+ * growth keeps (shapes, sizes, the FPP bound, max_bytes).
+ *
+ * cf_grow_add_table: adds the next table now, as an insert that finds no
+ * room would (also when only one key's copies fill the newest table).
+ * CF_OK, CF_E_FULL (a limit: max_bytes, the table cap, 32-bit fingerprints;
+ * nothing changed) or CF_E_NOMEM.
+ *
+ * cf_grow_set_limits: from now on no table is added past max_tables tables
+ * (1..CF_MAX_TABLES; 0 = CF_MAX_TABLES; held by this handle, not saved)
+ * or max_bytes of tables (0 = none; saved as cfg.max_bytes).  CF_E_PARAM
+ * also when max_bytes is below the tables' bytes now or max_tables above
+ * CF_MAX_TABLES.
+ *
+ * cf_grow_append: adds `table`, a writable single-table filter, as the
+ * newest table and takes ownership of it (on CF_OK only): for tables built
+ * or loaded elsewhere.  It must share the seed, bucket size and eviction
+ * budget of the newest table, have growth times its buckets, keep the sum
+ * of full-load FPPs below target_fpp and the bytes within max_bytes;
+ * otherwise CF_E_PARAM and nothing changes.
+ *
+ * cf_grow_trim: frees the newest tables while they hold no item, never the
+ * first; *dropped (may be NULL) receives how many.  Lookups then probe fewer
+ * tables, and later growth starts again from the newest table kept. */
+CF_API cf_status cf_grow_add_table(cf_filter *f);
+CF_API cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_bytes);
+CF_API cf_status cf_grow_append(cf_filter *f, cf_filter *table);
+CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
+
 /* ------------------------------------------------------------------------
  * Operations on keys (any bytes).  key may be NULL when len is 0.  A NULL
  * key with len > 0 is refused everywhere, never read: CF_E_PARAM where a
@@ -329,9 +360,10 @@ CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
  * scratch cannot be allocated; the filter is unchanged).
  * CF_GROW: the key goes to the newest table; when that has no room a table
  * is added and the key goes there.  CF_E_FULL only when the new table would
- * pass max_bytes, CF_MAX_TABLES or 32-bit fingerprints, or when the key's
- * own copies fill both its buckets in the newest table (2b copies: tables
- * are added for want of room, never for one key); CF_E_NOMEM when the table
+ * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
+ * fingerprints, or when the key's own copies fill both its buckets in the
+ * newest table (2b copies: tables are added for want of room, never for one
+ * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
  * cannot be allocated (in every case the filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
@@ -503,8 +535,13 @@ CF_API cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t 
  * f do not fit together, and cf_deserialize rejects their concatenation
  * (checksum or item count).  A range that reaches into the last 8 bytes (the
  * checksum) hashes the whole table once; any other range costs O(len).
+ * CF_GROW (version 2): served table by table, each record as above; a
+ * change is rejected when it falls in a table part of which was read
+ * before it, but one confined to tables read wholly after it is not (the
+ * version-2 header has no item count): a caller that streams across writes
+ * must track them itself (the Redis module tags chunks with generations).
  * Returns CF_OK, or CF_E_PARAM (f NULL, dst NULL with len > 0, f made with
- * CF_GROW or CF_CONCURRENT (not supported yet), or offset + len beyond
+ * CF_CONCURRENT (not supported yet), or offset + len beyond
  * cf_serialized_size(f)). */
 CF_API cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len);
 

@@ -1,28 +1,26 @@
 /*
- * cf_redis_chain.c -- the chain of sub-filters behind one key, and its dump
- * stream (layout in cf_redis_dump.h).  Uses only the public library API.
+ * cf_redis_chain.c -- the filter behind one key, and its dump stream
+ * (layout in cf_redis_dump.h).  A thin layer over the library's CF_GROW:
+ * uses only the public API.
  *
  * Insert, in full:
- *   1. NX: if any sub-filter may hold the item, answer "exists".
- *   2. If the chain is marked exhausted (an earlier insert found it full and
+ *   1. NX: if the filter may hold the item, answer "exists".
+ *   2. If the key is marked exhausted (an earlier insert found it full and
  *      unable to grow, and no delete has freed a slot since), refuse at once
- *      unless it can grow now: a full key costs O(1) per refused item.
- *   3. Try the sub-filters from the newest to the oldest, skipping
- *      - those marked full (an earlier insert found no room there and no
- *        delete has freed a slot since: retrying would redo a futile,
- *        max_kicks-long search), and
- *      - those whose two buckets already hold 2b copies of this fingerprint
- *        (nothing can move there).
- *      A sub-filter is marked full when an insert fails there (really_full()
- *      discounts failures next to copies of the item in a lightly loaded
- *      table: they say little about the rest of it).
- *   4. Grow by one sub-filter (within EXPANSION, the cap and the key's memory
- *      limit) and insert there -- also when only copies of the item stood in
- *      the way, as RedisBloom does; the cap bounds what duplicates can cost.
- *   5. If growing is impossible after a failure for lack of room, retry the
- *      newest sub-filter once even when marked full (its other buckets may
- *      have room); if that fails too, mark the chain exhausted.
- * The marks are part of the persisted state, so primaries, replicas and
+ *      unless a table can be added now (limits raised by a restart): a full
+ *      key costs O(1) per refused item.
+ *   3. cf_insert: the library tries the newest table and adds a table when
+ *      it has no room (within MAX_FILTERS and MAX_KEY_BYTES, set on the
+ *      filter with cf_grow_set_limits).  When the item's copies fill its
+ *      buckets in every table, the search is skipped (it cannot succeed).
+ *   4. The library adds no table for one item's copies; RedisBloom does, so
+ *      with EXPANSION > 0 the module adds one (cf_grow_add_table) and
+ *      inserts there.  MAX_FILTERS and MAX_KEY_BYTES bound what duplicates
+ *      can cost.
+ *   5. A refusal for want of room marks the key exhausted.  A refusal next
+ *      to copies of the item in a lightly loaded table says little about the
+ *      rest of it, and marks nothing.
+ * The mark is part of the persisted state, so primaries, replicas and
  * reloaded servers take the same branches.
  */
 #include "cf_redis_chain.h"
@@ -33,9 +31,8 @@
 #include <string.h>
 
 /* The seed of every key this module creates: replicas must build the same
- * tables.  A key loaded from a dump keeps the seed its first sub-filter
- * carries (`cuckoo export` of a file made with another seed), and its later
- * sub-filters take that seed too. */
+ * tables.  A key loaded from a dump keeps the seed its filter carries
+ * (`cuckoo export` of a file made with another seed). */
 #define CFR_SEED 0x6366726564697331ull /* "cfredis1" */
 
 /* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
@@ -90,58 +87,49 @@ static void *cfr_calloc_cb(void *ctx, size_t n) {
 
 const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb};
 
-/* ---- chain lifetime ---- */
+/* ---- key lifetime ---- */
 
-/* Generations of new chains start from a module-wide counter, so a key
+/* Generations of new keys start from a module-wide counter, so a key
  * deleted and created again mid-dump does not repeat its predecessor's. */
 static uint32_t cfr_next_gen = 0;
 
-static cfr_chain *chain_alloc(uint32_t cap_subs) {
+static cfr_chain *chain_alloc(void) {
     cfr_chain *c = cfr_alloc(sizeof *c);
     if (!c) return NULL;
     memset(c, 0, sizeof *c);
     c->gen = cfr_next_gen;
     cfr_next_gen += 7; /* odd: consecutive keys get distinct generations mod 2^12 */
-    c->subs = cfr_alloc(sizeof *c->subs * cap_subs);
-    if (!c->subs) {
-        cfr_free(c);
-        return NULL;
-    }
-    memset(c->subs, 0, sizeof *c->subs * cap_subs);
-    c->cap_subs = cap_subs;
     return c;
 }
 
-/* Makes room for one more sub-filter slot (the array doubles). */
-static bool ensure_slot(cfr_chain *c) {
-    if (c->nsubs < c->cap_subs) return true;
-    uint32_t cap = c->cap_subs * 2;
-    cfr_sub *subs = cfr_alloc(sizeof *subs * cap);
-    if (!subs) return false;
-    memset(subs, 0, sizeof *subs * cap);
-    memcpy(subs, c->subs, sizeof *subs * c->nsubs);
-    cfr_free(c->subs);
-    c->subs = subs;
-    c->cap_subs = cap;
-    return true;
-}
-
 static void load_state_free(cfr_chain *c) {
+    if (c->load_subs)
+        for (uint32_t i = 0; i < c->load_done; i++) cf_free(c->load_subs[i]);
+    cfr_free(c->load_subs);
     cfr_free(c->load_lens);
     cfr_free(c->load_flags);
     cfr_free(c->partial);
+    c->load_subs = NULL;
     c->load_lens = c->load_flags = NULL;
     c->partial = NULL;
     c->partial_len = c->partial_cap = 0;
+    c->load_done = 0;
     c->loading = false;
 }
 
 void cfr_chain_free(cfr_chain *c) {
     if (!c) return;
-    for (uint32_t i = 0; i < c->nsubs; i++) cf_free(c->subs[i].f);
-    cfr_free(c->subs);
+    cf_free(c->f);
     load_state_free(c);
     cfr_free(c);
+}
+
+/* Refreshes what the key keeps of f's shape after f changes shape. */
+static void chain_shape(cfr_chain *c) {
+    cf_stats st;
+    cf_get_stats(c->f, &st);
+    c->tables = st.tables;
+    c->bucket_size = st.bucket_size;
 }
 
 void cfr_chain_touch(cfr_chain *c) {
@@ -149,124 +137,124 @@ void cfr_chain_touch(cfr_chain *c) {
 }
 
 size_t cfr_chain_memory(const cfr_chain *c) {
-    size_t n = sizeof *c + sizeof *c->subs * c->cap_subs + c->partial_cap;
-    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_memory_usage(c->subs[i].f);
-    if (c->loading) n += 2 * sizeof(uint64_t) * c->load_nsubs;
+    size_t n = sizeof *c + c->partial_cap + cf_memory_usage(c->f);
+    if (c->loading) {
+        n += (2 * sizeof(uint64_t) + sizeof(cf_filter *)) * c->load_nsubs;
+        for (uint32_t i = 0; i < c->load_done; i++) n += cf_memory_usage(c->load_subs[i]);
+    }
     return n;
 }
 
-/* Builds one sub-filter of nb buckets (0: sized from p->capacity) if the
- * key's limit allows it. */
-static cfr_result sub_new(const cfr_params *p, uint64_t nb, uint64_t used_bytes,
-                          const cfr_limits *lim, cf_filter **out) {
-    cf_config cfg;
-    cf_config_init(&cfg);
-    cfg.capacity = p->capacity;
-    cfg.num_buckets = nb;
-    cfg.bucket_size = p->bucket_size;
-    cfg.fingerprint_bits = p->fingerprint_bits;
-    cfg.max_kicks = p->max_kicks;
-    cfg.seed = p->seed;
-    cfg.flags = p->flags;
-    cfg.allocator = &cfr_allocator;
-    /* The library sizes the table; the limit is checked before allocating. */
-    cf_shape shape;
-    if (cf_config_resolve(&cfg, &shape) != CF_OK || shape.table_bytes > lim->max_key_bytes ||
-        used_bytes > lim->max_key_bytes - shape.table_bytes)
-        return CFR_NOMEM;
-    return cf_new(&cfg, out) == CF_OK ? CFR_OK : CFR_NOMEM;
+/* The FPP bound of a key whose first table is t: four times the table's
+ * full-load FPP (the first table's share of the bound in the library's own
+ * CF_GROW sizing), but at least what MAX_FILTERS tables of 32-bit
+ * fingerprints need (a first table near 32 bits has no width left to add),
+ * kept below 1.  Later tables spend what is left.  A function of the table
+ * alone (and the module's limits), so replicas agree. */
+static double grow_target(const cf_filter *t, const cfr_limits *lim) {
+    cf_stats st;
+    cf_get_stats(t, &st);
+    double first = st.fpp_bound;
+    double want = 4 * first;
+    double widest =
+        (lim->max_filters + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, st.bucket_size, 1.0);
+    if (want < widest) want = widest;
+    double half_rest = (1 + first) / 2;
+    return want < half_rest ? want : half_rest;
+}
+
+/* Turns the key's single table into a growing filter with the key's
+ * expansion and the module's limits.  On failure the key is unchanged. */
+static bool make_growable(cfr_chain *c, const cfr_limits *lim) {
+    cf_config g;
+    cf_config_init(&g);
+    g.growth = c->expansion;
+    g.target_fpp = grow_target(c->f, lim);
+    g.max_bytes = lim->max_key_bytes;
+    if (!(g.target_fpp < 1) || cf_make_growable(&c->f, &g) != CF_OK) return false;
+    return cf_grow_set_limits(c->f, lim->max_filters, lim->max_key_bytes) == CF_OK;
+}
+
+/* The module's limits on a growing filter: MAX_FILTERS, and MAX_KEY_BYTES
+ * unless the filter carries a lower limit of its own. */
+static bool apply_limits(cf_filter *f, const cfr_limits *lim) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    if (!(st.flags & CF_GROW)) return true;
+    uint64_t bytes =
+        st.max_bytes && st.max_bytes < lim->max_key_bytes ? st.max_bytes : lim->max_key_bytes;
+    return cf_grow_set_limits(f, lim->max_filters, bytes) == CF_OK;
 }
 
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
                          const char **err) {
     *out = NULL;
-    cfr_chain *c = chain_alloc(1);
+    cfr_chain *c = chain_alloc();
     if (!c) {
         *err = "ERR Insufficient memory";
         return CFR_NOMEM;
     }
     c->expansion = p->expansion;
     c->capacity = p->capacity;
-    cfr_params own = *p;
-    own.seed = CFR_SEED;
-    own.flags = 0;
-    cfr_result r = sub_new(&own, 0, cfr_chain_memory(c), lim, &c->subs[0].f);
-    if (r != CFR_OK) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = p->capacity;
+    cfg.bucket_size = p->bucket_size;
+    cfg.fingerprint_bits = p->fingerprint_bits;
+    cfg.max_kicks = p->max_kicks;
+    cfg.seed = CFR_SEED;
+    cfg.allocator = &cfr_allocator;
+    /* The library sizes the first table; the limit is checked before
+     * allocating.  A key is one table until it must grow (grow_and_insert):
+     * it dumps as a version-1 image, byte for byte what `cuckoo` writes. */
+    cf_shape shape;
+    bool ok = cf_config_resolve(&cfg, &shape) == CF_OK && shape.table_bytes <= lim->max_key_bytes &&
+              cf_new(&cfg, &c->f) == CF_OK;
+    if (!ok) {
         *err = "ERR Insufficient memory: the filter would exceed the module's per-key limit "
                "(MAX_KEY_BYTES) or the server's memory";
         cfr_chain_free(c);
-        return r;
+        return CFR_NOMEM;
     }
-    c->nsubs = 1;
+    chain_shape(c);
     *out = c;
     return CFR_OK;
 }
 
 /* ---- operations ---- */
 
-static void sub_params(const cfr_chain *c, cfr_params *p) {
+/* Whether a refused insert of h shows the filter full.  A refusal of an
+ * item with no copy in its buckets does.  One with copies (or colliding
+ * fingerprints) there may be about those two buckets only, so it counts
+ * only once the newest table is at least half as loaded as it is sized
+ * for. */
+static bool really_full(const cfr_chain *c, uint64_t h) {
+    if (cf_count_hash(c->f, h) == 0) return true;
     cf_stats st;
-    cf_get_stats(c->subs[0].f, &st);
-    p->capacity = c->capacity;
-    p->bucket_size = st.bucket_size;
-    p->fingerprint_bits = st.fingerprint_bits;
-    p->max_kicks = st.max_kicks;
-    p->expansion = c->expansion;
-    p->seed = st.seed;
-    p->flags = st.flags;
-}
-
-static cfr_result chain_grow(cfr_chain *c, const cfr_limits *lim) {
-    if (c->expansion == 0) return CFR_FULL;
-    if (c->nsubs >= lim->max_filters) return CFR_MAX_FILTERS;
-    if (!ensure_slot(c)) return CFR_NOMEM;
-    cfr_params p;
-    sub_params(c, &p);
-    cf_stats last;
-    cf_get_stats(c->subs[c->nsubs - 1].f, &last);
-    if (last.num_buckets > UINT64_MAX / c->expansion) return CFR_NOMEM;
-    cf_filter *f = NULL;
-    cfr_result r = sub_new(&p, last.num_buckets * c->expansion, cfr_chain_memory(c), lim, &f);
-    if (r != CFR_OK) return r;
-    c->subs[c->nsubs].f = f;
-    c->subs[c->nsubs].flags = 0;
-    c->nsubs++;
-    return CFR_OK;
-}
-
-/* 2b: when an item's two buckets hold this many copies of its fingerprint,
- * no eviction can make room for another. */
-static size_t two_buckets(const cf_filter *f) {
-    cf_stats st;
-    cf_get_stats(f, &st);
-    return 2 * (size_t)st.bucket_size;
-}
-
-/* Whether a failed insert shows the table full.  A failure of an item with
- * no copy in its buckets does.  One with copies (or colliding fingerprints)
- * there may be about those two buckets only, so it counts only once the
- * table is at least half as loaded as it is sized for. */
-static bool really_full(const cf_filter *f, size_t copies) {
-    if (copies == 0) return true;
-    cf_stats st;
-    cf_get_stats(f, &st);
+    cf_table_stats(c->f, c->tables - 1, &st);
     return st.load_factor >= 0.5 * cf_default_max_load(st.bucket_size);
 }
 
-/* Grows the chain and puts h in the new sub-filter. */
+/* Adds a table and puts h there (RedisBloom grows for copies too); the
+ * key's first growth makes its table a growing filter. */
 static cfr_result grow_and_insert(cfr_chain *c, const cfr_limits *lim, uint64_t h) {
-    cfr_result r = chain_grow(c, lim);
-    if (r != CFR_OK) return r;
-    return cf_insert_hash(c->subs[c->nsubs - 1].f, h) == CF_OK ? CFR_OK : CFR_FULL;
+    if (c->expansion == 0) return CFR_FULL;
+    /* The cap is known without asking the library (cheap for a full key). */
+    if (c->tables >= lim->max_filters) return CFR_MAX_FILTERS;
+    cf_stats st;
+    cf_get_stats(c->f, &st);
+    if (!(st.flags & CF_GROW) && !make_growable(c, lim)) return CFR_NOMEM;
+    cf_status s = cf_grow_add_table(c->f);
+    if (s != CF_OK) return CFR_NOMEM; /* MAX_KEY_BYTES, 32-bit widths, allocation */
+    chain_shape(c);
+    /* The new table is empty: the insert lands there. */
+    return cf_insert_hash(c->f, h) == CF_OK ? CFR_OK : CFR_FULL;
 }
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx) {
-    uint64_t h = cf_hash(c->subs[0].f, item, len);
-    if (nx) {
-        for (uint32_t i = 0; i < c->nsubs; i++)
-            if (cf_contains_hash(c->subs[i].f, h)) return CFR_EXISTS;
-    }
+    uint64_t h = cf_hash(c->f, item, len);
+    if (nx && cf_contains_hash(c->f, h)) return CFR_EXISTS;
     cfr_chain_touch(c);
     if (c->flags & CFR_CHAIN_EXHAUSTED) {
         /* The limits may have been raised since (a restart with other
@@ -275,111 +263,76 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
         if (r == CFR_OK) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
         return r;
     }
-    bool room_failure = false, newest_tried = false;
-    size_t max_copies = two_buckets(c->subs[0].f); /* every sub-filter has the same b */
-    for (uint32_t i = c->nsubs; i-- > 0;) {
-        cfr_sub *s = &c->subs[i];
-        if (s->flags & CFR_SUB_FULL) {
-            room_failure = true;
-            continue;
-        }
-        size_t copies = cf_count_hash(s->f, h);
-        if (copies >= max_copies) continue;
-        newest_tried |= i == c->nsubs - 1;
-        cf_status rc = cf_insert_hash(s->f, h);
-        if (rc == CF_OK) return CFR_OK;
-        if (rc == CF_E_FULL && really_full(s->f, copies)) {
-            s->flags |= CFR_SUB_FULL;
-            room_failure = true;
-        }
-    }
-    /* Only copies of the item stand in the way: a new sub-filter takes more
-     * (RedisBloom's behaviour; MAX_FILTERS and MAX_KEY_BYTES bound it). */
-    if (!room_failure) return c->expansion == 0 ? CFR_FULL : grow_and_insert(c, lim, h);
+    /* 2b copies in every table: no search can make room for another. */
+    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
+    cf_status s = copies_fill ? CF_E_FULL : cf_insert_hash(c->f, h);
+    cf_stats added;
+    if (s == CF_OK && cf_table_stats(c->f, c->tables, &added) == CF_OK)
+        chain_shape(c); /* the insert added a table */
+    if (s == CF_OK) return CFR_OK;
+    if (s != CF_E_FULL) return CFR_NOMEM;
+    chain_shape(c); /* the library may have added a table */
+    bool full = !copies_fill && really_full(c, h);
+    /* Without room a growing filter has tried to grow already (a single
+     * table becomes one now); with copies in the way the library would
+     * not, and RedisBloom would. */
     cfr_result r = grow_and_insert(c, lim, h);
-    if (r == CFR_OK) return r;
-    /* No growth possible (EXPANSION 0, the cap, the memory limit): a "full"
-     * sub-filter may still have room in this item's buckets, so retry the
-     * newest one -- at most one extra search per insert. */
-    cf_filter *last = c->subs[c->nsubs - 1].f;
-    if (!newest_tried && cf_count_hash(last, h) < max_copies && cf_insert_hash(last, h) == CF_OK)
-        return CFR_OK;
-    /* Every sub-filter is full and none can be added: refuse later inserts
-     * without searching until a delete frees a slot. */
-    c->flags |= CFR_CHAIN_EXHAUSTED;
+    if (r != CFR_OK && full) c->flags |= CFR_CHAIN_EXHAUSTED;
     return r;
 }
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {
-    uint64_t h = cf_hash(c->subs[0].f, item, len);
-    for (uint32_t i = 0; i < c->nsubs; i++)
-        if (cf_contains_hash(c->subs[i].f, h)) return true;
-    return false;
+    return cf_contains(c->f, item, len);
 }
 
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len) {
-    uint64_t h = cf_hash(c->subs[0].f, item, len);
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_count_hash(c->subs[i].f, h);
-    return n;
+    return cf_count(c->f, item, len);
 }
 
 bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len) {
-    uint64_t h = cf_hash(c->subs[0].f, item, len);
-    for (uint32_t i = c->nsubs; i-- > 0;) {
-        if (cf_delete_hash(c->subs[i].f, h) == CF_OK) {
-            c->subs[i].flags &= ~(uint64_t)CFR_SUB_FULL;
-            c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
-            c->deleted++;
-            cfr_chain_touch(c);
-            return true;
-        }
-    }
-    return false;
+    if (cf_delete(c->f, item, len) != CF_OK) return false;
+    c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
+    c->deleted++;
+    cfr_chain_touch(c);
+    return true;
 }
 
 uint32_t cfr_chain_compact(cfr_chain *c) {
-    uint32_t kept = 1, dropped = 0;
-    for (uint32_t i = 1; i < c->nsubs; i++) {
-        cf_stats st;
-        cf_get_stats(c->subs[i].f, &st);
-        if (st.items == 0) {
-            cf_free(c->subs[i].f);
-            dropped++;
-        } else {
-            c->subs[kept++] = c->subs[i];
-        }
-    }
-    for (uint32_t i = kept; i < c->nsubs; i++) c->subs[i].f = NULL;
-    c->nsubs = kept;
-    if (dropped) {
-        c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED; /* the chain may grow again */
-        cfr_chain_touch(c);
-    }
+    unsigned dropped = 0;
+    if (cf_grow_trim(c->f, &dropped) != CF_OK || dropped == 0) return 0;
+    chain_shape(c);
+    c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED; /* the key may grow again */
+    cfr_chain_touch(c);
     return dropped;
 }
 
 void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
     memset(out, 0, sizeof *out);
-    for (uint32_t i = 0; i < c->nsubs; i++) {
-        cf_stats st;
-        cf_get_stats(c->subs[i].f, &st);
-        out->table_bytes += st.table_bytes;
-        out->buckets += st.num_buckets;
-        out->items += st.items;
-        out->bucket_size = st.bucket_size;
-        out->fingerprint_bits = st.fingerprint_bits;
-        out->max_kicks = st.max_kicks;
-        out->fpp_bound += st.expected_fpp; /* a union bound: one probe per sub-filter */
-    }
+    cf_stats st, first;
+    cf_get_stats(c->f, &st);
+    cf_table_stats(c->f, 0, &first);
+    out->table_bytes = st.table_bytes;
+    out->buckets = st.num_buckets;
+    out->items = st.items;
+    out->tables = st.tables;
+    out->bucket_size = st.bucket_size;
+    /* The width RESERVE chose; later tables are wider (cf_table_stats). */
+    out->fingerprint_bits = first.fingerprint_bits;
+    out->max_kicks = st.max_kicks;
+    out->fpp_bound = st.fpp_bound;
     out->memory_bytes = cfr_chain_memory(c);
 }
 
 /* ---- the dump stream ---- */
 
-/* Header of a live chain, or of a loading one (what it expects in full). */
+/* The images of the body: the live filter, or a loading key's complete ones. */
+static cf_filter *const *body_images(const cfr_chain *c, uint32_t *n) {
+    *n = c->loading ? c->load_done : 1;
+    return c->loading ? c->load_subs : &c->f;
+}
+
 uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
-    uint32_t n = c->loading ? c->load_nsubs : c->nsubs;
+    uint32_t n = c->loading ? c->load_nsubs : 1;
     size_t hl = cfr_dump_header_len(n);
     uint8_t *h = cfr_alloc(hl);
     uint64_t *lens = cfr_alloc(sizeof *lens * n), *flags = cfr_alloc(sizeof *flags * n);
@@ -390,10 +343,16 @@ uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
-        lens[i] = c->loading ? c->load_lens[i] : cf_serialized_size(c->subs[i].f);
-        flags[i] = c->loading ? c->load_flags[i] : c->subs[i].flags;
+        lens[i] = c->loading ? c->load_lens[i] : cf_serialized_size(c->f);
+        flags[i] = c->loading && c->load_flags ? c->load_flags[i] : 0;
     }
-    cfr_dump_fields d = {n, c->expansion, c->flags, c->capacity, c->deleted, 0};
+    cfr_dump_fields d = {n,
+                         c->expansion,
+                         c->flags,
+                         c->capacity,
+                         c->deleted,
+                         0,
+                         c->loading ? c->load_version : CFR_DUMP_VERSION};
     cfr_dump_header_write(h, &d, lens, flags);
     cfr_free(lens);
     cfr_free(flags);
@@ -402,19 +361,23 @@ uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
 }
 
 uint64_t cfr_dump_body_len(const cfr_chain *c) {
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < c->nsubs; i++) n += cf_serialized_size(c->subs[i].f);
-    return n;
+    uint32_t n;
+    cf_filter *const *img = body_images(c, &n);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) total += cf_serialized_size(img[i]);
+    return total;
 }
 
 bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t len) {
-    uint64_t start = 0; /* body offset of sub-filter i */
-    for (uint32_t i = 0; i < c->nsubs && len > 0; i++) {
-        uint64_t sl = cf_serialized_size(c->subs[i].f);
+    uint32_t count;
+    cf_filter *const *img = body_images(c, &count);
+    uint64_t start = 0; /* body offset of image i */
+    for (uint32_t i = 0; i < count && len > 0; i++) {
+        uint64_t sl = cf_serialized_size(img[i]);
         if (off < start + sl) {
             uint64_t in = off - start;
             size_t n = sl - in < len ? (size_t)(sl - in) : len;
-            if (cf_serialize_range(c->subs[i].f, in, dst, n) != CF_OK) return false;
+            if (cf_serialize_range(img[i], in, dst, n) != CF_OK) return false;
             dst += n;
             off += n;
             len -= n;
@@ -424,27 +387,16 @@ bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t 
     return len == 0;
 }
 
-uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len) {
-    size_t n = cf_serialized_size(c->subs[i].f);
-    uint8_t *buf = cfr_alloc(n ? n : 1);
-    if (!buf) return NULL;
-    if (cf_serialize(c->subs[i].f, buf, n, len) != CF_OK) {
-        cfr_free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim, uint32_t gen,
                           cfr_chain **out) {
     *out = NULL;
     cfr_dump_fields d;
-    /* A dump from a server configured with a larger MAX_FILTERS still loads,
-     * up to the hard ceiling; the body must fit the key's memory limit. */
+    /* The body must fit the key's memory limit. */
     if (!cfr_dump_header_read(hdr, len, lim->max_key_bytes, &d)) return CFR_BAD_HEADER;
-    cfr_chain *c = chain_alloc(d.nsubs);
+    cfr_chain *c = chain_alloc();
     if (!c) return CFR_NOMEM;
     c->loading = true;
+    c->load_version = d.version;
     c->load_nsubs = d.nsubs;
     c->load_gen = gen & CFR_ITER_GEN_MASK;
     c->expansion = d.expansion;
@@ -454,7 +406,8 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
     c->load_body_len = d.body_len;
     c->load_lens = cfr_alloc(sizeof(uint64_t) * d.nsubs);
     c->load_flags = cfr_alloc(sizeof(uint64_t) * d.nsubs);
-    if (!c->load_lens || !c->load_flags) {
+    c->load_subs = cfr_alloc(sizeof(cf_filter *) * d.nsubs);
+    if (!c->load_lens || !c->load_flags || !c->load_subs) {
         cfr_chain_free(c);
         return CFR_NOMEM;
     }
@@ -466,43 +419,70 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
     return CFR_OK;
 }
 
-/* Validates a complete sub-filter and appends it to the chain. */
-static cfr_result load_finish_sub(cfr_chain *c, const uint8_t *buf, size_t len) {
+/* Validates a complete image and keeps it. */
+static cfr_result load_finish_image(cfr_chain *c, const uint8_t *buf, size_t len) {
     cf_filter *f = NULL;
     if (cf_deserialize(buf, len, &cfr_allocator, &f) != CF_OK) return CFR_BAD_CHUNK;
     cf_stats st;
     cf_get_stats(f, &st);
-    bool ok = !st.read_only;
-    if (ok && c->nsubs > 0) {
-        /* One hash serves every sub-filter: they must agree on all that
-         * turns a hash into buckets and fingerprints. */
-        cf_stats first;
-        cf_get_stats(c->subs[0].f, &first);
-        ok = st.seed == first.seed && st.bucket_size == first.bucket_size &&
-             st.fingerprint_bits == first.fingerprint_bits && st.flags == first.flags &&
-             st.max_kicks == first.max_kicks;
-    }
-    if (!ok || c->nsubs >= c->cap_subs) {
+    /* Version 1 held single tables only; a grown image grows by EXPANSION. */
+    bool ok =
+        !st.read_only && (!(st.flags & CF_GROW) ||
+                          (c->load_version >= 2 && c->expansion != 0 && st.growth == c->expansion));
+    if (!ok) {
         cf_free(f);
         return CFR_BAD_CHUNK;
     }
-    c->subs[c->nsubs].f = f;
-    c->subs[c->nsubs].flags = c->load_flags[c->nsubs];
-    c->nsubs++;
+    c->load_subs[c->load_done++] = f;
+    return CFR_OK;
+}
+
+/* The sum of the tables' FPPs at full load. */
+static double fpp_bound_of(const cf_filter *f) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    return st.fpp_bound;
+}
+
+/* Every image has arrived: builds the key's filter.  A version-1 dump's
+ * sub-filters (earlier modules' chains: equal widths, each expansion times
+ * the previous one's buckets) become the tables of one growing filter, with
+ * a bound of twice what they spend (below 1), so later tables have budget. */
+static cfr_result load_build(cfr_chain *c, const cfr_limits *lim) {
+    cf_filter *f = c->load_subs[0];
+    if (c->load_done > 1) {
+        if (c->expansion == 0) return CFR_BAD_CHUNK; /* EXPANSION 0 never had two */
+        double spent = 0;
+        for (uint32_t i = 0; i < c->load_done; i++) spent += fpp_bound_of(c->load_subs[i]);
+        cf_config g;
+        cf_config_init(&g);
+        g.growth = c->expansion;
+        g.target_fpp = 2 * spent < (1 + spent) / 2 ? 2 * spent : (1 + spent) / 2;
+        if (!(g.target_fpp < 1) || cf_make_growable(&f, &g) != CF_OK) return CFR_BAD_CHUNK;
+        c->load_subs[0] = f;
+        for (uint32_t i = 1; i < c->load_done; i++) {
+            if (cf_grow_append(f, c->load_subs[i]) != CF_OK) return CFR_BAD_CHUNK;
+            c->load_subs[i] = NULL; /* the filter owns it now */
+        }
+    }
+    if (!apply_limits(f, lim)) return CFR_BAD_CHUNK;
+    c->f = f;
+    chain_shape(c);
+    c->load_done = 0; /* every image is owned by c->f now */
+    load_state_free(c);
     return CFR_OK;
 }
 
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
                            size_t len) {
-    (void)lim;
     if (!c->loading || at != c->load_received) return CFR_BAD_POSITION;
     if (len > c->load_body_len - c->load_received) return CFR_BAD_CHUNK;
     while (len > 0) {
-        uint64_t want = c->load_lens[c->nsubs];
+        uint64_t want = c->load_lens[c->load_done];
         size_t take = want - c->partial_len < len ? (size_t)(want - c->partial_len) : len;
         if (c->partial_len == 0 && take == want) {
-            /* The whole sub-filter is in this chunk: no copy needed. */
-            cfr_result r = load_finish_sub(c, data, take);
+            /* The whole image is in this chunk: no copy needed. */
+            cfr_result r = load_finish_image(c, data, take);
             if (r != CFR_OK) return r;
         } else {
             if (c->partial_len + take > c->partial_cap) {
@@ -521,7 +501,7 @@ cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, con
             memcpy(c->partial + c->partial_len, data, take);
             c->partial_len += take;
             if (c->partial_len == want) {
-                cfr_result r = load_finish_sub(c, c->partial, c->partial_len);
+                cfr_result r = load_finish_image(c, c->partial, c->partial_len);
                 cfr_free(c->partial);
                 c->partial = NULL;
                 c->partial_len = c->partial_cap = 0;
@@ -532,7 +512,7 @@ cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, con
         len -= take;
         c->load_received += take;
     }
-    if (c->nsubs == c->load_nsubs) load_state_free(c);
+    if (c->load_done == c->load_nsubs) return load_build(c, lim);
     return CFR_OK;
 }
 
@@ -544,8 +524,8 @@ cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim) {
     cfr_result r = cfr_load_begin(h, hl, lim, c->load_gen, &out);
     cfr_free(h);
     if (r != CFR_OK) return NULL;
-    /* Through a bounded buffer: a copy never holds a second whole table. */
-    uint64_t body = cfr_dump_body_len(c); /* the complete sub-filters */
+    /* Through a bounded buffer: a copy never holds a second whole form. */
+    uint64_t body = cfr_dump_body_len(c);
     size_t cap = (size_t)(body < ((uint64_t)1 << 20) ? body : (uint64_t)1 << 20);
     uint8_t *buf = cfr_alloc(cap ? cap : 1);
     if (!buf) r = CFR_NOMEM;

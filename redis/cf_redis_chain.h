@@ -1,20 +1,23 @@
 /*
- * cf_redis_chain.h -- what one Redis key holds: a chain of cuckoo filters.
+ * cf_redis_chain.h -- what one Redis key holds: one cuckoo filter of the
+ * library, grown by the library (CF_GROW) and steered by the module.
  *
- * A key starts as one sub-filter sized for the requested capacity.  When an
- * insert finds every sub-filter really full (the library's bounded
- * breadth-first eviction found no free slot), a sub-filter of
- * last_buckets * expansion buckets is appended, up to a cap.  All sub-filters
- * share one seed, so an item is hashed once (cf_hash on the first) and every
- * later probe uses the *_hash calls.
+ *   key ──► cfr_chain ──► cf_filter
+ *                          one table until it must grow; then (EXPANSION
+ *                            e > 0) CF_GROW with growth e: tables of nb,
+ *                            nb*e, nb*e^2 ... buckets, each with fingerprints
+ *                            wide enough that the sum of their FPPs stays
+ *                            below the key's bound
+ *                          EXPANSION 0: one table, never grows
  *
- *   key ──► cfr_chain ──► [ sub 0: nb ] [ sub 1: nb*e ] [ sub 2: nb*e^2 ] ...
- *                           oldest                           newest
- *
- * Everything here is a pure function of the chain's persisted state (the
- * sub-filters' bytes plus the small header of its dump stream,
- * cf_redis_dump.h), so a replica that replays the same commands, or loads
- * the same RDB, ends byte-identical.
+ * The module adds only what RedisBloom's clients expect on top of the
+ * library's growth: a table for an item's copies (cf_grow_add_table), the
+ * MAX_FILTERS cap and the MAX_KEY_BYTES limit (cf_grow_set_limits), the
+ * "exhausted" mark, the deleted-items count, and CF.COMPACT (cf_grow_trim).
+ * Everything is a pure function of the key's persisted state (the filter's
+ * bytes plus the small header of its dump stream, cf_redis_dump.h), so a
+ * replica that replays the same commands, or loads the same RDB, ends
+ * byte-identical.
  */
 #ifndef CF_REDIS_CHAIN_H
 #define CF_REDIS_CHAIN_H
@@ -26,9 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CFR_MAX_FILTERS_LIMIT (cf_redis_dump.h), the hard ceiling on sub-filters
- * per key, bounds every lookup to 2 * that many bucket reads whatever the
- * configuration says. */
+/* The library's table cap bounds every lookup to 2 * CF_MAX_TABLES bucket
+ * reads whatever the configuration says. */
 #define CFR_DEFAULT_MAX_FILTERS 32
 #define CFR_DEFAULT_MAX_KEY_BYTES ((uint64_t)4 << 30)
 /* MAX_KEY_BYTES may not exceed this: dump positions must fit an iterator's
@@ -38,8 +40,8 @@
 
 /* Module-wide limits, set once when the module loads. */
 typedef struct cfr_limits {
-    uint32_t max_filters;   /* sub-filters per key, 1..CFR_MAX_FILTERS_LIMIT */
-    uint64_t max_key_bytes; /* memory one key may use; checked before allocating */
+    uint32_t max_filters;   /* tables per key, 1..CF_MAX_TABLES */
+    uint64_t max_key_bytes; /* table bytes one key may use (cfg.max_bytes) */
     size_t chunk_bytes;     /* largest SCANDUMP / AOF chunk */
 } cfr_limits;
 
@@ -47,28 +49,20 @@ typedef struct cfr_limits {
 typedef struct cfr_params {
     uint64_t capacity;
     unsigned bucket_size;      /* 1, 2, 4 or 8 */
-    unsigned fingerprint_bits; /* 1..32 */
+    unsigned fingerprint_bits; /* 1..32: the first table's */
     unsigned max_kicks;        /* 1..65535 */
     uint32_t expansion;        /* 0 or a power of two */
-    /* Internal to the chain: new keys use the module's seed and no flags;
-     * a grown sub-filter copies its key's first one. */
-    uint64_t seed;
-    unsigned flags;
 } cfr_params;
 
-typedef struct cfr_sub {
-    cf_filter *f;
-    uint64_t flags; /* CFR_SUB_FULL: an insert found no room; cleared by a delete */
-} cfr_sub;
-
 typedef struct cfr_chain {
-    cfr_sub *subs;
-    uint32_t nsubs;
-    uint32_t cap_subs;
+    cf_filter *f; /* NULL while loading */
+    /* f's table count and bucket size, kept by the module so an insert
+     * does not gather statistics (not persisted). */
+    unsigned tables, bucket_size;
     uint32_t expansion;
-    /* CFR_CHAIN_EXHAUSTED: an insert found every sub-filter full and the
-     * chain unable to grow; later inserts are refused without a search until
-     * a delete (or COMPACT) frees room.  Persisted. */
+    /* CFR_CHAIN_EXHAUSTED: an insert found the filter full and unable to
+     * grow; later inserts are refused without a search until a delete (or
+     * COMPACT) frees room.  Persisted. */
     uint32_t flags;
     uint64_t capacity;
     uint64_t deleted;
@@ -76,16 +70,21 @@ typedef struct cfr_chain {
      * (not persisted): SCANDUMP tags its chunks with it, so a dump read
      * across a write is refused by LOADCHUNK. */
     uint32_t gen;
-    /* LOADCHUNK in progress: the header has been accepted and sub-filters
-     * arrive in order.  Other commands refuse a loading key. */
+    /* LOADCHUNK in progress: the header has been accepted and images arrive
+     * in order (one for a dump of version 2, one per sub-filter for the
+     * version-1 dumps of earlier modules).  Other commands refuse a
+     * loading key. */
     bool loading;
+    uint16_t load_version;
     uint32_t load_nsubs;
-    uint32_t load_gen;   /* generation the header chunk was tagged with */
-    uint64_t *load_lens; /* expected length of each sub-filter */
-    uint64_t *load_flags;
+    uint32_t load_done;   /* images complete so far, in load_subs */
+    uint32_t load_gen;    /* generation the header chunk was tagged with */
+    uint64_t *load_lens;  /* expected length of each image */
+    uint64_t *load_flags; /* version 1: each sub-filter's flags */
+    cf_filter **load_subs;
     uint64_t load_body_len;
     uint64_t load_received; /* body bytes accepted so far */
-    uint8_t *partial;       /* bytes of the sub-filter being received */
+    uint8_t *partial;       /* bytes of the image being received */
     size_t partial_len;
     size_t partial_cap;
 } cfr_chain;
@@ -93,24 +92,24 @@ typedef struct cfr_chain {
 typedef enum cfr_result {
     CFR_OK = 0,
     CFR_EXISTS,       /* NX insert: may already be present */
-    CFR_FULL,         /* no room and the chain may not (or need not) grow */
-    CFR_MAX_FILTERS,  /* growth refused: the sub-filter cap is reached */
-    CFR_NOMEM,        /* growth refused: allocation failed or the key limit */
+    CFR_FULL,         /* no room and the key may not grow (EXPANSION 0) */
+    CFR_MAX_FILTERS,  /* growth refused: MAX_FILTERS tables */
+    CFR_NOMEM,        /* growth refused: allocation failed or MAX_KEY_BYTES */
     CFR_BAD_POSITION, /* LOADCHUNK out of order */
     CFR_STALE,        /* LOADCHUNK: chunks of two generations (a write mid-dump) */
     CFR_BAD_HEADER,   /* LOADCHUNK / RDB header invalid */
-    CFR_BAD_CHUNK     /* a sub-filter failed validation */
+    CFR_BAD_CHUNK     /* an image failed validation */
 } cfr_result;
 
-/* The allocator every filter and chain uses (the Redis module allocator). */
+/* The allocator every filter and key uses (the Redis module allocator). */
 extern const cf_allocator cfr_allocator;
 void *cfr_alloc(size_t n);
 void cfr_free(void *p);
 /* For sanitizer runs only: allocate with libc malloc instead of Redis's. */
 void cfr_use_libc_malloc(bool on);
 
-/* Creates a chain with one sub-filter.  CFR_OK, CFR_NOMEM (limit or
- * allocation); on failure *err says why in a reply-ready string. */
+/* Creates a key's filter.  CFR_OK, CFR_NOMEM (limit or allocation); on
+ * failure *err says why in a reply-ready string. */
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
                          const char **err);
 void cfr_chain_free(cfr_chain *c);
@@ -120,15 +119,14 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len);
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len);
 bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len);
-/* Drops sub-filters left empty by deletes (never the first).  Returns how many. */
+/* Drops the newest tables left empty by deletes (never the first).
+ * Returns how many. */
 uint32_t cfr_chain_compact(cfr_chain *c);
 
 typedef struct cfr_info {
     uint64_t table_bytes, memory_bytes, buckets, items;
-    unsigned bucket_size, fingerprint_bits, max_kicks;
-    /* The sum over sub-filters of their FPP at their current load: a bound
-     * on the chance that a lookup of an absent item answers 1. */
-    double fpp_bound;
+    unsigned tables, bucket_size, fingerprint_bits, max_kicks;
+    double fpp_bound; /* cf_stats.fpp_bound: the FPP the key can reach */
 } cfr_info;
 void cfr_chain_info(const cfr_chain *c, cfr_info *out);
 size_t cfr_chain_memory(const cfr_chain *c);
@@ -137,25 +135,25 @@ size_t cfr_chain_memory(const cfr_chain *c);
 void cfr_chain_touch(cfr_chain *c);
 
 /* ---- the dump stream (layout in cf_redis_dump.h) ---- */
-/* Writes the header of a live chain, or of a loading one (what it expects
+/* Writes the header of a live key, or of a loading one (what it expects
  * in full), into a new buffer (cfr_free it). */
 uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len);
-/* Body bytes of a live chain: the sum of its sub-filters' serialized sizes. */
+/* Body bytes of a live key (its filter's serialized size), or the complete
+ * images of a loading one. */
 uint64_t cfr_dump_body_len(const cfr_chain *c);
-/* Copies body bytes [off, off + len) of a live chain from its tables as
- * they are now; false if the range is outside the body. */
+/* Copies body bytes [off, off + len) from the filter as it is now; false
+ * if the range is outside the body. */
 bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t len);
-/* Serializes sub-filter i into a new buffer (cfr_free it), or NULL. */
-uint8_t *cfr_dump_sub(const cfr_chain *c, uint32_t i, size_t *len);
 
-/* Starts loading from a header: a new chain in the loading state, whose
+/* Starts loading from a header: a new key in the loading state, whose
  * later chunks must carry generation gen. */
 cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim, uint32_t gen,
                           cfr_chain **out);
-/* Appends body bytes at body offset `at` (must equal the bytes received so far). */
+/* Appends body bytes at body offset `at` (must equal the bytes received so
+ * far); the last one builds the key's filter. */
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
                            size_t len);
-/* True when every sub-filter has arrived (the chain is live again). */
+/* True when every image has arrived (the key is live again). */
 static inline bool cfr_load_done(const cfr_chain *c) {
     return !c->loading;
 }

@@ -7,7 +7,7 @@
  * created) key is replicated verbatim, whatever it answered.  The library's
  * eviction is deterministic and the chain's decisions depend only on its
  * persisted state, so replaying the same commands rebuilds the same bytes --
- * even a failed insert, which may mark a sub-filter full.
+ * even a failed insert, which may mark the key exhausted.
  */
 #include "cf_redis.h"
 
@@ -369,7 +369,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.buckets);
     RedisModule_ReplyWithSimpleString(ctx, "Number of filters");
-    RedisModule_ReplyWithLongLong(ctx, c->nsubs);
+    RedisModule_ReplyWithLongLong(ctx, in.tables);
     RedisModule_ReplyWithSimpleString(ctx, "Number of items inserted");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.items);
     RedisModule_ReplyWithSimpleString(ctx, "Number of items deleted");

@@ -39,7 +39,7 @@ void cfr_dump_header_write(uint8_t *h, cfr_dump_fields *d, const uint64_t *lens,
     size_t hl = cfr_dump_header_len(d->nsubs);
     memset(h, 0, hl);
     memcpy(h, cfr_magic, 8);
-    put_le(h + 8, 1, 2);
+    put_le(h + 8, d->version, 2);
     put_le(h + 12, d->nsubs, 4);
     put_le(h + 16, d->expansion, 4);
     put_le(h + 20, d->flags, 4);
@@ -66,9 +66,12 @@ uint64_t cfr_dump_sub_flags(const uint8_t *h, uint32_t i) {
 bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_dump_fields *d) {
     memset(d, 0, sizeof *d);
     if (len < cfr_dump_header_len(1) || memcmp(h, cfr_magic, 8) != 0) return false;
-    if (get_le(h + 8, 2) != 1 || get_le(h + 10, 2) != 0) return false;
+    uint64_t version = get_le(h + 8, 2);
+    if ((version != 1 && version != CFR_DUMP_VERSION) || get_le(h + 10, 2) != 0) return false;
     uint64_t n = get_le(h + 12, 4);
-    if (n < 1 || n > CFR_MAX_FILTERS_LIMIT || len != cfr_dump_header_len((uint32_t)n)) return false;
+    if (n < 1 || n > (version == 1 ? CFR_MAX_FILTERS_LIMIT : 1) ||
+        len != cfr_dump_header_len((uint32_t)n))
+        return false;
     if (get_le(h + len - 8, 8) != fnv1a64(h, len - 8)) return false;
     uint64_t e = get_le(h + 16, 4), fl = get_le(h + 20, 4);
     if (e > 32768 || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0) return false;
@@ -77,8 +80,8 @@ bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_d
         uint64_t sl = cfr_dump_sub_len(h, i);
         /* A sub-filter is at least the library's 64-byte header and 8-byte
          * trailer; each length is bounded before the sum can overflow. */
-        if (sl < 72 || sl > max_body || (cfr_dump_sub_flags(h, i) & ~(uint64_t)CFR_SUB_FULL) != 0)
-            return false;
+        uint64_t allowed = version == 1 ? CFR_SUB_FULL : 0;
+        if (sl < 72 || sl > max_body || (cfr_dump_sub_flags(h, i) & ~allowed) != 0) return false;
         sum += sl;
         if (sum > max_body) return false;
     }
@@ -89,5 +92,6 @@ bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_d
     d->capacity = get_le(h + 24, 8);
     d->deleted = get_le(h + 32, 8);
     d->body_len = sum;
+    d->version = (uint16_t)version;
     return true;
 }

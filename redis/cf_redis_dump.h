@@ -4,23 +4,29 @@
  * (SCANDUMP, LOADCHUNK, RDB, AOF, COPY) and the `cuckoo export` / `import`
  * commands (tools/cmd_redis_io.c) share this one definition.
  *
- * A dump stream is this header followed by each sub-filter in the library's
- * file format (docs/FORMAT.md):
+ * A dump stream is this header followed by images in the library's file
+ * format (docs/FORMAT.md):
  *
  *   offset  size  field
  *   0       8     magic "CFRDUMP\0"
- *   8       2     dump version (1)
+ *   8       2     dump version: 2 (1: written by modules before keys were
+ *                 built on the library's CF_GROW; still read)
  *   10      2     reserved, 0
- *   12      4     nsubs (1..CFR_MAX_FILTERS_LIMIT)
+ *   12      4     nsubs: images that follow; version 2: 1 (the key's whole
+ *                 filter, format version 2 if it has grown, else 1);
+ *                 version 1: 1..CFR_MAX_FILTERS_LIMIT single-table images,
+ *                 one per sub-filter of the old chain
  *   16      4     expansion (0 or a power of two <= 32768)
- *   20      4     chain flags (bit 0: exhausted -- inserts are refused
+ *   20      4     key flags (bit 0: exhausted -- inserts are refused
  *                 without a search until a delete)
- *   24      8     requested capacity of the first sub-filter
+ *   24      8     requested capacity of the first table
  *   32      8     items deleted so far (CF.INFO)
- *   40      8     body length = sum of the sub-filter lengths
- *   48      16*n  per sub-filter: u64 serialized length, u64 flags (bit 0: full)
+ *   40      8     body length = sum of the image lengths
+ *   48      16*n  per image: u64 serialized length, u64 flags (version 1:
+ *                 bit 0, the old "full" mark, ignored when read; version
+ *                 2: 0)
  *   48+16n  8     FNV-1a 64 of every byte before it
- * All integers little-endian.  Each sub-filter carries its own XXH3 checksum.
+ * All integers little-endian.  Each image carries its own XXH3 checksums.
  *
  * Iterators (CF.SCANDUMP's replies, CF.LOADCHUNK's arguments):
  *
@@ -40,10 +46,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CFR_MAX_FILTERS_LIMIT 1024
+#define CFR_DUMP_VERSION 2
+#define CFR_MAX_FILTERS_LIMIT 1024 /* version 1 headers only */
 #define CFR_DUMP_FIXED 48u
 #define CFR_DUMP_PER_SUB 16u
-#define CFR_SUB_FULL 1u        /* per sub-filter: an insert found no room */
+#define CFR_SUB_FULL 1u        /* version 1, per sub-filter: the old "full" mark */
 #define CFR_CHAIN_EXHAUSTED 1u /* per chain: full and unable to grow */
 
 #define CFR_ITER_POS_BITS 40
@@ -69,6 +76,7 @@ typedef struct cfr_dump_fields {
     uint64_t capacity;
     uint64_t deleted;
     uint64_t body_len; /* set by cfr_dump_header_write and _read */
+    uint16_t version;  /* written as given (CFR_DUMP_VERSION); set by _read */
 } cfr_dump_fields;
 
 size_t cfr_dump_header_len(uint32_t nsubs);
@@ -78,9 +86,10 @@ size_t cfr_dump_header_len(uint32_t nsubs);
 void cfr_dump_header_write(uint8_t *h, cfr_dump_fields *d, const uint64_t *lens,
                            const uint64_t *flags);
 
-/* Validates a header of len bytes: magic, version, reserved fields, nsubs,
- * exact length, checksum, expansion, flags, each sub-filter at least a
- * library file's 72 bytes, and the body within max_body bytes.  Fills *d. */
+/* Validates a header of len bytes: magic, version (1 or 2), reserved
+ * fields, nsubs (1 for version 2), exact length, checksum, expansion,
+ * flags, each image at least a library file's 72 bytes, and the body within
+ * max_body bytes.  Fills *d. */
 bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_dump_fields *d);
 
 /* Sub-filter i's length and flags in a header that passed _read. */

@@ -3,8 +3,10 @@
  *
  * The type "cuckoo-cf" (9 characters, as Redis requires; not RedisBloom's
  * name, so both modules can be loaded side by side) persists a key as its
- * dump stream (cf_redis_chain.h): every sub-filter in the library's
- * checksummed file format behind a small header.
+ * dump stream (cf_redis_dump.h): the key's filter in the library's
+ * checksummed file format (version 2 once it has grown) behind a small
+ * header.  RDB values written by earlier modules (dump version 1: one image
+ * per sub-filter) load into one growing filter.
  *
  *   RDB value, encoding version 0:
  *     unsigned  complete | generation << 1: complete is 1 for a live filter,
@@ -12,13 +14,14 @@
  *               carry that generation (cf_redis_dump.h)
  *     string    dump header
  *     unsigned  number of pieces that follow
- *     string... each sub-filter serialized, then any partial sub-filter bytes
+ *     string... each complete image serialized (a live key: its filter),
+ *               then any partial image bytes
  *
  * The AOF rewrite emits the same stream as CF.LOADCHUNK commands, so a
  * rewritten AOF replays through the exact code path clients use.
  *
  * Module arguments (--loadmodule cuckoo.so [NAME value]...):
- *   MAX_FILTERS n     sub-filters per key, 1..1024 (default 32)
+ *   MAX_FILTERS n     tables per key, 1..64 (CF_MAX_TABLES; default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
@@ -37,11 +40,16 @@ RedisModuleType *cfr_type = NULL;
 cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
 
 bool cfr_for_each_piece(const cfr_chain *c, cfr_piece_fn fn, void *arg) {
-    for (uint32_t i = 0; i < c->nsubs; i++) {
-        size_t n = 0;
-        uint8_t *b = cfr_dump_sub(c, i, &n);
-        if (!b) return false;
-        fn(arg, b, n);
+    uint32_t n = c->loading ? c->load_done : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const cf_filter *f = c->loading ? c->load_subs[i] : c->f;
+        size_t len = cf_serialized_size(f);
+        uint8_t *b = cfr_alloc(len);
+        if (!b || cf_serialize(f, b, len, NULL) != CF_OK) {
+            cfr_free(b);
+            return false;
+        }
+        fn(arg, b, len);
         cfr_free(b);
     }
     if (c->loading && c->partial_len) fn(arg, c->partial, c->partial_len);
@@ -65,7 +73,8 @@ static void type_rdb_save(RedisModuleIO *io, void *value) {
     RedisModule_SaveUnsigned(io, c->loading ? (uint64_t)c->load_gen << 1 : 1);
     RedisModule_SaveStringBuffer(io, (const char *)h, hl);
     cfr_free(h);
-    RedisModule_SaveUnsigned(io, c->nsubs + (c->loading && c->partial_len ? 1 : 0));
+    RedisModule_SaveUnsigned(io, (c->loading ? c->load_done : 1) +
+                                     (c->loading && c->partial_len ? 1 : 0));
     if (!cfr_for_each_piece(c, save_piece, io))
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
 }
@@ -220,7 +229,7 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
             RedisModule_Log(ctx, "warning", "cuckoo: argument %s needs an integer value", name);
             return REDISMODULE_ERR;
         }
-        if (strcasecmp(name, "MAX_FILTERS") == 0 && v >= 1 && v <= CFR_MAX_FILTERS_LIMIT) {
+        if (strcasecmp(name, "MAX_FILTERS") == 0 && v >= 1 && v <= CF_MAX_TABLES) {
             cfr_lim.max_filters = (uint32_t)v;
         } else if (strcasecmp(name, "MAX_KEY_BYTES") == 0 && v >= 4096 &&
                    (uint64_t)v <= CFR_MAX_KEY_BYTES_LIMIT) {
@@ -233,7 +242,7 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
             RedisModule_Log(
                 ctx, "warning",
                 "cuckoo: unknown argument or value out of range: %s %lld "
-                "(MAX_FILTERS 1..1024, MAX_KEY_BYTES 4096..512GiB, CHUNK_BYTES 16..512MiB)",
+                "(MAX_FILTERS 1..64, MAX_KEY_BYTES 4096..512GiB, CHUNK_BYTES 16..512MiB)",
                 name, v);
             return REDISMODULE_ERR;
         }

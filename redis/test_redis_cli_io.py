@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from cfr_testlib import (REDIS_CLI, Server, check, eq, finish, free_port_in,
+from cfr_testlib import (REDIS_CLI, Server, check, dump, eq, finish, free_port_in,
                          module_path, plain)
 
 MOD = module_path()
@@ -124,12 +124,29 @@ def run(tmp):
         got = cuckoo("import", os.path.join(tmp, "x.cf"), base[0])
         eq(got.returncode, 2, "an AOF of several keys needs --key")
 
-        # What a file cannot hold, and streams that must not load.
+        # A key that grew is one grown filter: it becomes a grown file
+        # (format version 2) and goes back into Redis unchanged.
+        grown_items = ["c%d" % i for i in range(1000)]
         p.execute_command("CF.RESERVE", "chain", 100)
-        p.execute_command("CF.INSERT", "chain", "ITEMS", *["c%d" % i for i in range(1000)])
-        got = cuckoo("import", os.path.join(tmp, "chain.cf"), stdin=scandump_stream(p, "chain"))
-        eq(got.returncode, 2, "a key of several sub-filters is refused")
-        check(b"sub-filters" in got.stderr, "and says why: %r" % got.stderr)
+        p.execute_command("CF.INSERT", "chain", "ITEMS", *grown_items)
+        check(p.execute_command("CF.INFO", "chain")[5] > 1, "the key grew")
+        grown_file = os.path.join(tmp, "chain.cf")
+        got = cuckoo("import", grown_file, stdin=scandump_stream(p, "chain"))
+        eq(got.returncode, 0, "a grown key imports: %s" % got.stderr.decode().strip())
+        eq(file_answers(grown_file, grown_items + absent),
+           p.execute_command("CF.MEXISTS", "chain", *(grown_items + absent)),
+           "the grown file answers as the key does")
+        exported = cuckoo("export", grown_file, "chain2")
+        eq(exported.returncode, 0, "export of a grown file")
+        piped = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(srv.port), "--pipe"],
+                               input=exported.stdout, capture_output=True, timeout=120)
+        check(b"errors: 0" in piped.stdout, "the grown file loads: %r" % piped.stdout[-200:])
+        eq(p.execute_command("CF.INFO", "chain2")[:16], p.execute_command("CF.INFO", "chain")[:16],
+           "CF.INFO of the round trip")
+        eq(b"".join(d for _, d in dump(p, "chain2")[1:]), b"".join(d for _, d in dump(p, "chain")[1:]),
+           "the round trip dumps the same filter bytes")
+        got = cuckoo("export", grown_file, "chain3", "--expansion", 2)
+        eq(got.returncode, 2, "a grown file refuses another --expansion")
         stream = scandump_stream(p, "served")
         got = cuckoo("import", os.path.join(tmp, "short.cf"), stdin=stream[:len(stream) // 2])
         eq(got.returncode, 2, "a truncated stream is refused")

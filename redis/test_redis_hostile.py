@@ -139,7 +139,11 @@ def rows_commands():
          "-Couldn't create filter!"),
         ("header: expansion 3", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], expansion=3)],
          "-Couldn't create filter!"),
-        ("header: version 2", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=2)], "-Couldn't create filter!"),
+        ("header: version 3", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], version=3)], "-Couldn't create filter!"),
+        ("header: version 2 with two images",
+         ["CF.LOADCHUNK", "h", 1, make_header([(100, 0), (100, 0)], version=2)], "-Couldn't create filter!"),
+        ("header: version 2 with a sub-filter flag",
+         ["CF.LOADCHUNK", "h", 1, make_header([(100, 1)], version=2)], "-Couldn't create filter!"),
         ("header: unknown flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 4)])], "-Couldn't create filter!"),
         ("header: unknown chain flags", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], chain_flags=2)],
          "-Couldn't create filter!"),
@@ -214,17 +218,28 @@ def chunked_rows(srv, r):
         eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(data), data), "-Couldn't load chunk!", name)
         eq(r.exists("h"), 0, "key removed after: " + name)
         check(srv.alive(), "server alive after: " + name)
-    # Sub-filters of different widths in one chain.
+    # Version-1 dumps (earlier modules' chains) become one growing filter:
+    # a wider later sub-filter is what growth makes, and loads; sub-filters
+    # that disagree on bucket size cannot share one hash, and do not.
     r.execute_command("CF.RESERVE", "w8", 50, "FINGERPRINT", 8)
     r.execute_command("CF.RESERVE", "w9", 50, "FINGERPRINT", 9)
-    r.execute_command("CF.ADD", "w8", "x")  # an empty key dumps as [0, nil]
-    r.execute_command("CF.ADD", "w9", "x")
+    r.execute_command("CF.RESERVE", "b4", 50, "BUCKETSIZE", 4)
+    for k in ("w8", "w9", "b4"):
+        r.execute_command("CF.ADD", k, "x")  # an empty key dumps as [0, nil]
     s8 = b"".join(c for _, c in dump(r, "w8")[1:])
     s9 = b"".join(c for _, c in dump(r, "w9")[1:])
+    s4 = b"".join(c for _, c in dump(r, "b4")[1:])
     hdr = make_header([(len(s8), 0), (len(s9), 0)])
     eq(raw(p, "CF.LOADCHUNK", "h", 1, hdr), "+OK", "two-sub header")
-    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(s8) + len(s9), s8 + s9), "-Couldn't load chunk!",
-       "sub-filters of different fingerprint widths")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(s8) + len(s9), s8 + s9), "+OK",
+       "a version-1 chain whose second sub-filter is wider loads")
+    eq(r.execute_command("CF.EXISTS", "h", "x"), 1, "and holds its item")
+    eq(plain(r).execute_command("CF.INFO", "h")[5], 2, "in two tables")
+    r.delete("h")
+    hdr = make_header([(len(s8), 0), (len(s4), 0)])
+    eq(raw(p, "CF.LOADCHUNK", "h", 1, hdr), "+OK", "two-sub header")
+    eq(raw(p, "CF.LOADCHUNK", "h", 1 + len(s8) + len(s4), s8 + s4), "-Couldn't load chunk!",
+       "sub-filters of different bucket sizes")
     check(srv.alive(), "server alive after mixed widths")
 
 

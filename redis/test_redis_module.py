@@ -119,7 +119,11 @@ def test_add_exists_model(srv, r):
     for it in items[:1000]:
         eq(cf.delete("m", it), 1, "DEL of an inserted item") if it == items[0] else cf.delete("m", it)
     i = info(r, "m")
-    eq((i.insertedNum, i.deletedNum), (n - 1000, 1000), "INFO after 1000 deletes")
+    # A delete whose fingerprint sits in two tables keeps the copy (the
+    # library's rule: a false positive, never a false negative), so the
+    # items count drops by at most one per delete.
+    eq(i.deletedNum, 1000, "INFO counts 1000 deletes")
+    check(n - 1000 <= i.insertedNum <= n, "INFO items after 1000 deletes: %d" % i.insertedNum)
     eq(r.execute_command("CF.MEXISTS", "m", *items[1000:]).count(1), n - 1000,
        "no false negatives after deletes")
     # redis-cli speaks the same commands.
@@ -183,19 +187,27 @@ def test_count_del_compact(srv, r):
     eq(raw(srv.port, "CF.DEL", "nokey", "a"), "-Not found", "DEL on a missing key")
     eq(raw(srv.port, "CF.COMPACT", "nokey"), "-Cuckoo filter was not found", "COMPACT on a missing key")
     eq(raw(srv.port, "CF.INFO", "nokey"), "-ERR not found", "INFO on a missing key")
-    # COMPACT drops sub-filters emptied by deletes and keeps every item.
+    # COMPACT drops the newest tables emptied by deletes and keeps every item.
     cf.create("cmp", 100)
-    items = ["c%d" % i for i in range(400)]
-    eq(set(r.execute_command("CF.INSERT", "cmp", "ITEMS", *items)), {1}, "all 400 inserted")
+    items, i = [], 0
+    while len(items) < 100 or info(r, "cmp").filterNum == 1:
+        items.append("c%d" % i)
+        eq(cf.add("cmp", items[-1]), 1, "inserted")
+        i += 1
+    newer = items[-1:]  # the item that grew the key, and the next ones
+    for j in range(20):
+        newer.append("c%d" % (i + j))
+        cf.add("cmp", newer[-1])
     nf = info(r, "cmp").filterNum
     check(nf > 1, "the filter grew (%d sub-filters)" % nf)
     eq(r.execute_command("CF.COMPACT", "cmp"), b"OK", "COMPACT replies OK")
     eq(info(r, "cmp").filterNum, nf, "COMPACT keeps sub-filters that hold items")
-    for it in items[100:]:
+    for it in newer:
         cf.delete("cmp", it)
     r.execute_command("CF.COMPACT", "cmp")
     after = info(r, "cmp").filterNum
     check(after < nf, "COMPACT dropped emptied sub-filters (%d -> %d)" % (nf, after))
+    items = items[:100]
     eq(r.execute_command("CF.MEXISTS", "cmp", *items[:100]).count(1), 100, "items survive COMPACT")
 
 
@@ -232,9 +244,13 @@ def test_growth_limits(srv, r):
     eq(res, [None] * 10, "10 copies fit")
     eq(info(r, "dup").filterNum, 3, "copies 5..8 and 9..10 went to two new sub-filters")
     eq(cf.count("dup", "same"), 10, "COUNT sees all 10 copies")
+    # Inserts go to the newest table (the library's rule): the copies fill
+    # it and each table added after it, 4 per table up to the cap.
+    before = info(r, "dup").filterNum
     reply = r.execute_command("CF.INSERT", "dup", "ITEMS", *(["same2"] * 100000))
-    eq((reply.count(1), reply.count(-1)), (4 * 32, 100000 - 4 * 32),
-       "100000 duplicates: 4 per sub-filter up to the cap of 32, the rest refused")
+    stored = 4 * (32 - before + 1)
+    eq((reply.count(1), reply.count(-1)), (stored, 100000 - stored),
+       "100000 duplicates: 4 per table from the newest up to the cap of 32, the rest refused")
     eq(info(r, "dup").filterNum, 32, "the duplicates stopped at the cap")
     cf.create("dup0", 1000, expansion=0)
     res = [error_of(cf.add, "dup0", "same") for _ in range(6)]
@@ -351,7 +367,11 @@ def random_model(r, key, options):
         if step % 10 == 9:
             p.execute_command("DEBUG", "RELOAD")
     info = raw_info(r, key)
-    eq(info["Number of items inserted"], sum(model.values()), "INFO items equals the model's total")
+    # Ambiguous deletes keep their copy (the library's rule for grown filters).
+    total = sum(model.values())
+    check(total <= info["Number of items inserted"] <= total + info["Number of items deleted"],
+          "INFO items %d between the model's total %d and that plus the deletes"
+          % (info["Number of items inserted"], total))
     check(info["Number of filters"] > 1, "%s grew (%d sub-filters)" % (key, info["Number of filters"]))
 
 

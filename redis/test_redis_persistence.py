@@ -3,7 +3,10 @@
 MEMORY USAGE, and SCANDUMP/LOADCHUNK into a fresh server.  A filter's
 signature is its SCANDUMP bytes plus CF.INFO: both must survive unchanged."""
 
+import json
 import os
+import shutil
+import tempfile
 import time
 
 from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain
@@ -55,7 +58,41 @@ def finish_half(r, src_chunks):
     return signature(r, "half")
 
 
+def legacy_rdb():
+    """An RDB written by the module before keys were built on the library's
+    CF_GROW (data/legacy_enc0.rdb, made by make_legacy_rdb.py): every key
+    loads into one filter and answers exactly as it did, keeps growing, and
+    survives a reload in the new format."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "data", "legacy_enc0.json")) as f:
+        want = json.load(f)
+    tmp = tempfile.mkdtemp(prefix="cfredis-legacy-")
+    try:
+        shutil.copy(os.path.join(here, "data", "legacy_enc0.rdb"), os.path.join(tmp, "dump.rdb"))
+        with Server(MOD, workdir=tmp) as srv:
+            r = srv.client()
+            for key, w in want.items():
+                info = plain(r).execute_command("CF.INFO", key)
+                got = [x.decode() if isinstance(x, bytes) else x for x in info[:16]]
+                eq(got, w["info"], key + ": CF.INFO as the old module answered")
+                got = "".join(str(x) for x in r.execute_command("CF.MEXISTS", key, *PROBE))
+                eq(got, w["mexists"], key + ": MEXISTS as the old module answered")
+                eq(r.execute_command("CF.COUNT", key, "same"), w["count_same"], key + ": COUNT")
+            tables = plain(r).execute_command("CF.INFO", "grown")[5]
+            more = ["more%d" % i for i in range(8000)]
+            eq(set(r.execute_command("CF.INSERT", "grown", "ITEMS", *more)), {1}, "the old chain keeps growing")
+            check(plain(r).execute_command("CF.INFO", "grown")[5] > tables, "by tables")
+            eq(r.execute_command("CF.ADD", "dups", "same"), 1, "and takes more copies")
+            before = signatures(r, list(want))
+            r.execute_command("DEBUG", "RELOAD")
+            eq(signatures(r, list(want)), before, "saved in the new format, the keys reload unchanged")
+            check(srv.alive(), "server alive")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
+    legacy_rdb()
     with Server(MOD, module_args=["CHUNK_BYTES", "512"],
                 extra=["--aof-use-rdb-preamble", "no"]) as srv:
         r = srv.client()

@@ -90,7 +90,7 @@ static size_t cf__grow_table_bytes(const cf__chain *c) {
 static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= CF_MAX_TABLES, CF_E_FULL);
+    CF__RETURN_IF(c->count >= (c->max_tables ? c->max_tables : CF_MAX_TABLES), CF_E_FULL);
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
     cf_config_init(cfg);
     cfg->num_buckets = newest->num_buckets * c->growth;
@@ -145,7 +145,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 }
 
 /* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
-cf_status cf__add_table(cf_filter *f, cf_filter **added) {
+cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
     CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
     CF__FORWARD_IF_ERROR(cf_new(&cfg, added));
@@ -173,7 +173,7 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
-    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__add_table(f, &added);
+    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__grow_add_table(f, &added);
     if (s == CF_OK) return cf_insert_hash(added, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */

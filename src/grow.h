@@ -42,6 +42,7 @@ struct cf__chain {
     unsigned growth;                  /* bucket multiplier between tables       */
     uint64_t max_bytes;               /* limit on the sum of table_bytes, 0 none */
     double target_fpp;                /* the sum of tables' full-load FPPs < this */
+    unsigned max_tables;              /* cf_grow_set_limits; 0 = CF_MAX_TABLES, not saved */
 };
 
 /* cf_new for cfg->flags & CF_GROW. */
@@ -53,10 +54,10 @@ cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
                          double target_fpp, cf_filter **out);
 void cf__grow_attach(cf_filter *f, cf_filter *table);
 
-/* Adds the next table (the one an insert would add); CF_E_FULL (no table
- * can be added: CF_MAX_TABLES, widths, max_bytes) or CF_E_NOMEM leave f as
- * it was.  cf__grow_drop_newest undoes it (count >= 2). */
-cf_status cf__add_table(cf_filter *f, cf_filter **added);
+/* Adds a table as an insert that finds no room does; CF_E_FULL (a limit)
+ * or CF_E_NOMEM leave the filter as it was.  *added is the new table. */
+cf_status cf__grow_add_table(cf_filter *f, cf_filter **added);
+/* Drops the newest table (count >= 2): undoes cf__grow_add_table. */
 void cf__grow_drop_newest(cf_filter *f);
 
 /* Releases the tables and the chain (cf_free calls it, then frees f). */

@@ -103,7 +103,7 @@ static cf_status cf__merge_grown(cf_filter *dst, const cf_filter *src) {
     uint64_t failed = dst->failed_inserts;
     for (unsigned k = 0; k < sc->count && st == CF_OK; k++) {
         cf_filter *t = k < dc->count ? dc->tables[k] : NULL;
-        if (t == NULL && (st = cf__add_table(dst, &t)) != CF_OK) break;
+        if (t == NULL && (st = cf__grow_add_table(dst, &t)) != CF_OK) break;
         if (!cf__same_shape(t, sc->tables[k]))
             st = CF_E_PARAM;
         else

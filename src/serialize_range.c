@@ -11,17 +11,54 @@
  * asks for one chunk at a time and needs no copy of the whole form.  Each
  * call reads the filter as it is then; pieces taken across a change do not
  * fit together, and the trailer (or the header's item count) shows it to
- * cf_deserialize.
+ * cf_deserialize.  A grown filter (version 2) is served table by table.
  */
 #include "cf_format.h"
+#include "grow_format.h"
+
+/* A grown filter's form (version 2) is its header, then each table's
+ * version-1 image padded to a multiple of 64 bytes: the ranges of each
+ * record come from that table, the padding is zeros.  The caller checked
+ * the range against the whole form. */
+static void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
+    uint8_t header[CF__HEADER_SIZE];
+    cf__grow_header_encode(f, header);
+    uint64_t start = 0, end = CF__HEADER_SIZE; /* the current piece: [start, end) */
+    for (unsigned k = 0; len > 0; k++) {
+        if (offset < end) {
+            uint64_t in = offset - start;
+            size_t n = end - offset < len ? (size_t)(end - offset) : len;
+            if (k == 0) {
+                memcpy(out, header + in, n);
+            } else {
+                const cf_filter *t = f->chain->tables[k - 1];
+                uint64_t image = cf_serialized_size(t);
+                size_t from_image = in < image ? (image - in < n ? (size_t)(image - in) : n) : 0;
+                if (from_image > 0) (void)cf_serialize_range(t, in, out, from_image);
+                memset(out + from_image, 0, n - from_image);
+            }
+            out += n;
+            offset += n;
+            len -= n;
+        }
+        if (k < f->chain->count) {
+            start = end;
+            end += cf__grow_record_size(cf_serialized_size(f->chain->tables[k]));
+        }
+    }
+}
 
 cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len) {
     CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
-    /* One table read in place: not a chain of tables, nor one that other
-     * threads change meanwhile (cf_serialize takes their locks). */
-    CF__RETURN_IF((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
+    /* Read in place: not a table that other threads change meanwhile
+     * (cf_serialize takes their locks). */
+    CF__RETURN_IF((f->flags & CF_CONCURRENT) != 0, CF_E_PARAM);
     uint64_t total = cf_serialized_size(f);
     CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+    if (f->flags & CF_GROW) {
+        cf__grow_range(f, offset, dst, len);
+        return CF_OK;
+    }
     uint8_t header[CF__HEADER_SIZE];
     cf__header_encode(f, header);
     uint8_t *out = dst;

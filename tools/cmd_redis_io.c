@@ -14,10 +14,12 @@
  * with the bytes that actually arrive, and validates the filter
  * (cf_deserialize) before writing the file atomically (cf_save).
  *
- * A file is one filter, a key is a chain of them: import refuses a key of
- * several sub-filters (CF.COMPACT may drop emptied ones).  The chain's own
- * fields (EXPANSION, items deleted, the full marks) have no place in a file;
- * export writes EXPANSION as given (default 1) and none deleted.
+ * A key is one filter, grown or not, as a file is (dump version 2): both
+ * directions carry it whole.  Only dumps of earlier modules (version 1) can
+ * hold several sub-filters; import refuses those.  The key's own fields
+ * (EXPANSION, items deleted, the exhausted mark) have no place in a file;
+ * export writes EXPANSION as given (default 1; a grown file's own growth)
+ * and none deleted.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -78,10 +80,10 @@ static bool put_loadchunk(FILE *out, const char *key, long long it, const void *
 
 static int export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
                          FILE *out) {
-    cf_stats st;
-    cf_get_stats(f, &st);
     uint64_t len = cf_serialized_size(f), flags = 0;
-    cfr_dump_fields d = {1, expansion, 0, st.slots, 0, 0};
+    cf_stats first;
+    cf_table_stats(f, 0, &first);
+    cfr_dump_fields d = {1, expansion, 0, first.slots, 0, 0, CFR_DUMP_VERSION};
     uint8_t header[CFR_DUMP_FIXED + CFR_DUMP_PER_SUB + 8];
     cfr_dump_header_write(header, &d, &len, &flags);
     if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header))
@@ -105,6 +107,7 @@ int cli_cmd_export(int argc, char **argv) {
     const char *pos[2] = {NULL, NULL}, *output = NULL;
     int npos = 0;
     uint64_t expansion = 1, chunk = IO_DEFAULT_CHUNK;
+    bool expansion_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -113,6 +116,7 @@ int cli_cmd_export(int argc, char **argv) {
             if (!cli_parse_u64(argv[++i], &expansion) || expansion > 32768 ||
                 (expansion & (expansion - 1)) != 0)
                 return cli_error("export: --expansion must be 0 or a power of two up to 32768");
+            expansion_given = true;
         } else if (strcmp(a, "--chunk-bytes") == 0 && has_value) {
             if (!cli_parse_u64(argv[++i], &chunk) || chunk < 16 || chunk > IO_MAX_BULK)
                 return cli_error("export: --chunk-bytes must be in 16..%llu",
@@ -134,6 +138,18 @@ int cli_cmd_export(int argc, char **argv) {
     cf_filter *f;
     cf_status s = cf_load(pos[0], NULL, &f);
     if (s != CF_OK) return cli_error("%s: %s", pos[0], cf_strerror(s));
+    cf_stats st;
+    cf_get_stats(f, &st);
+    /* A grown file keeps growing by its own factor: that is the key's
+     * EXPANSION (the module refuses any other). */
+    if (st.tables > 1 || (st.flags & CF_GROW)) {
+        if (expansion_given && expansion != st.growth) {
+            cf_free(f);
+            return cli_error("export: %s grows by %u; --expansion must be that or absent", pos[0],
+                             st.growth);
+        }
+        expansion = st.growth;
+    }
     FILE *out = output ? fopen(output, "wb") : stdout;
     if (!out) {
         cf_free(f);

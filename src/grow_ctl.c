@@ -1,0 +1,77 @@
+/*
+ * grow_ctl.c -- steering a CF_GROW filter from outside its inserts: adding
+ * a table on request, limits held by the handle, appending a table built
+ * elsewhere, and dropping empty newest tables (design: grow.h).
+ *
+ * These serve programs that keep their own growth policy on top of the
+ * library's (the Redis module: RedisBloom grows a key for one item's
+ * copies, caps tables per key, reads chains written before CF_GROW existed,
+ * and CF.COMPACT drops emptied tables).  Every function keeps the chain's
+ * invariants -- shapes, num_buckets[k] = growth * num_buckets[k-1], the sum
+ * of full-load FPPs below target_fpp, max_bytes -- so what it leaves
+ * serializes to a version-2 form cf_deserialize accepts.
+ */
+#include "grow.h"
+
+static bool cf__is_grown_writable(const cf_filter *f) {
+    return f != NULL && (f->flags & CF_GROW) != 0 && !f->read_only;
+}
+
+cf_status cf_grow_add_table(cf_filter *f) {
+    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    cf_filter *added;
+    return cf__grow_add_table(f, &added);
+}
+
+cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_bytes) {
+    CF__RETURN_IF(!cf__is_grown_writable(f) || max_tables > CF_MAX_TABLES, CF_E_PARAM);
+    uint64_t bytes = 0;
+    for (unsigned k = 0; k < f->chain->count; k++) bytes += f->chain->tables[k]->table_bytes;
+    /* A limit below what the tables hold would make the saved form invalid. */
+    CF__RETURN_IF(max_bytes != 0 && max_bytes < bytes, CF_E_PARAM);
+    f->chain->max_tables = max_tables;
+    f->chain->max_bytes = max_bytes;
+    return CF_OK;
+}
+
+cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
+    CF__RETURN_IF(!cf__is_grown_writable(f) || table == NULL, CF_E_PARAM);
+    CF__RETURN_IF((table->flags & CF_GROW) || table->read_only, CF_E_PARAM);
+    const cf__chain *c = f->chain;
+    const cf_filter *newest = c->tables[c->count - 1];
+    CF__RETURN_IF(c->count >= CF_MAX_TABLES, CF_E_PARAM);
+    /* One hash serves every table: they must agree on what turns it into
+     * buckets and fingerprints, and sizes follow the growth factor. */
+    CF__RETURN_IF(table->seed != newest->seed || table->bucket_size != newest->bucket_size ||
+                      table->max_kicks != newest->max_kicks ||
+                      table->partner_map != newest->partner_map,
+                  CF_E_PARAM);
+    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth ||
+                      table->num_buckets != newest->num_buckets * c->growth,
+                  CF_E_PARAM);
+    bool semi = (f->flags & CF_SEMI_SORT) && table->bucket_size == 4 && table->fp_bits >= 5 &&
+                table->fp_bits <= 16;
+    CF__RETURN_IF(((table->flags & CF_SEMI_SORT) != 0) != semi, CF_E_PARAM);
+    double fpp = cf_theoretical_fpp(table->fp_bits, table->bucket_size, 1.0);
+    CF__RETURN_IF(!(cf__grow_spent(c) + fpp < c->target_fpp), CF_E_PARAM);
+    uint64_t bytes = table->table_bytes;
+    for (unsigned k = 0; k < c->count; k++) bytes += c->tables[k]->table_bytes;
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes, CF_E_PARAM);
+    cf__grow_attach(f, table);
+    return CF_OK;
+}
+
+cf_status cf_grow_trim(cf_filter *f, unsigned *dropped) {
+    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    cf__chain *c = f->chain;
+    unsigned n = 0;
+    while (c->count > 1 && c->tables[c->count - 1]->items == 0) {
+        cf_free(c->tables[--c->count]);
+        c->tables[c->count] = NULL;
+        n++;
+    }
+    if (dropped != NULL) *dropped = n;
+    return CF_OK;
+}
