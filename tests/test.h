@@ -104,4 +104,26 @@ static inline uint64_t test_rand(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/* An allocator for tests that inject failures (as the ctx of a
+ * cf_allocator {test_counting_alloc, test_counting_free, &c, NULL}): counts
+ * calls and live blocks, and fails call number fail_at (0: none), so a test
+ * can fail every allocation of an operation in turn and check for leaks. */
+typedef struct test_counting {
+    long calls, fail_at, live;
+} test_counting;
+
+static inline void *test_counting_alloc(void *ctx, size_t size) {
+    test_counting *c = ctx;
+    if (++c->calls == c->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) c->live++;
+    return p;
+}
+
+static inline void test_counting_free(void *ctx, void *p) {
+    test_counting *c = ctx;
+    c->live--;
+    free(p);
+}
+
 #endif /* CF_TEST_H */

@@ -11,29 +11,11 @@
 
 #include "cuckoofilter.h"
 
-typedef struct counting {
-    long calls, fail_at, live;
-} counting;
-
-static void *counting_alloc(void *ctx, size_t size) {
-    counting *c = ctx;
-    if (++c->calls == c->fail_at) return NULL;
-    void *p = malloc(size);
-    if (p) c->live++;
-    return p;
-}
-
-static void counting_free(void *ctx, void *p) {
-    counting *c = ctx;
-    c->live--;
-    free(p);
-}
-
 /* Creates, fills, queries and frees two filters (the second with an
  * eviction budget too large for the stack, so its first eviction allocates
  * scratch) and a Bloom filter. */
-static cf_status workload(counting *c) {
-    cf_allocator a = {counting_alloc, counting_free, c, NULL};
+static cf_status workload(test_counting *c) {
+    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL};
     static const unsigned budgets[] = {500, 5000};
     for (int i = 0; i < 2; i++) {
         cf_config cfg;
@@ -81,13 +63,13 @@ static cf_status workload(counting *c) {
 }
 
 static void test_every_allocation_can_fail(void) {
-    counting probe = {0, -1, 0};
+    test_counting probe = {0, -1, 0};
     CHECK_STATUS(workload(&probe), CF_OK);
     CHECK_EQ(probe.live, 0);
     long total = probe.calls;
     CHECK_EQ(total, 7); /* 2 x (handle, table), the second's scratch; Bloom handle, bits */
     for (long n = 1; n <= total; n++) {
-        counting c = {0, n, 0};
+        test_counting c = {0, n, 0};
         CHECK_STATUS(workload(&c), CF_E_NOMEM);
         CHECK_EQ(c.live, 0);
     }

@@ -317,29 +317,14 @@ static void test_params(void) {
     cf_free(f);
 }
 
-/* An allocator that fails the n-th call, counting every call. */
-typedef struct failing {
-    int calls, fail_at, live;
-} failing;
-static void *failing_alloc(void *ctx, size_t size) {
-    failing *c = ctx;
-    if (++c->calls == c->fail_at) return NULL;
-    c->live++;
-    return malloc(size);
-}
-static void failing_free(void *ctx, void *p) {
-    ((failing *)ctx)->live--;
-    free(p);
-}
-
 static void test_alloc_failures(void) {
     cf_filter *f = make(&shapes[0], 2);
     size_t len;
     uint8_t *buf = serialize(f, &len);
     bool succeeded = false;
     for (int n = 1; !succeeded && n < 20; n++) {
-        failing c = {0, n, 0};
-        cf_allocator a = {failing_alloc, failing_free, &c, NULL};
+        test_counting c = {0, n, 0};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
         cf_filter *g = NULL;
         cf_status s = cf_deserialize(buf, len, &a, &g);
         CHECK(s == CF_OK || s == CF_E_NOMEM);

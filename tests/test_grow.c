@@ -416,28 +416,10 @@ static void test_batches(void) {
 
 /* ---- allocation failures ---- */
 
-typedef struct counting {
-    long calls, fail_at, live;
-} counting;
-
-static void *counting_alloc(void *ctx, size_t size) {
-    counting *c = ctx;
-    if (++c->calls == c->fail_at) return NULL;
-    void *p = malloc(size);
-    if (p) c->live++;
-    return p;
-}
-
-static void counting_free(void *ctx, void *p) {
-    counting *c = ctx;
-    c->live--;
-    free(p);
-}
-
 /* Grows a filter through several tables, round-trips it through memory and
  * a file; any allocation may fail. */
-static cf_status grow_workload(counting *c, const char *path) {
-    cf_allocator a = {counting_alloc, counting_free, c, NULL};
+static cf_status grow_workload(test_counting *c, const char *path) {
+    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL};
     cf_config cfg = grow_config(50, 0.01, 2);
     cfg.allocator = &a;
     cf_filter *f;
@@ -481,13 +463,13 @@ static cf_status grow_workload(counting *c, const char *path) {
 static void test_alloc_failures(void) {
     char path[64];
     snprintf(path, sizeof path, "test_grow_alloc_%ld.cf", (long)getpid());
-    counting c = {0, 0, 0};
+    test_counting c = {0, 0, 0};
     REQUIRE(grow_workload(&c, path) == CF_OK);
     long total = c.calls;
     CHECK_GE(total, 8);
     CHECK_EQ(c.live, 0);
     for (long n = 1; n <= total; n++) {
-        counting d = {0, n, 0};
+        test_counting d = {0, n, 0};
         CHECK_STATUS(grow_workload(&d, path), CF_E_NOMEM);
         CHECK_EQ(d.live, 0);
     }
