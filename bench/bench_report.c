@@ -13,6 +13,7 @@
 
 #include "bench_util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,31 @@ static const struct {
     {M_BATCH, "  same, batched", M_BATCH, true},
     {M_DELETE, "delete", M_DELETE, false},
 };
+
+/* Parses "123", "10M", "1.5k"... into *out; false on anything else. */
+bool bench_parse_count(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || v < 0) return false;
+    double mult = 1;
+    if (*end == 'k' || *end == 'K')
+        mult = 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1e6, end++;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1e9, end++;
+    if (*end != '\0') return false;
+    v *= mult;
+    if (v < 1 || v > 1e15 || v != floor(v)) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+void bench_fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
+    uint64_t s = stream_seed;
+    for (uint64_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&s);
+}
 
 double bench_median(double *v, size_t n) {
     if (n == 0) return 0.0;

@@ -9,6 +9,7 @@
 #ifndef CF_BENCH_UTIL_H
 #define CF_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -48,6 +49,14 @@ static inline uint64_t bench_xorshift64s(uint64_t *state) {
 static inline uint64_t bench_below(uint64_t r, uint64_t n) {
     return (uint64_t)(((unsigned __int128)r * n) >> 64);
 }
+
+/* Parses "123", "10M", "1.5k", "2G" (a whole number from 1 to 1e15) into
+ * *out; false on anything else.  The counts of every bench option. */
+bool bench_parse_count(const char *s, uint64_t *out);
+
+/* keys[i] for i < n: the splitmix64 stream from stream_seed, so that a seed
+ * gives the same keys in every program. */
+void bench_fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed);
 
 /* Median of n doubles (sorts v in place); 0 when n == 0. */
 double bench_median(double *v, size_t n);

@@ -175,11 +175,6 @@ static const lib_phases semi_phases = LIB_PHASES(semi);
 
 /* ------------------------------------------------------------- workload */
 
-static void fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
-    uint64_t s = stream_seed;
-    for (uint64_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&s);
-}
-
 /* Chooses the lookup keys for a filter holding keys[0..inserted) and returns
  * how many (at most count and at most inserted, so they are distinct):
  * positives evenly spread over the insert order (early inserts sit in their
@@ -505,33 +500,13 @@ static void usage(FILE *out) {
           out);
 }
 
-/* Parses "123", "10M", "1.5k"... into *out; false on anything else. */
-static bool parse_count(const char *s, uint64_t *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno != 0 || v < 0) return false;
-    double mult = 1;
-    if (*end == 'k' || *end == 'K')
-        mult = 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        mult = 1e6, end++;
-    else if (*end == 'G' || *end == 'g')
-        mult = 1e9, end++;
-    if (*end != '\0') return false;
-    v *= mult;
-    if (v < 1 || v > 1e15 || v != floor(v)) return false;
-    *out = (uint64_t)v;
-    return true;
-}
-
 static bool parse_count_list(const char *s, uint64_t *out, size_t *count) {
     char buf[512];
     if (strlen(s) >= sizeof buf) return false;
     strcpy(buf, s);
     *count = 0;
     for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        if (*count == MAX_LIST || !parse_count(tok, &out[*count])) return false;
+        if (*count == MAX_LIST || !bench_parse_count(tok, &out[*count])) return false;
         (*count)++;
     }
     return *count > 0;
@@ -596,7 +571,7 @@ static int parse_options(int argc, char **argv, options *o) {
                 o->widths[k] = (unsigned)w[k];
             }
         } else if (strcmp(a, "--reps") == 0) {
-            ok = parse_count(v, &x) && x <= BENCH_MAX_REPS;
+            ok = bench_parse_count(v, &x) && x <= BENCH_MAX_REPS;
             o->reps = (unsigned)x, reps_set = true;
         } else if (strcmp(a, "--seed") == 0) {
             char *end;
@@ -608,16 +583,16 @@ static int parse_options(int argc, char **argv, options *o) {
             o->load = strtod(v, &end);
             ok = end != v && *end == '\0' && o->load > 0 && o->load <= 1;
         } else if (strcmp(a, "--lookups") == 0) {
-            ok = parse_count(v, &o->lookups), lookups_set = true;
+            ok = bench_parse_count(v, &o->lookups), lookups_set = true;
         } else if (strcmp(a, "--batch") == 0) {
-            ok = parse_count(v, &x) && x <= 1u << 20;
+            ok = bench_parse_count(v, &x) && x <= 1u << 20;
             o->batch = (size_t)x;
         } else if (strcmp(a, "--impl") == 0) {
             ok = parse_impls(v, o->impl), impl_set = true;
         } else if (strcmp(a, "--csv") == 0) {
             o->csv = v;
         } else if (strcmp(a, "--ops") == 0) {
-            ok = parse_count(v, &ops);
+            ok = bench_parse_count(v, &ops);
         } else {
             fprintf(stderr, "cf-bench: unknown option %s\n", a);
             return 2;
@@ -778,8 +753,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "cf-bench: N = %" PRIu64 ": out of memory\n", n);
             status = 1;
         } else {
-            fill_keys(keys, max_fill, o.seed);
-            fill_keys(neg, count, ~o.seed * 0x9e3779b97f4a7c15ull);
+            bench_fill_keys(keys, max_fill, o.seed);
+            bench_fill_keys(neg, count, ~o.seed * 0x9e3779b97f4a7c15ull);
             for (size_t wi = 0; wi < o.width_count; wi++) {
                 memset(c, 0, sizeof *c);
                 for (int i = 0; i < IMPL_COUNT; i++)

@@ -11,16 +11,11 @@
  */
 #include <cuckoofilter.h>
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static double first_failure_load(unsigned b, unsigned f, uint64_t nb, uint64_t seed) {
     cf_config cfg;
@@ -36,7 +31,7 @@ static double first_failure_load(unsigned b, unsigned f, uint64_t nb, uint64_t s
         exit(1);
     }
     uint64_t rng = seed * 0x2545f4914f6cdd1dull + 1, n = 0;
-    while (cf_insert_hash(flt, splitmix(&rng)) == CF_OK) n++;
+    while (cf_insert_hash(flt, bench_splitmix64(&rng)) == CF_OK) n++;
     cf_free(flt);
     return (double)n / ((double)nb * b);
 }

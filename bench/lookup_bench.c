@@ -201,11 +201,6 @@ typedef struct result {
     bool problem; /* a false negative or a failed delete         */
 } result;
 
-static void fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed) {
-    uint64_t s = stream_seed;
-    for (uint64_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&s);
-}
-
 static void shuffle(uint64_t *v, uint64_t n, uint64_t *rng) {
     for (uint64_t i = n; i > 1; i--) {
         uint64_t j = bench_below(bench_splitmix64(rng), i);
@@ -516,20 +511,6 @@ static void usage(FILE *out) {
           out);
 }
 
-static bool parse_u64(const char *s, uint64_t *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno != 0 || v < 1) return false;
-    if (*end == 'k' || *end == 'K')
-        v *= 1e3, end++;
-    else if (*end == 'M' || *end == 'm')
-        v *= 1e6, end++;
-    if (*end != '\0' || v > 1e12 || v != floor(v)) return false;
-    *out = (uint64_t)v;
-    return true;
-}
-
 static bool parse_nb_list(const char *s, options *o) {
     char buf[256];
     if (strlen(s) >= sizeof buf) return false;
@@ -538,9 +519,9 @@ static bool parse_nb_list(const char *s, options *o) {
     for (char *tok = strtok(buf, ","); tok != NULL; tok = strtok(NULL, ",")) {
         uint64_t v;
         if (strncmp(tok, "2^", 2) == 0) {
-            if (!parse_u64(tok + 2, &v) || v > 32) return false;
+            if (!bench_parse_count(tok + 2, &v) || v > 32) return false;
             v = 1ull << v;
-        } else if (!parse_u64(tok, &v) || (v & (v - 1)) != 0 || v > (1ull << 32)) {
+        } else if (!bench_parse_count(tok, &v) || (v & (v - 1)) != 0 || v > (1ull << 32)) {
             return false;
         }
         if (o->nb_count == MAX_NB) return false;
@@ -577,12 +558,12 @@ static int parse_options(int argc, char **argv, options *o) {
         if (strcmp(a, "--nb") == 0) {
             ok = parse_nb_list(v, o);
         } else if (strcmp(a, "--reps") == 0) {
-            ok = parse_u64(v, &x) && x <= MAX_REPS;
+            ok = bench_parse_count(v, &x) && x <= MAX_REPS;
             o->reps = (unsigned)x;
         } else if (strcmp(a, "--lookups") == 0) {
-            ok = parse_u64(v, &o->lookups);
+            ok = bench_parse_count(v, &o->lookups);
         } else if (strcmp(a, "--batch") == 0) {
-            ok = parse_u64(v, &x) && x <= (1u << 20);
+            ok = bench_parse_count(v, &x) && x <= (1u << 20);
             o->batch = (size_t)x;
         } else if (strcmp(a, "--seed") == 0) {
             char *end;
@@ -642,8 +623,8 @@ static bool workload_new(const options *o, uint64_t nb, workload *w) {
         workload_free(w);
         return false;
     }
-    fill_keys(w->keys, w->fill, o->seed);
-    fill_keys(w->neg, w->n, ~o->seed * 0x9e3779b97f4a7c15ull);
+    bench_fill_keys(w->keys, w->fill, o->seed);
+    bench_fill_keys(w->neg, w->n, ~o->seed * 0x9e3779b97f4a7c15ull);
     return true;
 }
 
