@@ -80,8 +80,14 @@ static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
     return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
 }
 
-/* Grown and concurrent filters out of line, behind one unlikely branch on
- * the flags, so that plain lookups pay one test for both. */
+/* Grown and concurrent filters have their own code (grow.c, concurrent.c):
+ * every public function tests for both with one unlikely branch on the
+ * flags, so plain filters pay one test. */
+static inline bool cf__special(const cf_filter *f) {
+    return __builtin_expect((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, 0);
+}
+
+/* Out of line: inlined, the two calls cost plain lookups register saves. */
 __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, uint64_t h) {
     if (f->flags & CF_GROW) return cf__grow_contains_hash(f, h);
     return cf__cc_contains(f, h);
@@ -89,16 +95,14 @@ __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, u
 
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
-    if (__builtin_expect((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, 0))
-        return cf__contains_special(f, h);
+    if (cf__special(f)) return cf__contains_special(f, h);
     return cf__contains_slots(f, cf__locate(f, h));
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
     uint64_t h = cf__hash_keyed(&f->hkey, key, len);
-    if (__builtin_expect((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, 0))
-        return cf__contains_special(f, h);
+    if (cf__special(f)) return cf__contains_special(f, h);
     return cf__contains_slots(f, cf__locate(f, h));
 }
 
@@ -151,8 +155,8 @@ static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
 cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) return cf__grow_insert_hash(f, h);
-    if (f->cc != NULL) return cf__cc_insert(f, h, false);
+    if (cf__special(f))
+        return f->flags & CF_GROW ? cf__grow_insert_hash(f, h) : cf__cc_insert(f, h, false);
     return cf__insert_slots(f, cf__locate(f, h));
 }
 
@@ -164,8 +168,8 @@ cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) return cf__grow_insert_unique_hash(f, h);
-    if (f->cc != NULL) return cf__cc_insert(f, h, true);
+    if (cf__special(f))
+        return f->flags & CF_GROW ? cf__grow_insert_unique_hash(f, h) : cf__cc_insert(f, h, true);
     cf__slots p = cf__locate(f, h);
     CF__RETURN_IF(cf__contains_slots(f, p), CF_E_EXISTS);
     return cf__insert_slots(f, p);
@@ -206,8 +210,8 @@ static inline bool cf__take(cf_filter *f, cf__slots p) {
 cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) return cf__grow_delete_hash(f, h);
-    if (f->cc != NULL) return cf__cc_delete(f, h);
+    if (cf__special(f))
+        return f->flags & CF_GROW ? cf__grow_delete_hash(f, h) : cf__cc_delete(f, h);
     cf__slots p = cf__locate(f, h);
     cf__prefetch_bucket(f, p.i2); /* as for inserts */
     if (!cf__take(f, p)) return CF_E_NOT_FOUND;
@@ -222,8 +226,7 @@ cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
-    if (f->flags & CF_GROW) return cf__grow_count_hash(f, h);
-    if (f->cc != NULL) return cf__cc_count(f, h);
+    if (cf__special(f)) return f->flags & CF_GROW ? cf__grow_count_hash(f, h) : cf__cc_count(f, h);
     cf__slots p = cf__locate(f, h);
     size_t n = cf__bucket_count(f, p.i1, p.fp);
     if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
@@ -269,8 +272,9 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) return cf__grow_insert_batch(f, hashes, n, inserted);
-    if (__builtin_expect(f->cc != NULL, 0)) return cf__cc_insert_batch(f, hashes, n, inserted);
+    if (cf__special(f))
+        return f->flags & CF_GROW ? cf__grow_insert_batch(f, hashes, n, inserted)
+                                  : cf__cc_insert_batch(f, hashes, n, inserted);
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
@@ -375,8 +379,9 @@ CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
-    if (f->flags & CF_GROW) return cf__grow_contains_batch(f, hashes, n, out);
-    if (f->cc != NULL) return cf__cc_contains_batch(f, hashes, n, out);
+    if (cf__special(f))
+        return f->flags & CF_GROW ? cf__grow_contains_batch(f, hashes, n, out)
+                                  : cf__cc_contains_batch(f, hashes, n, out);
     if (f->swar)
         return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
