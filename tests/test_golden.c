@@ -460,11 +460,12 @@ static void test_good_files(void) {
         if (rebuilt.n != disk.n || memcmp(rebuilt.p, disk.p, disk.n) != 0)
             fprintf(stderr, "%s: rebuilt bytes differ from the golden file\n", goods[i].name);
         CHECK(rebuilt.n == disk.n && memcmp(rebuilt.p, disk.p, disk.n) == 0);
-        /* Every key of the recipe is found in the file. */
+        /* Every key of the recipe is found in the file (recipes that go on
+         * past the first failure stored only some of them). */
         char key[32];
-        for (unsigned k = 0; k < goods[i].keys; k++) {
+        for (unsigned k = 0; k < goods[i].keys && !goods[i].until_full; k++) {
             int n = snprintf(key, sizeof key, "key-%u", k);
-            if (cf_contains(r, key, (size_t)n)) CHECK(cf_contains(m, key, (size_t)n));
+            CHECK(cf_contains(m, key, (size_t)n));
         }
         free(rebuilt.p), free(again.p), free(fromload.p), free(frommap.p), free(disk.p);
         cf_free(r), cf_free(f), cf_free(l), cf_free(m);
@@ -692,7 +693,7 @@ static void test_legacy_files(void) {
             found += cf_contains(f, key, (size_t)n);
         }
         /* Recipes that stop at the first failure stored every key. */
-        if (!goods[i].until_full) CHECK(found >= goods[i].keys);
+        if (!goods[i].until_full) CHECK_EQ(found, goods[i].keys);
         /* Insert new keys (those that fit), delete some old ones, then
          * compare the library with the map-1 spec reader on everything. */
         unsigned added = 0;
@@ -706,6 +707,10 @@ static void test_legacy_files(void) {
         for (unsigned k = 0; k < added; k++) {
             int n = snprintf(key, sizeof key, "new-%u", k);
             CHECK(cf_contains(f, key, (size_t)n));
+        }
+        for (unsigned k = 0; k < 10 && k < goods[i].keys && !goods[i].until_full; k++) {
+            int n = snprintf(key, sizeof key, "key-%u", k);
+            CHECK_STATUS(cf_delete(f, key, (size_t)n), CF_OK);
         }
         bytes after = serialize(f);
         REQUIRE(after.n >= 72);
