@@ -45,15 +45,13 @@ typedef enum cfpy_context { CFPY_CREATE, CFPY_READ, CFPY_WRITE } cfpy_context;
  * if not NULL, is appended to the library's message.  err_no is errno as
  * the failed call left it (used for CF_E_IO; 0 = unknown); path (may be
  * NULL) names the file. */
-PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_no,
-                     PyObject *path);
+PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_no, PyObject *path);
 int cfpy_errors_init(PyObject *module);
 
 /* --------------------------------------------------------------- objects */
 
 typedef struct cfpy_filter {
-    PyObject_HEAD
-    cf_filter *f;
+    PyObject_HEAD cf_filter *f;
     /* Held while the GIL is released around work on f (bulk calls, files):
      * without CF_CONCURRENT the library needs writers serialised, and the
      * GIL no longer does it then.  `busy` (read and written only with the
@@ -64,8 +62,7 @@ typedef struct cfpy_filter {
 } cfpy_filter;
 
 typedef struct cfpy_bloom {
-    PyObject_HEAD
-    cf_bloom *b;
+    PyObject_HEAD cf_bloom *b;
 } cfpy_bloom;
 
 extern PyTypeObject cfpy_FilterType, cfpy_BloomType;
@@ -103,12 +100,11 @@ PyObject *cfpy_filter_reduce(cfpy_filter *self, PyObject *unused);
 PyObject *cfpy_filter_copy(cfpy_filter *self, PyObject *unused);
 PyObject *cfpy_filter_deepcopy(cfpy_filter *self, PyObject *memo);
 PyObject *cfpy_filter_richcompare(PyObject *a, PyObject *b, int op);
-extern const char cfpy_doc_update[], cfpy_doc_contains_many[], cfpy_doc_save[],
-    cfpy_doc_load[], cfpy_doc_map[], cfpy_doc_to_bytes[], cfpy_doc_from_bytes[];
+extern const char cfpy_doc_update[], cfpy_doc_contains_many[], cfpy_doc_save[], cfpy_doc_load[],
+    cfpy_doc_map[], cfpy_doc_to_bytes[], cfpy_doc_from_bytes[];
 
 /* Reads a Python int into an unsigned field no larger than max; returns 0,
  * or -1 with ValueError (negative or above max) or TypeError set. */
-int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max,
-                  unsigned long long *out);
+int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max, unsigned long long *out);
 
 #endif /* CFPY_H */

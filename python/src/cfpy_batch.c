@@ -105,9 +105,8 @@ static int hashes_get(PyObject *obj, hashes *hs) {
     if (PyObject_GetBuffer(obj, &hs->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
     if (!is_u64_format(&hs->view) || hs->view.len % 8 != 0) {
         PyBuffer_Release(&hs->view);
-        PyErr_SetString(PyExc_TypeError,
-                        "hashes=True needs a contiguous buffer of 64-bit integers "
-                        "(e.g. array('Q'), or bytes of a multiple of 8)");
+        PyErr_SetString(PyExc_TypeError, "hashes=True needs a contiguous buffer of 64-bit integers "
+                                         "(e.g. array('Q'), or bytes of a multiple of 8)");
         return -1;
     }
     hs->n = (size_t)hs->view.len / 8;
@@ -157,10 +156,8 @@ static PyObject *update_hashes(cfpy_filter *self, PyObject *obj) {
     size_t inserted = 0;
     cf_status s;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS
-    s = cf_insert_batch(self->f, hs.h, hs.n, &inserted);
-    Py_END_ALLOW_THREADS
-    cfpy_lock_end(self);
+    Py_BEGIN_ALLOW_THREADS s = cf_insert_batch(self->f, hs.h, hs.n, &inserted);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
     hashes_release(&hs);
     if (s != CF_OK) return raise_full(s, inserted);
     Py_RETURN_NONE;
@@ -208,11 +205,9 @@ static int insert_chunk(cfpy_filter *self, chunk *c, void *ctx) {
     size_t *total = ctx, inserted = 0;
     cf_status s;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS
-    chunk_hash(self->f, c);
+    Py_BEGIN_ALLOW_THREADS chunk_hash(self->f, c);
     s = cf_insert_batch(self->f, c->hash, c->n, &inserted);
-    Py_END_ALLOW_THREADS
-    cfpy_lock_end(self);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
     *total += inserted;
     if (s != CF_OK) {
         raise_full(s, *total);
@@ -221,17 +216,18 @@ static int insert_chunk(cfpy_filter *self, chunk *c, void *ctx) {
     return 0;
 }
 
-const char cfpy_doc_update[] = "update($self, keys, /, *, hashes=False)\n--\n\n"
-"Add every key of the iterable keys, in order (like add() on each).\n\n"
-"The GIL is released while the library hashes and inserts each chunk of\n"
-"keys, with its batched insert.  If the filter fills, FilterFullError is\n"
-"raised: its `inserted` attribute counts the keys of this call that went\n"
-"in (all those before the failing key), and the failing key and later ones\n"
-"were not inserted.  A key of the wrong type raises TypeError; the keys\n"
-"before its chunk were inserted.  A str or bytes argument is refused (it\n"
-"is one key, not an iterable of keys).\n\n"
-"hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
-"as returned by hash(), inserted as they are.";
+const char cfpy_doc_update[] =
+    "update($self, keys, /, *, hashes=False)\n--\n\n"
+    "Add every key of the iterable keys, in order (like add() on each).\n\n"
+    "The GIL is released while the library hashes and inserts each chunk of\n"
+    "keys, with its batched insert.  If the filter fills, FilterFullError is\n"
+    "raised: its `inserted` attribute counts the keys of this call that went\n"
+    "in (all those before the failing key), and the failing key and later ones\n"
+    "were not inserted.  A key of the wrong type raises TypeError; the keys\n"
+    "before its chunk were inserted.  A str or bytes argument is refused (it\n"
+    "is one key, not an iterable of keys).\n\n"
+    "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
+    "as returned by hash(), inserted as they are.";
 
 PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"", "hashes", NULL};
@@ -254,10 +250,8 @@ static PyObject *contains_hashes(cfpy_filter *self, PyObject *obj) {
     PyObject *list = found != NULL ? PyList_New((Py_ssize_t)hs.n) : PyErr_NoMemory();
     if (list != NULL) {
         cfpy_lock_begin(self);
-        Py_BEGIN_ALLOW_THREADS
-        cf_contains_batch(self->f, hs.h, hs.n, found);
-        Py_END_ALLOW_THREADS
-        cfpy_lock_end(self);
+        Py_BEGIN_ALLOW_THREADS cf_contains_batch(self->f, hs.h, hs.n, found);
+        Py_END_ALLOW_THREADS cfpy_lock_end(self);
         for (size_t i = 0; i < hs.n; i++)
             PyList_SET_ITEM(list, (Py_ssize_t)i, Py_NewRef(found[i] ? Py_True : Py_False));
     }
@@ -269,22 +263,21 @@ static PyObject *contains_hashes(cfpy_filter *self, PyObject *obj) {
 static int lookup_chunk(cfpy_filter *self, chunk *c, void *ctx) {
     PyObject *list = ctx;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS
-    chunk_hash(self->f, c);
+    Py_BEGIN_ALLOW_THREADS chunk_hash(self->f, c);
     cf_contains_batch(self->f, c->hash, c->n, c->found);
-    Py_END_ALLOW_THREADS
-    cfpy_lock_end(self);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
     for (size_t i = 0; i < c->n; i++)
         if (PyList_Append(list, c->found[i] ? Py_True : Py_False) < 0) return -1;
     return 0;
 }
 
-const char cfpy_doc_contains_many[] = "contains_many($self, keys, /, *, hashes=False)\n--\n\n"
-"[key in self for key in keys], computed with the library's batched lookup\n"
-"(many memory reads in flight) while the GIL is released.\n\n"
-"hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
-"as returned by hash(); lets one hashing serve several filters sharing a\n"
-"seed.";
+const char cfpy_doc_contains_many[] =
+    "contains_many($self, keys, /, *, hashes=False)\n--\n\n"
+    "[key in self for key in keys], computed with the library's batched lookup\n"
+    "(many memory reads in flight) while the GIL is released.\n\n"
+    "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
+    "as returned by hash(); lets one hashing serve several filters sharing a\n"
+    "seed.";
 
 PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"", "hashes", NULL};

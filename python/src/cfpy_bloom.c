@@ -25,10 +25,8 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cfg.seed = v[3];
     cf_bloom *b;
     cf_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = cf_bloom_new(&cfg, &b);
-    Py_END_ALLOW_THREADS
-    if (s != CF_OK) {
+    Py_BEGIN_ALLOW_THREADS s = cf_bloom_new(&cfg, &b);
+    Py_END_ALLOW_THREADS if (s != CF_OK) {
         char detail[200];
         PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
                       (unsigned long long)cfg.capacity, cfg.target_fpp,
@@ -81,9 +79,9 @@ static PyObject *bloom_stats(cfpy_bloom *self, void *closure) {
 static PyObject *bloom_repr(cfpy_bloom *self) {
     cf_bloom_stats st;
     cf_bloom_get_stats(self->b, &st);
-    return PyUnicode_FromFormat("<%s items=%llu num_bits=%llu num_hashes=%u>", Py_TYPE(self)->tp_name,
-                                (unsigned long long)st.items, (unsigned long long)st.num_bits,
-                                st.num_hashes);
+    return PyUnicode_FromFormat("<%s items=%llu num_bits=%llu num_hashes=%u>",
+                                Py_TYPE(self)->tp_name, (unsigned long long)st.items,
+                                (unsigned long long)st.num_bits, st.num_hashes);
 }
 
 PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\nSet key's k bits.  Never fails.");
@@ -105,21 +103,20 @@ static PySequenceMethods bloom_as_sequence = {
 };
 
 PyDoc_STRVAR(bloom_doc,
-"BloomFilter(capacity=0, fpp=0.01, *, num_bits=0, num_hashes=0, seed=0)\n"
-"--\n\n"
-"A Bloom filter, for comparing with CuckooFilter at equal memory.  Keys as\n"
-"for CuckooFilter.  k bit positions per key come from one 64-bit XXH3 hash\n"
-"by double hashing.\n\n"
-"  capacity    items; required unless num_bits is given\n"
-"  fpp         false-positive probability wanted at capacity, in (0, 1)\n"
-"  num_bits    0 = ceil(-capacity * ln(fpp) / ln(2)**2); else exactly this\n"
-"  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
-"  seed        hash seed\n\n"
-"len() counts adds (duplicates count again).");
+             "BloomFilter(capacity=0, fpp=0.01, *, num_bits=0, num_hashes=0, seed=0)\n"
+             "--\n\n"
+             "A Bloom filter, for comparing with CuckooFilter at equal memory.  Keys as\n"
+             "for CuckooFilter.  k bit positions per key come from one 64-bit XXH3 hash\n"
+             "by double hashing.\n\n"
+             "  capacity    items; required unless num_bits is given\n"
+             "  fpp         false-positive probability wanted at capacity, in (0, 1)\n"
+             "  num_bits    0 = ceil(-capacity * ln(fpp) / ln(2)**2); else exactly this\n"
+             "  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
+             "  seed        hash seed\n\n"
+             "len() counts adds (duplicates count again).");
 
 PyTypeObject cfpy_BloomType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "cuckoofilter.BloomFilter",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cuckoofilter.BloomFilter",
     .tp_basicsize = sizeof(cfpy_bloom),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = bloom_doc,

@@ -25,10 +25,8 @@ static bool is_format_status(cf_status s) {
     case CF_E_VERSION:
     case CF_E_TRUNCATED:
     case CF_E_MAGIC:
-    case CF_E_CHECKSUM:
-        return true;
-    default:
-        return false;
+    case CF_E_CHECKSUM: return true;
+    default: return false;
     }
 }
 

@@ -30,8 +30,7 @@ const cf_allocator cfpy_allocator = {raw_alloc, raw_free, NULL, raw_calloc};
 
 void cfpy_lock_begin(cfpy_filter *o) {
     if (!PyThread_acquire_lock(o->lock, NOWAIT_LOCK)) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(o->lock, WAIT_LOCK);
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(o->lock, WAIT_LOCK);
         Py_END_ALLOW_THREADS
     }
     o->busy = 1;
@@ -45,8 +44,7 @@ void cfpy_lock_end(cfpy_filter *o) {
 void cfpy_wait_idle(cfpy_filter *o) {
     /* A loop: another section may begin while this thread waits for the GIL. */
     while (o->busy) {
-        Py_BEGIN_ALLOW_THREADS
-        PyThread_acquire_lock(o->lock, WAIT_LOCK);
+        Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock(o->lock, WAIT_LOCK);
         PyThread_release_lock(o->lock);
         Py_END_ALLOW_THREADS
     }
@@ -57,8 +55,7 @@ void cfpy_wait_idle(cfpy_filter *o) {
 int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max,
                   unsigned long long *out) {
     if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name,
-                     Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be an int, not %.100s", name, Py_TYPE(obj)->tp_name);
         return -1;
     }
     unsigned long long v = PyLong_AsUnsignedLongLong(obj);
@@ -114,17 +111,17 @@ static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg
 #define CFPY_CONCURRENT 0u
 #endif
 
-static int parse_uints(PyObject *const objs[], const char *const names[], const unsigned long long max[],
-                       unsigned long long out[], int n) {
+static int parse_uints(PyObject *const objs[], const char *const names[],
+                       const unsigned long long max[], unsigned long long out[], int n) {
     for (int i = 0; i < n; i++)
         if (objs[i] != NULL && cfpy_get_uint(objs[i], names[i], max[i], &out[i]) < 0) return -1;
     return 0;
 }
 
 static PyObject *filter_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"capacity", "fpp",  "fingerprint_bits", "bucket_size",
-                             "num_buckets", "max_kicks", "max_load", "seed",
-                             "semi_sort", "grow", "concurrent", NULL};
+    static char *kwlist[] = {"capacity",    "fpp",       "fingerprint_bits", "bucket_size",
+                             "num_buckets", "max_kicks", "max_load",         "seed",
+                             "semi_sort",   "grow",      "concurrent",       NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
@@ -134,9 +131,10 @@ static PyObject *filter_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
                                      &cfg.target_fpp, &o[1], &o[2], &o[3], &o[4], &cfg.max_load,
                                      &o[5], &semi, &grow, &conc))
         return NULL;
-    static const char *const names[] = {"capacity", "fingerprint_bits", "bucket_size",
-                                        "num_buckets", "max_kicks", "seed"};
-    const unsigned long long max[] = {UINT64_MAX, UINT_MAX, UINT_MAX, UINT64_MAX, UINT_MAX, UINT64_MAX};
+    static const char *const names[] = {"capacity",    "fingerprint_bits", "bucket_size",
+                                        "num_buckets", "max_kicks",        "seed"};
+    const unsigned long long max[] = {UINT64_MAX, UINT_MAX, UINT_MAX,
+                                      UINT64_MAX, UINT_MAX, UINT64_MAX};
     unsigned long long v[6] = {cfg.capacity,    cfg.fingerprint_bits, cfg.bucket_size,
                                cfg.num_buckets, cfg.max_kicks,        cfg.seed};
     if (parse_uints(o, names, max, v, 6) < 0) return NULL;
@@ -153,9 +151,8 @@ static PyObject *filter_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cf_filter *f;
     cf_status s;
     Py_BEGIN_ALLOW_THREADS /* a large table is zeroed here */
-    s = cf_new(&cfg, &f);
-    Py_END_ALLOW_THREADS
-    if (s != CF_OK) {
+        s = cf_new(&cfg, &f);
+    Py_END_ALLOW_THREADS if (s != CF_OK) {
         char detail[320];
         PyOS_snprintf(detail, sizeof detail,
                       "capacity=%llu, fpp=%g, fingerprint_bits=%u, bucket_size=%u, "
@@ -304,35 +301,39 @@ static PyObject *filter_sizeof(cfpy_filter *self, PyObject *unused) {
 
 /* ------------------------------------------------------------------- type */
 
-PyDoc_STRVAR(add_doc, "add($self, key, /)\n--\n\n"
-"Insert one copy of key.\n\n"
-"Raises FilterFullError when no free slot is reachable within max_kicks, or\n"
-"2 * bucket_size copies of the key already fill both its buckets; the filter\n"
-"is then exactly as before.  Raises ReadOnlyError on a mapped filter.");
-PyDoc_STRVAR(add_unique_doc, "add_unique($self, key, /)\n--\n\n"
-"Insert key unless the filter already answers that it may be present.\n\n"
-"Returns True if inserted, False if not (a false positive also gives False).\n"
-"Raises like add().");
+PyDoc_STRVAR(add_doc,
+             "add($self, key, /)\n--\n\n"
+             "Insert one copy of key.\n\n"
+             "Raises FilterFullError when no free slot is reachable within max_kicks, or\n"
+             "2 * bucket_size copies of the key already fill both its buckets; the filter\n"
+             "is then exactly as before.  Raises ReadOnlyError on a mapped filter.");
+PyDoc_STRVAR(add_unique_doc,
+             "add_unique($self, key, /)\n--\n\n"
+             "Insert key unless the filter already answers that it may be present.\n\n"
+             "Returns True if inserted, False if not (a false positive also gives False).\n"
+             "Raises like add().");
 PyDoc_STRVAR(count_doc, "count($self, key, /)\n--\n\n"
-"An upper bound on the copies of key stored: the slots of its two buckets\n"
-"holding its fingerprint (fingerprint collisions add to it).");
-PyDoc_STRVAR(remove_doc, "remove($self, key, /)\n--\n\n"
-"Remove one copy of key; KeyError if its fingerprint is in neither bucket.\n\n"
-"Only remove keys you know were added: a never-added key whose fingerprint\n"
-"and buckets collide with a stored key's removes that key's fingerprint,\n"
-"creating a false negative.");
-PyDoc_STRVAR(discard_doc, "discard($self, key, /)\n--\n\n"
-"Like remove(), but returns True if a copy was removed and False if none\n"
-"was found, never raising KeyError.  The same caution applies.");
+                        "An upper bound on the copies of key stored: the slots of its two buckets\n"
+                        "holding its fingerprint (fingerprint collisions add to it).");
+PyDoc_STRVAR(remove_doc,
+             "remove($self, key, /)\n--\n\n"
+             "Remove one copy of key; KeyError if its fingerprint is in neither bucket.\n\n"
+             "Only remove keys you know were added: a never-added key whose fingerprint\n"
+             "and buckets collide with a stored key's removes that key's fingerprint,\n"
+             "creating a false negative.");
+PyDoc_STRVAR(discard_doc,
+             "discard($self, key, /)\n--\n\n"
+             "Like remove(), but returns True if a copy was removed and False if none\n"
+             "was found, never raising KeyError.  The same caution applies.");
 PyDoc_STRVAR(hash_doc, "hash($self, key, /)\n--\n\n"
-"The 64-bit XXH3 hash of key with the filter's seed: what the library, the\n"
-"cuckoo CLI and contains_many(..., hashes=True) work on.");
+                       "The 64-bit XXH3 hash of key with the filter's seed: what the library, the\n"
+                       "cuckoo CLI and contains_many(..., hashes=True) work on.");
 PyDoc_STRVAR(clear_doc, "clear($self)\n--\n\nRemove every item; the parameters and memory stay.");
 PyDoc_STRVAR(bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
 PyDoc_STRVAR(reduce_doc, "__reduce__($self)\n--\n\nPickles as from_bytes(to_bytes()).");
 PyDoc_STRVAR(copy_doc, "__copy__($self)\n--\n\n"
-"An independent in-memory filter with the same bytes (writable, also when\n"
-"self is mapped).");
+                       "An independent in-memory filter with the same bytes (writable, also when\n"
+                       "self is mapped).");
 PyDoc_STRVAR(deepcopy_doc, "__deepcopy__($self, memo, /)\n--\n\nThe same as __copy__().");
 PyDoc_STRVAR(sizeof_doc, "__sizeof__($self)\n--\n\nBytes of the object and its table.");
 PyDoc_STRVAR(stats_doc, "A Stats named tuple: every field of the C library's cf_stats.");
@@ -378,42 +379,41 @@ static PySequenceMethods filter_as_sequence = {
 };
 
 PyDoc_STRVAR(filter_doc,
-"CuckooFilter(capacity=0, fpp=0.001, *, fingerprint_bits=0, bucket_size=4,\n"
-"             num_buckets=0, max_kicks=500, max_load=0.0, seed=0,\n"
-"             semi_sort=False, grow=False, concurrent=False)\n"
-"--\n\n"
-"A cuckoo filter: a set of keys that answers \"may be present\" or \"certainly\n"
-"not\", with no false negatives, a tunable false-positive probability (FPP),\n"
-"and deletion.  Keys are bytes, bytearray, memoryview, str (UTF-8) or int\n"
-"(8 bytes little-endian, -2**63 <= key < 2**64); a key hashes as in the C\n"
-"library and the cuckoo CLI, so their files answer the same here.\n\n"
-"The options are the C library's cf_config:\n"
-"  capacity          items the filter must hold (required unless num_buckets)\n"
-"  fpp               false-positive probability wanted at full load, in (0, 1);\n"
-"                    chooses fingerprint_bits when that is 0\n"
-"  fingerprint_bits  0 = derived from fpp (widened if the table needs it);\n"
-"                    else 1..32\n"
-"  bucket_size       slots per bucket: 1, 2, 4 or 8\n"
-"  num_buckets       0 = derived from capacity; else exactly this many\n"
-"  max_kicks         eviction budget per insert, 1..65535\n"
-"  max_load          load factor used for sizing, in (0, 1]; 0 =\n"
-"                    default_max_load(bucket_size)\n"
-"  seed              hash seed (stored in files)\n"
-"  semi_sort         semi-sorted buckets: one bit less per item at the same\n"
-"                    FPP (bucket_size 4, 5..16-bit fingerprints)\n"
-"  grow, concurrent  the library's CF_GROW / CF_CONCURRENT flags; builds\n"
-"                    whose library lacks them raise NotImplementedError\n\n"
-"Bad options raise ValueError or TypeError with the library's reason.\n\n"
-"Guarantees: an added key is always found until removed; a failed add\n"
-"(FilterFullError) changes nothing; the same key can be stored up to\n"
-"2 * bucket_size times; same options and operations give the same bytes.\n\n"
-"Threads: single-key calls run under the GIL; update, contains_many and the\n"
-"file calls release it while the library works, and exclude other calls on\n"
-"the same filter meanwhile.");
+             "CuckooFilter(capacity=0, fpp=0.001, *, fingerprint_bits=0, bucket_size=4,\n"
+             "             num_buckets=0, max_kicks=500, max_load=0.0, seed=0,\n"
+             "             semi_sort=False, grow=False, concurrent=False)\n"
+             "--\n\n"
+             "A cuckoo filter: a set of keys that answers \"may be present\" or \"certainly\n"
+             "not\", with no false negatives, a tunable false-positive probability (FPP),\n"
+             "and deletion.  Keys are bytes, bytearray, memoryview, str (UTF-8) or int\n"
+             "(8 bytes little-endian, -2**63 <= key < 2**64); a key hashes as in the C\n"
+             "library and the cuckoo CLI, so their files answer the same here.\n\n"
+             "The options are the C library's cf_config:\n"
+             "  capacity          items the filter must hold (required unless num_buckets)\n"
+             "  fpp               false-positive probability wanted at full load, in (0, 1);\n"
+             "                    chooses fingerprint_bits when that is 0\n"
+             "  fingerprint_bits  0 = derived from fpp (widened if the table needs it);\n"
+             "                    else 1..32\n"
+             "  bucket_size       slots per bucket: 1, 2, 4 or 8\n"
+             "  num_buckets       0 = derived from capacity; else exactly this many\n"
+             "  max_kicks         eviction budget per insert, 1..65535\n"
+             "  max_load          load factor used for sizing, in (0, 1]; 0 =\n"
+             "                    default_max_load(bucket_size)\n"
+             "  seed              hash seed (stored in files)\n"
+             "  semi_sort         semi-sorted buckets: one bit less per item at the same\n"
+             "                    FPP (bucket_size 4, 5..16-bit fingerprints)\n"
+             "  grow, concurrent  the library's CF_GROW / CF_CONCURRENT flags; builds\n"
+             "                    whose library lacks them raise NotImplementedError\n\n"
+             "Bad options raise ValueError or TypeError with the library's reason.\n\n"
+             "Guarantees: an added key is always found until removed; a failed add\n"
+             "(FilterFullError) changes nothing; the same key can be stored up to\n"
+             "2 * bucket_size times; same options and operations give the same bytes.\n\n"
+             "Threads: single-key calls run under the GIL; update, contains_many and the\n"
+             "file calls release it while the library works, and exclude other calls on\n"
+             "the same filter meanwhile.");
 
 PyTypeObject cfpy_FilterType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "cuckoofilter.CuckooFilter",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cuckoofilter.CuckooFilter",
     .tp_basicsize = sizeof(cfpy_filter),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = filter_doc,

@@ -19,10 +19,11 @@ static PyObject *encode_path(PyObject *path) {
     return enc;
 }
 
-const char cfpy_doc_save[] = "save($self, path)\n--\n\n"
-"Write the filter to path atomically (temporary file in the same directory,\n"
-"fsync, rename, fsync of the directory): on failure the old file, if any,\n"
-"is untouched.  Raises OSError.";
+const char cfpy_doc_save[] =
+    "save($self, path)\n--\n\n"
+    "Write the filter to path atomically (temporary file in the same directory,\n"
+    "fsync, rename, fsync of the directory): on failure the old file, if any,\n"
+    "is untouched.  Raises OSError.";
 
 PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"path", NULL};
@@ -33,12 +34,10 @@ PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
     cf_status s;
     int err;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS
-    errno = 0;
+    Py_BEGIN_ALLOW_THREADS errno = 0;
     s = cf_save(self->f, PyBytes_AS_STRING(enc));
     err = errno;
-    Py_END_ALLOW_THREADS
-    cfpy_lock_end(self);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
     Py_DECREF(enc);
     if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, err, path);
     Py_RETURN_NONE;
@@ -51,21 +50,20 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify) {
     cf_filter *f = NULL;
     cf_status s;
     int err;
-    Py_BEGIN_ALLOW_THREADS
-    errno = 0;
+    Py_BEGIN_ALLOW_THREADS errno = 0;
     s = verify < 0 ? cf_load(PyBytes_AS_STRING(enc), &cfpy_allocator, &f)
                    : cf_map(PyBytes_AS_STRING(enc), verify != 0, &f);
     err = errno;
-    Py_END_ALLOW_THREADS
-    Py_DECREF(enc);
+    Py_END_ALLOW_THREADS Py_DECREF(enc);
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, NULL, err, path);
     return cfpy_filter_wrap((PyTypeObject *)cls, f);
 }
 
-const char cfpy_doc_load[] = "load($type, path)\n--\n\n"
-"Read and validate a filter file (every field, the table's invariants and\n"
-"the checksum) into memory.  Raises OSError, or FormatError naming what is\n"
-"wrong (truncated, corrupt, bad magic, unknown version, bad checksum).";
+const char cfpy_doc_load[] =
+    "load($type, path)\n--\n\n"
+    "Read and validate a filter file (every field, the table's invariants and\n"
+    "the checksum) into memory.  Raises OSError, or FormatError naming what is\n"
+    "wrong (truncated, corrupt, bad magic, unknown version, bad checksum).";
 
 PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"path", NULL};
@@ -74,12 +72,13 @@ PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw) {
     return open_file(cls, path, -1);
 }
 
-const char cfpy_doc_map[] = "map($type, path, verify=False)\n--\n\n"
-"Map a filter file read-only and use its table in place: O(1) in the file's\n"
-"size after validating the header, and processes share one copy in the\n"
-"page cache.  verify=True also checks the checksum and the table's\n"
-"invariants (reads the whole file).  Lookups work; writes raise\n"
-"ReadOnlyError.  The file is unmapped when the object is collected.";
+const char cfpy_doc_map[] =
+    "map($type, path, verify=False)\n--\n\n"
+    "Map a filter file read-only and use its table in place: O(1) in the file's\n"
+    "size after validating the header, and processes share one copy in the\n"
+    "page cache.  verify=True also checks the checksum and the table's\n"
+    "invariants (reads the whole file).  Lookups work; writes raise\n"
+    "ReadOnlyError.  The file is unmapped when the object is collected.";
 
 PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"path", "verify", NULL};
@@ -89,9 +88,10 @@ PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw) {
     return open_file(cls, path, verify);
 }
 
-const char cfpy_doc_to_bytes[] = "to_bytes($self)\n--\n\n"
-"The filter in the library's file format (what save() writes).  bytes(f)\n"
-"is the same.";
+const char cfpy_doc_to_bytes[] =
+    "to_bytes($self)\n--\n\n"
+    "The filter in the library's file format (what save() writes).  bytes(f)\n"
+    "is the same.";
 
 PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused) {
     (void)unused;
@@ -102,10 +102,8 @@ PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused) {
     if (out == NULL) return NULL;
     cf_status s;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS
-    s = cf_serialize(self->f, PyBytes_AS_STRING(out), size, NULL);
-    Py_END_ALLOW_THREADS
-    cfpy_lock_end(self);
+    Py_BEGIN_ALLOW_THREADS s = cf_serialize(self->f, PyBytes_AS_STRING(out), size, NULL);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
     if (s != CF_OK) {
         Py_DECREF(out);
         return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
@@ -113,10 +111,11 @@ PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused) {
     return out;
 }
 
-const char cfpy_doc_from_bytes[] = "from_bytes($type, data, /)\n--\n\n"
-"A filter rebuilt from data in the library's file format (bytes or any\n"
-"contiguous buffer), validating every field, the table's invariants and\n"
-"the checksum.  Raises FormatError naming what is wrong.";
+const char cfpy_doc_from_bytes[] =
+    "from_bytes($type, data, /)\n--\n\n"
+    "A filter rebuilt from data in the library's file format (bytes or any\n"
+    "contiguous buffer), validating every field, the table's invariants and\n"
+    "the checksum.  Raises FormatError naming what is wrong.";
 
 PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *data) {
     Py_buffer view;
@@ -124,8 +123,7 @@ PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *data) {
     cf_filter *f = NULL;
     cf_status s;
     if (PyBytes_Check(data)) {
-        Py_BEGIN_ALLOW_THREADS
-        s = cf_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &f);
+        Py_BEGIN_ALLOW_THREADS s = cf_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &f);
         Py_END_ALLOW_THREADS
     } else {
         /* Another thread could change a mutable buffer under the reader. */

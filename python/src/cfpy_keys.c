@@ -25,8 +25,10 @@ static int int_key(PyObject *obj, cfpy_key *k) {
     if (overflow > 0) {
         /* Above 2^63 - 1: the unsigned range still fits in 8 bytes. */
         unsigned long long w = PyLong_AsUnsignedLongLong(obj);
-        if (w == (unsigned long long)-1 && PyErr_Occurred()) overflow = -1;
-        else u = w;
+        if (w == (unsigned long long)-1 && PyErr_Occurred())
+            overflow = -1;
+        else
+            u = w;
     }
     if (overflow < 0) {
         PyErr_Clear();

@@ -92,16 +92,17 @@ PyObject *cfpy_stats_new(const cf_stats *st) {
 
 PyObject *cfpy_bloom_stats_new(const cf_bloom_stats *st) {
     PyObject *v[6] = {
-        PyLong_FromUnsignedLongLong(st->num_bits),  PyLong_FromUnsignedLong(st->num_hashes),
-        PyLong_FromUnsignedLongLong(st->items),     PyFloat_FromDouble(st->bits_per_item),
-        PyFloat_FromDouble(st->expected_fpp),       PyLong_FromSize_t(st->memory_bytes),
+        PyLong_FromUnsignedLongLong(st->num_bits), PyLong_FromUnsignedLong(st->num_hashes),
+        PyLong_FromUnsignedLongLong(st->items),    PyFloat_FromDouble(st->bits_per_item),
+        PyFloat_FromDouble(st->expected_fpp),      PyLong_FromSize_t(st->memory_bytes),
     };
     return fill(cfpy_BloomStatsType, v, 6);
 }
 
 int cfpy_stats_init(PyObject *module) {
     cfpy_StatsType = PyStructSequence_NewType(&stats_desc);
-    if (cfpy_StatsType == NULL || PyModule_AddObjectRef(module, "Stats", (PyObject *)cfpy_StatsType) < 0)
+    if (cfpy_StatsType == NULL ||
+        PyModule_AddObjectRef(module, "Stats", (PyObject *)cfpy_StatsType) < 0)
         return -1;
     cfpy_BloomStatsType = PyStructSequence_NewType(&bloom_desc);
     if (cfpy_BloomStatsType == NULL ||
