@@ -278,9 +278,12 @@ typedef struct cf_shape {
 
 /* Resolves cfg exactly as cf_new does (defaults, derived width and bucket
  * count, every check) and describes the result in *out, allocating nothing.
- * Returns CF_OK exactly when cf_new(cfg) would succeed given the memory,
- * else the status cf_new would return: CF_E_PARAM (also for a NULL
- * argument) or CF_E_TOO_LARGE.  On failure *out (when not NULL) is zeroed. */
+ * It describes single tables: configurations with CF_GROW or CF_CONCURRENT
+ * return CF_E_PARAM (create the filter and ask cf_get_stats or
+ * cf_table_stats).  Otherwise it returns CF_OK exactly when cf_new(cfg)
+ * would succeed given the memory, else the status cf_new would return:
+ * CF_E_PARAM (also for a NULL argument) or CF_E_TOO_LARGE.  On failure *out
+ * (when not NULL) is zeroed. */
 CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
 
 /* ------------------------------------------------------------------------

@@ -56,6 +56,7 @@ void cf__grow_attach(cf_filter *f, cf_filter *table) {
 void cf__grow_drop_newest(cf_filter *f) {
     cf__chain *c = f->chain;
     cf_free(c->tables[--c->count]);
+    c->tables[c->count] = NULL;
     f->read_only = c->tables[c->count - 1]->read_only;
 }
 
@@ -76,7 +77,7 @@ double cf__grow_spent(const cf__chain *c) {
     return spent;
 }
 
-static size_t cf__grow_table_bytes(const cf__chain *c) {
+size_t cf__grow_table_bytes(const cf__chain *c) {
     size_t n = 0;
     for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->table_bytes;
     return n;
@@ -90,7 +91,7 @@ static size_t cf__grow_table_bytes(const cf__chain *c) {
 static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= (c->max_tables ? c->max_tables : CF_MAX_TABLES), CF_E_FULL);
+    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_FULL);
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
     cf_config_init(cfg);
     cfg->num_buckets = newest->num_buckets * c->growth;

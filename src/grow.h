@@ -45,6 +45,15 @@ struct cf__chain {
     unsigned max_tables;              /* cf_grow_set_limits; 0 = CF_MAX_TABLES, not saved */
 };
 
+/* The most tables the chain may hold: cf_grow_set_limits' cap, or
+ * CF_MAX_TABLES. */
+static inline unsigned cf__grow_table_cap(const cf__chain *c) {
+    return c->max_tables ? c->max_tables : CF_MAX_TABLES;
+}
+
+/* The sum of the tables' table_bytes: what max_bytes limits. */
+size_t cf__grow_table_bytes(const cf__chain *c);
+
 /* cf_new for cfg->flags & CF_GROW. */
 cf_status cf__grow_new(const cf_config *cfg, cf_filter **out);
 

@@ -13,21 +13,23 @@
  */
 #include "grow.h"
 
-static bool cf__is_grown_writable(const cf_filter *f) {
-    return f != NULL && (f->flags & CF_GROW) != 0 && !f->read_only;
+/* The statuses every call here starts with (the header's contract). */
+static cf_status cf__grown_writable(const cf_filter *f) {
+    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    return CF_OK;
 }
 
 cf_status cf_grow_add_table(cf_filter *f) {
-    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
     cf_filter *added;
     return cf__grow_add_table(f, &added);
 }
 
 cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_bytes) {
-    CF__RETURN_IF(!cf__is_grown_writable(f) || max_tables > CF_MAX_TABLES, CF_E_PARAM);
-    uint64_t bytes = 0;
-    for (unsigned k = 0; k < f->chain->count; k++) bytes += f->chain->tables[k]->table_bytes;
+    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
+    CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
+    uint64_t bytes = cf__grow_table_bytes(f->chain);
     /* A limit below what the tables hold would make the saved form invalid. */
     CF__RETURN_IF(max_bytes != 0 && max_bytes < bytes, CF_E_PARAM);
     f->chain->max_tables = max_tables;
@@ -36,11 +38,14 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
 }
 
 cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
-    CF__RETURN_IF(!cf__is_grown_writable(f) || table == NULL, CF_E_PARAM);
-    CF__RETURN_IF((table->flags & CF_GROW) || table->read_only, CF_E_PARAM);
+    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
+    CF__RETURN_IF(table == NULL, CF_E_PARAM);
+    /* A concurrent table keeps its counts in its stripes, not in the handle
+     * a chain serializes. */
+    CF__RETURN_IF((table->flags & (CF_GROW | CF_CONCURRENT)) || table->read_only, CF_E_PARAM);
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= CF_MAX_TABLES, CF_E_PARAM);
+    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_PARAM);
     /* One hash serves every table: they must agree on what turns it into
      * buckets and fingerprints, and sizes follow the growth factor. */
     CF__RETURN_IF(table->seed != newest->seed || table->bucket_size != newest->bucket_size ||
@@ -55,23 +60,17 @@ cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
     CF__RETURN_IF(((table->flags & CF_SEMI_SORT) != 0) != semi, CF_E_PARAM);
     double fpp = cf_theoretical_fpp(table->fp_bits, table->bucket_size, 1.0);
     CF__RETURN_IF(!(cf__grow_spent(c) + fpp < c->target_fpp), CF_E_PARAM);
-    uint64_t bytes = table->table_bytes;
-    for (unsigned k = 0; k < c->count; k++) bytes += c->tables[k]->table_bytes;
+    uint64_t bytes = table->table_bytes + cf__grow_table_bytes(c);
     CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes, CF_E_PARAM);
     cf__grow_attach(f, table);
     return CF_OK;
 }
 
 cf_status cf_grow_trim(cf_filter *f, unsigned *dropped) {
-    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
     cf__chain *c = f->chain;
     unsigned n = 0;
-    while (c->count > 1 && c->tables[c->count - 1]->items == 0) {
-        cf_free(c->tables[--c->count]);
-        c->tables[c->count] = NULL;
-        n++;
-    }
+    for (; c->count > 1 && c->tables[c->count - 1]->items == 0; n++) cf__grow_drop_newest(f);
     if (dropped != NULL) *dropped = n;
     return CF_OK;
 }

@@ -11,6 +11,9 @@ cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     memset(out, 0, sizeof *out);
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    /* One table of fixed shape: a grown filter's later tables depend on its
+     * history, and a concurrent one adds stripes (the header says so). */
+    CF__RETURN_IF((cfg->flags & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
     unsigned fbits, b, max_kicks;
     uint64_t nb;
     CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));

@@ -5,6 +5,8 @@
  */
 #include "test.h"
 
+#include <unistd.h>
+
 #include "cuckoofilter.h"
 
 static cf_filter *grown(unsigned growth, uint64_t n) {
@@ -151,6 +153,18 @@ static void test_append_and_trim(void) {
     gcfg.target_fpp = 0.2;
     REQUIRE(cf_make_growable(&f, &gcfg) == CF_OK);
     CHECK_STATUS(cf_grow_append(f, bad), CF_E_PARAM); /* not growth times the buckets */
+    /* A concurrent table (its counts live in its stripes), and any table
+     * past the cap cf_grow_set_limits set, are refused. */
+    cf_config ccfg = cfg;
+    ccfg.num_buckets = 128;
+    ccfg.flags = CF_CONCURRENT;
+    cf_filter *conc;
+    REQUIRE(cf_new(&ccfg, &conc) == CF_OK);
+    CHECK_STATUS(cf_grow_append(f, conc), CF_E_PARAM);
+    cf_free(conc);
+    CHECK_STATUS(cf_grow_set_limits(f, 1, 0), CF_OK);
+    CHECK_STATUS(cf_grow_append(f, t1), CF_E_PARAM);
+    CHECK_STATUS(cf_grow_set_limits(f, 0, 0), CF_OK);
     CHECK_STATUS(cf_grow_append(f, t1), CF_OK);
     CHECK_EQ(tables_of(f), 2);
     for (uint64_t k = 0; k < 150; k++) CHECK(cf_contains(f, &k, sizeof k));
@@ -161,6 +175,17 @@ static void test_append_and_trim(void) {
     CHECK_STATUS(cf_deserialize(buf, n, NULL, &g), CF_OK);
     CHECK_EQ(tables_of(g), 2);
     cf_free(g);
+    /* A mapped grown filter is read-only to every call here. */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_grow_ctl.%ld.cf", (long)getpid());
+    REQUIRE(cf_save(f, path) == CF_OK);
+    REQUIRE(cf_map(path, true, &g) == CF_OK);
+    CHECK_STATUS(cf_grow_set_limits(g, 0, 0), CF_E_READONLY);
+    CHECK_STATUS(cf_grow_append(g, bad), CF_E_READONLY);
+    CHECK_STATUS(cf_grow_add_table(g), CF_E_READONLY);
+    CHECK_STATUS(cf_grow_trim(g, NULL), CF_E_READONLY);
+    cf_free(g);
+    remove(path);
     free(buf);
     /* The FPP bound: a table too wide for the rest of the budget. */
     cfg.num_buckets = 256;

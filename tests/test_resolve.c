@@ -120,6 +120,19 @@ static void test_resolve_matches_new(void) {
     CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
     CHECK_STATUS(cf_config_resolve(NULL, &sh), CF_E_PARAM);
     CHECK_STATUS(cf_config_resolve(&cfg, NULL), CF_E_PARAM);
+    /* Grown and concurrent filters are not single fixed tables: refused,
+     * though cf_new builds them. */
+    static const unsigned special[] = {CF_GROW, CF_CONCURRENT};
+    for (int i = 0; i < 2; i++) {
+        cf_config_init(&cfg);
+        cfg.capacity = 1000;
+        cfg.target_fpp = 0.01;
+        cfg.flags = special[i];
+        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
+        cf_filter *f;
+        CHECK_STATUS(cf_new(&cfg, &f), CF_OK);
+        cf_free(f);
+    }
 }
 
 /* The format version in cf_stats is the one in the bytes cf_serialize writes
