@@ -26,6 +26,21 @@
 #include "cf_internal.h"
 #include "semisort.h"
 
+/* Where a hash puts its item: its fingerprint and its two buckets (the
+ * same bucket twice when alt maps i1 to itself). */
+typedef struct cf__slots {
+    uint64_t i1, i2;
+    uint32_t fp;
+} cf__slots;
+
+static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
+    cf__slots p;
+    p.fp = cf__fingerprint_masked(h, f->fp_mask);
+    p.i1 = cf__index1(h, f->num_buckets);
+    p.i2 = cf__alt_index(f, p.i1, p.fp);
+    return p;
+}
+
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */

@@ -53,19 +53,6 @@
 #include "bucket.h"
 #include "concurrent.h"
 
-typedef struct cf__cc_slots {
-    uint64_t i1, i2;
-    uint32_t fp;
-} cf__cc_slots;
-
-static inline cf__cc_slots cf__cc_locate(const cf_filter *f, uint64_t h) {
-    cf__cc_slots p;
-    p.fp = cf__fingerprint_masked(h, f->fp_mask);
-    p.i1 = cf__index1(h, f->num_buckets);
-    p.i2 = cf__alt_index(f, p.i1, p.fp);
-    return p;
-}
-
 /* ---- the table as aligned atomic little-endian words ---- */
 
 static inline _Atomic uint64_t *cf__cc_word(const cf_filter *f, uint64_t k) {
@@ -314,7 +301,7 @@ size_t cf__cc_memory(const cf_filter *f) {
 
 /* Buckets wider than a word, out of line so that the common lookup below
  * keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, cf__cc_slots p) {
+__attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, cf__slots p) {
     _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
@@ -326,7 +313,7 @@ __attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, c
 }
 
 /* One optimistic read of both buckets; true when it decided *found. */
-static inline bool cf__cc_lookup_once(const cf_filter *f, const cf__cc_slots *p, bool *found) {
+static inline bool cf__cc_lookup_once(const cf_filter *f, const cf__slots *p, bool *found) {
     const struct cf__cc *cc = f->cc;
     /* The filter's fields first: after an acquire load they would be read
      * again. */
@@ -344,14 +331,14 @@ static inline bool cf__cc_lookup_once(const cf_filter *f, const cf__cc_slots *p,
 
 /* Reads again until nothing moved under the read: out of line, so that the
  * common single read keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, cf__cc_slots p) {
+__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, cf__slots p) {
     bool found;
     for (unsigned spins = 0; !cf__cc_lookup_once(f, &p, &found); spins++) cf__cc_relax(spins);
     return found;
 }
 
 bool cf__cc_contains(const cf_filter *f, uint64_t h) {
-    cf__cc_slots p = cf__cc_locate(f, h);
+    cf__slots p = cf__locate(f, h);
     if (f->cc->wide) return cf__cc_contains_wide(f, p);
     bool found;
     if (cf__cc_lookup_once(f, &p, &found)) return found;
@@ -359,7 +346,7 @@ bool cf__cc_contains(const cf_filter *f, uint64_t h) {
 }
 
 size_t cf__cc_count(const cf_filter *f, uint64_t h) {
-    cf__cc_slots p = cf__cc_locate(f, h);
+    cf__slots p = cf__locate(f, h);
     _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
@@ -384,7 +371,7 @@ size_t cf__cc_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t 
     size_t found = 0;
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CC_AHEAD < n) {
-            cf__cc_slots q = cf__cc_locate(f, hashes[j + CF__CC_AHEAD]);
+            cf__slots q = cf__locate(f, hashes[j + CF__CC_AHEAD]);
             cf__prefetch_bucket(f, q.i1);
             cf__prefetch_bucket(f, q.i2);
         }
@@ -408,7 +395,7 @@ static bool cf__cc_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
 
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
-static bool cf__cc_try_place(cf_filter *f, const cf__cc_slots *p) {
+static bool cf__cc_try_place(cf_filter *f, const cf__slots *p) {
     cf__stripe *a = cf__cc_stripe(f, p->i1), *b = cf__cc_stripe(f, p->i2);
     cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
     cf__cc_lock(a);
@@ -423,7 +410,7 @@ static bool cf__cc_try_place(cf_filter *f, const cf__cc_slots *p) {
 
 /* Check and store under both buckets' stripes: atomic with respect to
  * every other writer of the key.  CF_OK, CF_E_EXISTS or CF_E_FULL. */
-static cf_status cf__cc_try_unique(cf_filter *f, const cf__cc_slots *p) {
+static cf_status cf__cc_try_unique(cf_filter *f, const cf__slots *p) {
     cf__cc_held h;
     cf__cc_lock_set(f, &h, p->i1, p->i2, p->i2);
     cf_status st = CF_OK;
@@ -442,7 +429,7 @@ static cf_status cf__cc_try_unique(cf_filter *f, const cf__cc_slots *p) {
  * Returns CF_OK, CF_E_EXISTS, or CF_E_FULL when what the search saw no
  * longer holds (nothing was changed by this move). */
 static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t dst,
-                             const cf__cc_slots *ins, bool unique) {
+                             const cf__slots *ins, bool unique) {
     cf__cc_held h;
     cf__cc_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
@@ -475,7 +462,7 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
  * root (evict.c's cf__apply_path, one locked move at a time).  *retry is
  * set when a move found the table changed since the search. */
 static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, int32_t at, unsigned slot,
-                              uint64_t dst, const cf__cc_slots *p, bool unique, bool *retry) {
+                              uint64_t dst, const cf__slots *p, bool unique, bool *retry) {
     for (;;) {
         const cf__bfs_node *n = &q[at];
         bool root = n->parent < 0;
@@ -503,7 +490,7 @@ static bool cf__cc_on_path(const cf__bfs_node *q, int32_t at, uint64_t bucket) {
  * stack's, or allocated per call for budgets beyond it: threads cannot
  * share the filter's.  CF_OK, CF_E_EXISTS, CF_E_FULL or CF_E_NOMEM, with
  * *retry set when the path went stale. */
-static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, bool *retry) {
+static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, bool *retry) {
     cf__bfs_node on_stack[CF__STACK_NODES];
     size_t cap = (size_t)f->max_kicks + 2;
     cf__bfs_node *q = on_stack;
@@ -548,7 +535,7 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__cc_slots *p, bool unique, 
 }
 
 cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
-    cf__cc_slots p = cf__cc_locate(f, h);
+    cf__slots p = cf__locate(f, h);
     for (;;) {
         cf_status st = unique                    ? cf__cc_try_unique(f, &p)
                        : cf__cc_try_place(f, &p) ? CF_OK
@@ -569,7 +556,7 @@ cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
 cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CC_AHEAD < n) {
-            cf__cc_slots q = cf__cc_locate(f, hashes[j + CF__CC_AHEAD]);
+            cf__slots q = cf__locate(f, hashes[j + CF__CC_AHEAD]);
             cf__prefetch_bucket(f, q.i1);
             cf__prefetch_bucket(f, q.i2);
         }
@@ -582,7 +569,7 @@ cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 /* Under both buckets' stripes, so that no move carries the fingerprint from
  * the bucket not yet searched to the one already searched. */
 cf_status cf__cc_delete(cf_filter *f, uint64_t h) {
-    cf__cc_slots p = cf__cc_locate(f, h);
+    cf__slots p = cf__locate(f, h);
     cf__cc_held held;
     cf__cc_lock_set(f, &held, p.i1, p.i2, p.i2);
     uint64_t bucket = p.i1;

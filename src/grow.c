@@ -158,9 +158,8 @@ cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
  * is stored as often as one table can hold it (2b copies, or b when its
  * buckets coincide), and no table of any size would take one more. */
 static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
-    uint32_t fp = cf__fingerprint_masked(h, t->fp_mask);
-    uint64_t i1 = cf__index1(h, t->num_buckets);
-    size_t slots = (cf__alt_index(t, i1, fp) == i1 ? 1u : 2u) * (size_t)t->bucket_size;
+    cf__slots p = cf__locate(t, h);
+    size_t slots = (p.i2 == p.i1 ? 1u : 2u) * (size_t)t->bucket_size;
     return cf_count_hash(t, h) >= slots;
 }
 
@@ -187,11 +186,9 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
  * them one after another waits for one memory latency, not one per table. */
 static void cf__prefetch_tables(const cf__chain *c, uint64_t h) {
     for (unsigned k = 0; k < c->count; k++) {
-        const cf_filter *t = c->tables[k];
-        uint32_t fp = cf__fingerprint_masked(h, t->fp_mask);
-        uint64_t i1 = cf__index1(h, t->num_buckets);
-        cf__prefetch_bucket(t, i1);
-        cf__prefetch_bucket(t, cf__alt_index(t, i1, fp));
+        cf__slots p = cf__locate(c->tables[k], h);
+        cf__prefetch_bucket(c->tables[k], p.i1);
+        cf__prefetch_bucket(c->tables[k], p.i2);
     }
 }
 

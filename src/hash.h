@@ -31,15 +31,6 @@
 #error "xxHash 0.8 or newer is needed (XXH3 is stable from 0.8.0)"
 #endif
 
-static inline uint64_t cf__le64(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
 static inline uint32_t cf__le32(const void *p) {
     uint32_t v;
     memcpy(&v, p, sizeof v);
@@ -82,11 +73,11 @@ static inline void cf__hash_key_init(cf__hash_key *k, uint64_t seed) {
     const uint8_t *s = XXH3_kSecret;
     uint64_t seed48 = seed ^ ((uint64_t)__builtin_bswap32((uint32_t)seed) << 32);
     k->seed = seed;
-    k->h0 = cf__avalanche64(seed ^ cf__le64(s + 56) ^ cf__le64(s + 64));
+    k->h0 = cf__avalanche64(seed ^ cf__load64le(s + 56) ^ cf__load64le(s + 64));
     k->flip13 = (uint64_t)(cf__le32(s) ^ cf__le32(s + 4)) + seed;
-    k->flip48 = (cf__le64(s + 8) ^ cf__le64(s + 16)) - seed48;
-    k->flip_lo = (cf__le64(s + 24) ^ cf__le64(s + 32)) + seed;
-    k->flip_hi = (cf__le64(s + 40) ^ cf__le64(s + 48)) - seed;
+    k->flip48 = (cf__load64le(s + 8) ^ cf__load64le(s + 16)) - seed48;
+    k->flip_lo = (cf__load64le(s + 24) ^ cf__load64le(s + 32)) + seed;
+    k->flip_hi = (cf__load64le(s + 40) ^ cf__load64le(s + 48)) - seed;
 }
 
 /* Keys over 16 bytes take XXH3's longer paths out of line, so that the
@@ -102,7 +93,7 @@ static inline uint64_t cf__hash_keyed(const cf__hash_key *k, const void *key, si
     const uint8_t *p = key;
     if (len > 8) {
         if (len > 16) return cf__xxh3_long(key, len, k->seed);
-        uint64_t lo = cf__le64(p) ^ k->flip_lo, hi = cf__le64(p + len - 8) ^ k->flip_hi;
+        uint64_t lo = cf__load64le(p) ^ k->flip_lo, hi = cf__load64le(p + len - 8) ^ k->flip_hi;
         unsigned __int128 m = (unsigned __int128)lo * hi;
         uint64_t acc = len + __builtin_bswap64(lo) + hi + ((uint64_t)m ^ (uint64_t)(m >> 64));
         return cf__avalanche3(acc);

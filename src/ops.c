@@ -31,27 +31,14 @@
 #include "concurrent.h"
 #include "hash.h"
 
-typedef struct cf__slots {
-    uint64_t i1, i2;
-    uint32_t fp;
-} cf__slots;
-
-static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
-    cf__slots p;
-    p.fp = cf__fingerprint_masked(h, f->fp_mask);
-    p.i1 = cf__index1(h, f->num_buckets);
-    p.i2 = cf__alt_index(f, p.i1, p.fp);
-    return p;
+static bool cf__bad_key(const void *key, size_t len) {
+    return key == NULL && len != 0;
 }
 
 uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
-    if (key == NULL && len != 0) return 0; /* no bytes to hash: the header's contract */
+    if (cf__bad_key(key, len)) return 0; /* no bytes to hash: the header's contract */
     if (f == NULL) return cf__xxh3(key, len, 0);
     return cf__hash_keyed(&f->hkey, key, len);
-}
-
-static bool cf__bad_key(const void *key, size_t len) {
-    return key == NULL && len != 0;
 }
 
 /* Both buckets are read and tested without a branch between them, so the
