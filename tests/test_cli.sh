@@ -123,7 +123,7 @@ printf 'tab\there\0nope\0' | "$cuckoo" query -0 --json "$f" >"$dir/out"
 
 # ---- numbers as people write them
 i=0
-for n in 2000000 2e6 2M ' 2M ' 2000k 0.002G; do
+for n in 2000000 2e6 2M ' 2M ' 2000k 0.002G 2.0M; do
   expect 0 "$cuckoo" create "$dir/n.cf" --capacity "$n" --force
   "$cuckoo" info --json "$dir/n.cf" | grep -o '"num_buckets": [0-9]*' >"$dir/nb.$((++i))"
 done
@@ -131,6 +131,10 @@ for j in $(seq 2 "$i"); do cmp -s "$dir/nb.1" "$dir/nb.$j" || fail "capacity spe
 expect 2 "$cuckoo" create "$dir/n.cf" --capacity 2,000,000 --force; one_line_error
 err_has "no digit separators"
 expect 2 "$cuckoo" create "$dir/n.cf" --capacity 2.5 --force; one_line_error
+# Decimal only (strtod would read 0x10 as 16), and fractions times a suffix
+# are exact (4.1 * 1e6 in binary is 4099999.999...).
+expect 2 "$cuckoo" create "$dir/n.cf" --capacity 0x10 --force; one_line_error
+expect 0 "$cuckoo" create "$dir/n.cf" --capacity 4.1M --force
 expect 2 "$cuckoo" create "$dir/n.cf" --capacity 1000 --max-kicks '20x' --force; one_line_error
 # Blanks around a value are the same for every option, integer or not.
 expect 0 "$cuckoo" create "$dir/n.cf" --capacity ' 1000' --fpp ' 0.01 ' --max-kicks ' 20' --force

@@ -47,15 +47,19 @@ bool cli_parse_u64(const char *s, uint64_t *out) {
         *out = (uint64_t)n;
         return true;
     }
-    /* 2e6, 2.5M, 10k: a decimal number, then at most one SI suffix (counts
-     * of items are decimal).  Must come out a whole number. */
-    double d = strtod(v, &end);
+    /* 2e6, 2.5M, 10k: a decimal number (no hexadecimal: counts of items are
+     * decimal), then at most one SI suffix, written as the exponent it
+     * stands for so that one correctly rounded strtod reads the value
+     * ("4.1M" is 4.1e6 exactly; 4.1 * 1e6 is not).  Must be a whole number. */
     static const char suffixes[] = "kMGT";
-    const char *suffix = *end != '\0' ? strchr(suffixes, *end) : NULL;
-    if (suffix != NULL) {
-        d *= pow(1000.0, (double)(suffix - suffixes + 1));
-        end++;
+    size_t len = strlen(v);
+    const char *suffix = strchr(suffixes, v[len - 1]);
+    if (suffix != NULL && *suffix != '\0') {
+        if (len + 3 >= sizeof v) return false;
+        snprintf(v + len - 1, sizeof v - (len - 1), "e%d", 3 * (int)(suffix - suffixes + 1));
     }
+    if (strspn(v, "0123456789.eE+-") != strlen(v)) return false;
+    double d = strtod(v, &end);
     if (*end != '\0' || !(d >= 0) || d > CLI_EXACT_DOUBLE || d != floor(d)) return false;
     *out = (uint64_t)d;
     return true;
