@@ -186,11 +186,13 @@ static int add_failed(const adder *a, const char *file, const char *outcome) {
         return cli_error("%s: %s is stored %u times already, the most a key can be (both its "
                          "buckets of %u hold only it); %s (use --unique to skip keys present)",
                          file, a->where, 2 * st.bucket_size, st.bucket_size, outcome);
+    /* A growing filter that is full hit a limit (tables, widths); more
+     * growth is not the advice then. */
     if (a->failure == CF_E_FULL)
         return cli_error("%s: %s: the filter is full (%llu items, %.1f%% of its slots); %s "
-                         "(rebuild with a larger --capacity, or 'cuckoo build --grow')",
+                         "(rebuild with a larger --capacity%s)",
                          file, a->where, (unsigned long long)st.items, 100 * st.load_factor,
-                         outcome);
+                         outcome, (st.flags & CF_GROW) ? "" : ", or 'cuckoo build --grow'");
     return cli_error("%s: %s: %s; %s", file, a->where, cf_strerror(a->failure), outcome);
 }
 

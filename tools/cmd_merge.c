@@ -9,7 +9,6 @@
  * set, not of the part) or --buckets, bucket size, width, seed and layout.
  */
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "files.h"
@@ -77,9 +76,7 @@ int cli_cmd_merge(int argc, char **argv) {
     const char *out = o.file;
     bool out_is_input = false;
     for (int i = 0; i < o.nkeys; i++) out_is_input |= strcmp(o.keys[i], out) == 0;
-    struct stat st;
-    if (!o.force && !out_is_input && stat(out, &st) == 0)
-        return cli_error("%s exists (use --force to replace it)", out);
+    if (!out_is_input && !files_may_replace(out, o.force)) return CLI_ERROR;
 
     /* OUT read as an input is a read-modify-write: locked from before the
      * load until after the save, like add.  Otherwise files_replace locks

@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cf_redis_dump.h"
 #include "cli.h"
 #include "cuckoofilter.h"
+#include "files.h"
 
 #define IO_DEFAULT_CHUNK ((uint64_t)1 << 20)
 /* Redis's default proto-max-bulk-len: no chunk the module writes is longer. */
@@ -131,18 +131,18 @@ int cli_cmd_export(int argc, char **argv) {
             return cli_error("export: unexpected argument '%s'", a);
         }
     }
-    if (npos != 2) return usage_export(), CLI_ERROR;
+    if (npos != 2) return cli_error("export: wants FILE and KEY (see --help)");
     if (!output && isatty(STDOUT_FILENO))
         return cli_error("export: refusing to write binary data to a terminal "
                          "(pipe it to redis-cli --pipe, or use --output)");
-    cf_filter *f;
-    cf_status s = cf_load(pos[0], NULL, &f);
-    if (s != CF_OK) return cli_error("%s: %s", pos[0], cf_strerror(s));
+    /* Mapped: chunks are read from the file in place, with no second copy. */
+    cf_filter *f = files_map(pos[0]);
+    if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
     /* A grown file keeps growing by its own factor: that is the key's
      * EXPANSION (the module refuses any other). */
-    if (st.tables > 1 || (st.flags & CF_GROW)) {
+    if (st.flags & CF_GROW) {
         if (expansion_given && expansion != st.growth) {
             cf_free(f);
             return cli_error("export: %s grows by %u; --expansion must be that or absent", pos[0],
@@ -203,9 +203,9 @@ typedef struct importer {
     size_t received, cap;
 } importer;
 
-/* Appends a body chunk that must end at stream position pos. */
+/* Appends a body chunk that must end at stream position pos (the header
+ * came first: take_chunk checks). */
 static int take_body(importer *im, uint64_t pos, const uint8_t *p, size_t n) {
-    if (!im->have_header) return cli_error("import: a body chunk before the header");
     if (pos - 1 != im->received + n || n > im->body_len - im->received)
         return cli_error("import: chunk out of order at position %llu", (unsigned long long)pos);
     if (im->received + n > im->cap) {
@@ -232,6 +232,8 @@ static int take_chunk(importer *im, const char *key, long long it, const uint8_t
     if (!im->key && !(im->key = strdup(key))) return cli_error("import: out of memory");
     uint64_t pos = cfr_iter_pos(it);
     if (pos != 1) {
+        if (!im->have_header)
+            return cli_error("import: a body chunk for '%s' before its header", key);
         if (cfr_iter_gen(it) != im->gen)
             return cli_error("import: the dump was read across a write");
         return take_body(im, pos, p, n);
@@ -284,7 +286,7 @@ static int read_stream(FILE *in, importer *im) {
     return CLI_OK;
 }
 
-static int import_to(const importer *im, const char *path) {
+static int import_to(const importer *im, const files_opts *o) {
     if (!im->have_header) return cli_error("import: no CF.LOADCHUNK header in the input");
     if (im->received != im->body_len)
         return cli_error("import: the dump ends after %zu of %llu bytes", im->received,
@@ -292,9 +294,9 @@ static int import_to(const importer *im, const char *path) {
     cf_filter *f;
     cf_status s = cf_deserialize(im->body, im->received, NULL, &f);
     if (s != CF_OK) return cli_error("import: the key's filter is invalid: %s", cf_strerror(s));
-    s = cf_save(f, path);
+    bool ok = files_replace(f, o); /* locked, checked and saved as create does */
     cf_free(f);
-    return s == CF_OK ? CLI_OK : cli_error("%s: %s", path, cf_strerror(s));
+    return ok ? CLI_OK : CLI_ERROR;
 }
 
 int cli_cmd_import(int argc, char **argv) {
@@ -317,15 +319,14 @@ int cli_cmd_import(int argc, char **argv) {
             return cli_error("import: unexpected argument '%s'", a);
         }
     }
-    if (npos < 1) return usage_import(), CLI_ERROR;
-    struct stat st;
-    if (!force && stat(pos[0], &st) == 0)
-        return cli_error("%s exists (use --force to replace it)", pos[0]);
+    if (npos < 1) return cli_error("import: wants FILE (see --help)");
+    files_opts o = {.file = pos[0], .force = force, .wait_ms = -1};
+    if (!files_may_replace(o.file, o.force)) return CLI_ERROR;
     FILE *in = npos == 2 && strcmp(pos[1], "-") != 0 ? fopen(pos[1], "rb") : stdin;
     if (!in) return cli_error("%s: cannot open", pos[1]);
     int rc = read_stream(in, &im);
     if (in != stdin) fclose(in);
-    if (rc == CLI_OK) rc = import_to(&im, pos[0]);
+    if (rc == CLI_OK) rc = import_to(&im, &o);
     free(im.key);
     free(im.body);
     return rc;

@@ -102,8 +102,8 @@ bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx) {
         }
         return true;
     }
-    /* A stream may be read in several calls (build --grow goes on where it
-     * stopped), so it is opened once. */
+    /* Opened on the first call and kept: a caller whose fn stopped early
+     * may call again to go on with the rest of the stream. */
     if (src.in == NULL) {
         if ((src.in = open_keys(o)) == NULL) return false;
         src.unit = o->nul ? "record" : "line";
