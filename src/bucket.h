@@ -41,6 +41,11 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
     return p;
 }
 
+/* Stores p.fp in bucket i1 or i2 (a free slot, else after the eviction
+ * search) and counts it: CF_OK, or CF_E_FULL / CF_E_NOMEM with the table
+ * unchanged and failed_inserts counting a CF_E_FULL (ops.c). */
+cf_status cf__insert_slots(cf_filter *f, cf__slots p);
+
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */

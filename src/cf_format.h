@@ -60,6 +60,10 @@ typedef struct cf__header {
     size_t total_size;  /* 64 + T + 8: the exact length of a valid input */
 } cf__header;
 
+/* The low 32 bits of XXH3-64 of a header's first 60 bytes: the check at
+ * offset 60 of both header kinds (version 1 and the version-2 file header). */
+uint32_t cf__header_check(const uint8_t *header);
+
 /* Encodes f's header (64 bytes, header check included). */
 void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
 

@@ -13,10 +13,6 @@
 
 #include "grow_format.h"
 
-static uint32_t cf__grow_check(const uint8_t *header) {
-    return (uint32_t)XXH3_64bits(header, CF__GOFF_CHECK);
-}
-
 static uint64_t cf__double_bits(double d) {
     uint64_t u;
     memcpy(&u, &d, sizeof u);
@@ -40,13 +36,13 @@ void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__GOFF_TARGET_FPP, cf__double_bits(c->target_fpp), 8);
     cf__put_le(out + CF__GOFF_FAILED, f->failed_inserts, 8);
     cf__put_le(out + CF__GOFF_FLAGS, f->flags, 2);
-    cf__put_le(out + CF__GOFF_CHECK, cf__grow_check(out), 4);
+    cf__put_le(out + CF__GOFF_CHECK, cf__header_check(out), 4);
 }
 
 cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p) {
     memset(p, 0, sizeof *p);
     CF__RETURN_IF(len < CF__HEADER_SIZE, CF_E_TRUNCATED);
-    CF__RETURN_IF(cf__get_le(buf + CF__GOFF_CHECK, 4) != cf__grow_check(buf), CF_E_CHECKSUM);
+    CF__RETURN_IF(cf__get_le(buf + CF__GOFF_CHECK, 4) != cf__header_check(buf), CF_E_CHECKSUM);
     p->tables = (unsigned)cf__get_le(buf + CF__GOFF_TABLES, 2);
     p->growth = (unsigned)cf__get_le(buf + CF__GOFF_GROWTH, 4);
     p->max_bytes = cf__get_le(buf + CF__GOFF_MAX_BYTES, 8);

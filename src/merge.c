@@ -24,23 +24,6 @@
 #include "bucket.h"
 #include "grow.h"
 
-/* Stores fp, found in src's bucket i, in dst: i, its partner, or evict. */
-static cf_status cf__merge_one(cf_filter *dst, uint64_t i, uint32_t fp) {
-    uint64_t i2 = cf__alt_index(dst, i, fp);
-    uint64_t bucket = i;
-    int s = cf__bucket_find(dst, bucket, 0);
-    if (s < 0) {
-        bucket = i2;
-        s = cf__bucket_find(dst, bucket, 0);
-    }
-    if (s >= 0)
-        cf__slot_set(dst, bucket, (unsigned)s, fp);
-    else
-        CF__FORWARD_IF_ERROR(cf__evict_insert(dst, i, i2, fp));
-    dst->items++;
-    return CF_OK;
-}
-
 /* The same buckets for every key: shape, seed, layout and partner map (a
  * table of 0.1.0's map and one of today's pair buckets differently). */
 static bool cf__same_shape(const cf_filter *a, const cf_filter *b) {
@@ -53,10 +36,14 @@ static bool cf__same_shape(const cf_filter *a, const cf_filter *b) {
  * failure, leaving dst part-way (the caller restores it). */
 static cf_status cf__merge_table(cf_filter *dst, const cf_filter *src) {
     cf_status st = CF_OK;
+    uint32_t fps[CF_MAX_BUCKET_SIZE];
     for (uint64_t i = 0; i < src->num_buckets && st == CF_OK; i++) {
+        cf__bucket_read(src, i, fps); /* decoded once, also when semi-sorted */
         for (unsigned s = 0; s < src->bucket_size && st == CF_OK; s++) {
-            uint32_t fp = cf__slot_get(src, i, s);
-            if (fp != 0) st = cf__merge_one(dst, i, fp);
+            /* fp sat in i or its partner: either way {i, alt(i, fp)} is its
+             * pair in dst too (the same shape). */
+            cf__slots p = {i, cf__alt_index(dst, i, fps[s]), fps[s]};
+            if (p.fp != 0) st = cf__insert_slots(dst, p);
         }
     }
     return st;

@@ -124,7 +124,7 @@ static inline bool cf__place(cf_filter *f, cf__slots p) {
     return true;
 }
 
-static cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
+cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
     /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
      * a full i1 does not cost a second memory round trip. */
     cf__prefetch_bucket(f, p.i2);

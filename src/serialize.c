@@ -27,7 +27,7 @@
  * a final LF (catches LF -> CRLF); "CKF" makes it readable in a hex dump. */
 const uint8_t cf__magic[8] = {0x89, 'C', 'K', 'F', '\r', '\n', 0x1a, '\n'};
 
-static uint32_t cf__header_check(const uint8_t *header) {
+uint32_t cf__header_check(const uint8_t *header) {
     return (uint32_t)XXH3_64bits(header, CF__OFF_HEADER_CHECK);
 }
 
