@@ -5,17 +5,20 @@
  *
  *   1. One thread: ns per lookup (half present keys) and per insert (to 95%
  *      load) of the plain filter and of the concurrent one, and their ratio
- *      (the cost of the flag when there is no contention).
+ *      (the cost of the flag when there is no contention): ROUNDS rounds,
+ *      each timing the two filters back to back (in alternating order), and
+ *      the medians of the times and of the rounds' ratios, which a loaded
+ *      moment of the shared machine moves less than a best-of or a mean.
  *   2. Lookups per second with 1, 2, 4 and 8 reader threads, with no writer
  *      and with one more thread churning (deleting and re-inserting its own
  *      keys, so evictions keep moving items), for each of the three ways of
  *      sharing the filter.  The table is kept at 90% load.
  *
- * Usage: cf-concurrent-bench [N] [SECONDS] [--one]   N items of capacity
- * (default 4M), SECONDS per throughput measurement (default 0.3); --one
- * stops after the one-thread part.
+ * Usage: cf-concurrent-bench [N] [SECONDS] [--one] [ROUNDS]   N items of
+ * capacity (default 4M), SECONDS per throughput measurement (default 0.3);
+ * --one stops after the one-thread part; ROUNDS one-thread rounds (default
+ * 11).
  */
-#define _POSIX_C_SOURCE 200809L
 
 #include "bench_util.h"
 
@@ -178,16 +181,39 @@ static double ns_insert(uint64_t cap, unsigned flags, const uint64_t *keys, uint
     return dt;
 }
 
-static double min2(double a, double b) {
-    return a < b ? a : b;
+/* The one-thread comparison of one operation: per round, the plain and the
+ * concurrent time and their ratio; medians of each. */
+typedef struct paired {
+    double plain[64], conc[64], ratio[64];
+    int n;
+} paired;
+
+static void paired_add(paired *p, double plain, double conc) {
+    p->plain[p->n] = plain;
+    p->conc[p->n] = conc;
+    p->ratio[p->n] = conc / plain;
+    p->n++;
+}
+
+static void paired_print(paired *p, const char *what) {
+    double plain = bench_median(p->plain, (size_t)p->n), conc = bench_median(p->conc, (size_t)p->n);
+    double lo = 1e30, hi = 0;
+    for (int i = 0; i < p->n; i++) {
+        lo = p->ratio[i] < lo ? p->ratio[i] : lo;
+        hi = p->ratio[i] > hi ? p->ratio[i] : hi;
+    }
+    printf("  %-26s %8.1f   %16.1f   %5.2fx   (%.2f-%.2f)\n", what, plain, conc,
+           bench_median(p->ratio, (size_t)p->n), lo, hi);
 }
 
 int main(int argc, char **argv) {
     uint64_t cap = argc > 1 ? strtoull(argv[1], NULL, 10) : 4000000;
     double sec = argc > 2 ? strtod(argv[2], NULL) : 0.3;
     bool threads = !(argc > 3 && strcmp(argv[3], "--one") == 0);
-    if (cap < 1000 || !(sec > 0)) {
-        fprintf(stderr, "usage: cf-concurrent-bench [N >= 1000] [SECONDS > 0]\n");
+    int rounds = argc > 4 ? atoi(argv[4]) : 11;
+    if (cap < 1000 || !(sec > 0) || rounds < 1 || rounds > 64) {
+        fprintf(stderr,
+                "usage: cf-concurrent-bench [N >= 1000] [SECONDS > 0] [--one] [ROUNDS 1..64]\n");
         return 2;
     }
     cf_filter *probe = make(cap, 0);
@@ -204,13 +230,8 @@ int main(int argc, char **argv) {
            "throughput point\n\n",
            (unsigned long long)cap, (unsigned long long)st.slots, st.table_bytes / 1e6, sec);
 
-    /* 1. One thread: the two filters alternate, best of 5 each, so that a
+    /* 1. One thread: the two filters back to back in every round, so that a
      * change in the machine's load hits both. */
-    double ins_plain = 1e30, ins_conc = 1e30, look_plain = 1e30, look_conc = 1e30;
-    for (int rep = 0; rep < 5; rep++) {
-        ins_plain = min2(ins_plain, ns_insert(cap, 0, keys, fill));
-        ins_conc = min2(ins_conc, ns_insert(cap, CF_CONCURRENT, keys, fill));
-    }
     uint64_t stable = (uint64_t)(0.85 * (double)st.slots);
     uint64_t churn = (uint64_t)(0.05 * (double)st.slots);
     cf_filter *plain = make(cap, 0), *conc = make(cap, CF_CONCURRENT);
@@ -218,15 +239,21 @@ int main(int argc, char **argv) {
         cf_insert(plain, &keys[i], sizeof keys[i]);
         cf_insert(conc, &keys[i], sizeof keys[i]);
     }
-    for (int rep = 0; rep < 5; rep++) {
-        look_plain = min2(look_plain, ns_lookup(plain, keys, stable, 2000000));
-        look_conc = min2(look_conc, ns_lookup(conc, keys, stable, 2000000));
+    paired ins = {0}, look = {0};
+    for (int r = 0; r < rounds; r++) {
+        bool conc_first = r & 1;
+        double a = ns_insert(cap, conc_first ? CF_CONCURRENT : 0, keys, fill);
+        double b = ns_insert(cap, conc_first ? 0 : CF_CONCURRENT, keys, fill);
+        paired_add(&ins, conc_first ? b : a, conc_first ? a : b);
+        a = ns_lookup(conc_first ? conc : plain, keys, stable, 1000000);
+        b = ns_lookup(conc_first ? plain : conc, keys, stable, 1000000);
+        paired_add(&look, conc_first ? b : a, conc_first ? a : b);
     }
-    printf("one thread (CPU ns, best of 5) plain ns   CF_CONCURRENT ns   ratio\n");
-    printf("  insert to 95%% load         %8.1f   %16.1f   %5.2fx\n", ins_plain, ins_conc,
-           ins_conc / ins_plain);
-    printf("  lookup at 90%% (50%% hits)   %8.1f   %16.1f   %5.2fx\n\n", look_plain, look_conc,
-           look_conc / look_plain);
+    printf("one thread (CPU ns, median of %d) plain ns   CF_CONCURRENT ns   ratio   (range)\n",
+           rounds);
+    paired_print(&ins, "insert to 95% load");
+    paired_print(&look, "lookup at 90% (50% hits)");
+    printf("\n");
 
     /* 2. Threads. */
     if (!threads) return 0;

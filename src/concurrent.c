@@ -67,16 +67,15 @@ static inline uint64_t cf__cc_le(uint64_t v) {
 }
 
 /* The n <= 64 table bits from bit offset `bit` in the low end of the result
- * (whatever follows them above).  The second word is read only when the
- * bits reach into it, so no load passes the table's padding; when they do
- * not, the first word is read twice and its low bits land above bit n. */
+ * (whatever follows them above): the aligned words holding the first and
+ * the last bit, joined by one double shift.  Both are the same word when the
+ * bits do not cross into the next, which is then never read (it may lie in
+ * another cache line, or past the table's padding). */
 static inline uint64_t cf__cc_bits(const cf_filter *f, uint64_t bit, unsigned n) {
-    uint64_t k = bit >> 6;
-    unsigned sh = (unsigned)(bit & 63);
-    uint64_t lo = cf__cc_le(atomic_load_explicit(cf__cc_word(f, k), memory_order_relaxed));
+    uint64_t lo = cf__cc_le(atomic_load_explicit(cf__cc_word(f, bit >> 6), memory_order_relaxed));
     uint64_t hi =
-        cf__cc_le(atomic_load_explicit(cf__cc_word(f, k + (sh + n > 64)), memory_order_relaxed));
-    return (lo >> sh) | ((hi << (63 - sh)) << 1);
+        cf__cc_le(atomic_load_explicit(cf__cc_word(f, (bit + n - 1) >> 6), memory_order_relaxed));
+    return (uint64_t)((((unsigned __int128)hi << 64) | lo) >> (bit & 63));
 }
 
 /* Flips bits of word k.  `shared`: other stripes' writers may change the
@@ -109,44 +108,46 @@ static inline uint32_t cf__cc_slot_get(const cf_filter *f, uint64_t bucket, unsi
     return (uint32_t)(cf__cc_bits(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
 }
 
-/* Changes a slot from old to v; the caller holds the bucket's stripe.  The
- * words of a bucket away from its stripe's edges hold only that stripe's
- * buckets (a word spans fewer than margin buckets). */
-static inline void cf__cc_slot_change(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t old,
+/* Changes the slot at table bit `bit` of bucket from old to v; the caller
+ * holds the bucket's stripe.  The words of a bucket away from its stripe's
+ * edges hold only that stripe's buckets (a word spans fewer than margin
+ * buckets). */
+static inline void cf__cc_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit, uint32_t old,
                                       uint32_t v) {
     const struct cf__cc *cc = f->cc;
     uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
     bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
-    cf__cc_flip(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits, old ^ v, shared);
+    cf__cc_flip(f, bit, f->fp_bits, old ^ v, shared);
 }
 
-static inline uint64_t cf__cc_bucket_word(const cf_filter *f, uint64_t bucket) {
-    return cf__cc_bits(f, bucket * f->bucket_bits, f->bucket_bits);
-}
+/* Returned by cf__cc_find when no slot matches. */
+#define CF__CC_NONE UINT64_MAX
 
-/* Nonzero when some lane of the bucket read as w holds v (bucket.h's SWAR
- * test on a bucket of at most 64 bits; bits above it are ignored). */
-static inline uint64_t cf__cc_lanes_hit(const struct cf__cc *cc, uint64_t w, uint32_t v) {
-    uint64_t x = w ^ (cc->lane_ones * v);
-    return (x - cc->lane_ones) & ~x & cc->lane_highs;
-}
-
-/* First slot of bucket holding v (0: first free slot), or -1. */
-static int cf__cc_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    const struct cf__cc *cc = f->cc;
-    if (!cc->wide) {
-        uint64_t z = cf__cc_lanes_hit(cc, cf__cc_bucket_word(f, bucket), v);
-        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
+/* The table bit where the first slot of bucket holding v starts (v = 0: the
+ * first free slot), or CF__CC_NONE.  Buckets of up to 64 bits are searched
+ * as one word (f->swar: a filter with CF_CONCURRENT is never semi-sorted),
+ * where the lowest bit of the zero-lane mask is the top bit of that slot;
+ * wider ones slot by slot. */
+static inline uint64_t cf__cc_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    uint64_t at = bucket * f->bucket_bits;
+    if (f->swar) {
+        uint64_t w = cf__cc_bits(f, at, f->bucket_bits);
+        uint64_t z = cf__zero_lanes(f, w ^ (f->lane_ones * v));
+        return z == 0 ? CF__CC_NONE : at + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
     }
-    for (unsigned s = 0; s < f->bucket_size; s++)
-        if (cf__cc_slot_get(f, bucket, s) == v) return (int)s;
-    return -1;
+    for (unsigned s = 0; s < f->bucket_size; s++, at += f->fp_bits)
+        if ((cf__cc_bits(f, at, f->fp_bits) & f->fp_mask) == v) return at;
+    return CF__CC_NONE;
+}
+
+static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    return cf__cc_find(f, bucket, v) != CF__CC_NONE;
 }
 
 static void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
                                uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    if (!f->cc->wide) {
-        uint64_t w = cf__cc_bucket_word(f, bucket);
+    if (f->swar) {
+        uint64_t w = cf__cc_bits(f, bucket * f->bucket_bits, f->bucket_bits);
         for (unsigned s = 0; s < f->bucket_size; s++)
             fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
         return;
@@ -275,13 +276,8 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     cc->bytes = bytes;
     cc->nstripes = nstripes;
     cc->shift = shift;
-    cc->wide = f->bucket_bits > 64;
     cc->margin = 64 / f->bucket_bits + 2;
     cc->versions = (_Atomic uint32_t *)(void *)(cc->stripes + nstripes);
-    for (unsigned s = 0; !cc->wide && s < f->bucket_size; s++) {
-        cc->lane_ones |= (uint64_t)1 << (s * f->fp_bits);
-        cc->lane_highs |= (uint64_t)1 << (s * f->fp_bits + f->fp_bits - 1);
-    }
     atomic_init(&cc->failed_inserts, 0);
     for (uint64_t i = 0; i < nstripes; i++) {
         atomic_init(&cc->stripes[i].lock, 0);
@@ -299,50 +295,50 @@ size_t cf__cc_memory(const cf_filter *f) {
 
 /* ---- lookups ---- */
 
-/* Buckets wider than a word, out of line so that the common lookup below
+/* Buckets read slot by slot, out of line so that the common lookup below
  * keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_wide(const cf_filter *f, cf__slots p) {
+__attribute__((noinline)) static bool cf__cc_contains_slots(const cf_filter *f, uint64_t h) {
+    cf__slots p = cf__locate(f, h);
     _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
         uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-        if (cf__cc_find(f, p.i1, p.fp) >= 0 || cf__cc_find(f, p.i2, p.fp) >= 0) return true;
+        if (cf__cc_has(f, p.i1, p.fp) || cf__cc_has(f, p.i2, p.fp)) return true;
         if (cf__cc_read_valid(a, va, b, vb)) return false;
         cf__cc_relax(spins);
     }
 }
 
-/* One optimistic read of both buckets; true when it decided *found. */
-static inline bool cf__cc_lookup_once(const cf_filter *f, const cf__slots *p, bool *found) {
-    const struct cf__cc *cc = f->cc;
-    /* The filter's fields first: after an acquire load they would be read
-     * again. */
-    uint64_t ones = cc->lane_ones, highs = cc->lane_highs, v = ones * p->fp;
-    uint64_t at1 = p->i1 * f->bucket_bits, at2 = p->i2 * f->bucket_bits;
-    unsigned n = f->bucket_bits;
-    _Atomic uint32_t *a = cf__cc_version(f, p->i1), *b = cf__cc_version(f, p->i2);
+/* One optimistic read of both buckets of h; true when it decided *found.
+ * The versions are read first, and the filter's fields after them (an
+ * acquire load makes the compiler read them again, which costs less than
+ * keeping them in registers across it). */
+static inline bool cf__cc_lookup_once(const cf_filter *f, uint64_t h, bool *found) {
+    cf__slots p = cf__locate(f, h);
+    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
     uint32_t va = atomic_load_explicit(a, memory_order_acquire);
     uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-    uint64_t x1 = cf__cc_bits(f, at1, n) ^ v, x2 = cf__cc_bits(f, at2, n) ^ v;
+    uint64_t v = f->lane_ones * p.fp;
+    unsigned n = f->bucket_bits;
+    uint64_t x1 = cf__cc_bits(f, p.i1 * n, n) ^ v, x2 = cf__cc_bits(f, p.i2 * n, n) ^ v;
     /* A fingerprint seen is an answer whatever moves next. */
-    *found = ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & highs) != 0;
+    *found = (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
     return *found || cf__cc_read_valid(a, va, b, vb);
 }
 
 /* Reads again until nothing moved under the read: out of line, so that the
  * common single read keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, cf__slots p) {
+__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, uint64_t h) {
     bool found;
-    for (unsigned spins = 0; !cf__cc_lookup_once(f, &p, &found); spins++) cf__cc_relax(spins);
+    for (unsigned spins = 0; !cf__cc_lookup_once(f, h, &found); spins++) cf__cc_relax(spins);
     return found;
 }
 
 bool cf__cc_contains(const cf_filter *f, uint64_t h) {
-    cf__slots p = cf__locate(f, h);
-    if (f->cc->wide) return cf__cc_contains_wide(f, p);
+    if (!f->swar) return cf__cc_contains_slots(f, h);
     bool found;
-    if (cf__cc_lookup_once(f, &p, &found)) return found;
-    return cf__cc_contains_retry(f, p);
+    if (__builtin_expect(cf__cc_lookup_once(f, h, &found), 1)) return found;
+    return cf__cc_contains_retry(f, h);
 }
 
 size_t cf__cc_count(const cf_filter *f, uint64_t h) {
@@ -386,26 +382,30 @@ size_t cf__cc_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t 
 
 /* Stores fp in the first free slot of bucket; the caller holds its stripe. */
 static bool cf__cc_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    int s = cf__cc_find(f, bucket, 0);
-    if (s < 0) return false;
-    cf__cc_slot_change(f, bucket, (unsigned)s, 0, fp);
+    uint64_t at = cf__cc_find(f, bucket, 0);
+    if (at == CF__CC_NONE) return false;
+    cf__cc_slot_change(f, bucket, at, 0, fp);
     cf__cc_stripe(f, bucket)->items++;
     return true;
+}
+
+/* cf__cc_place under the bucket's stripe lock, which is taken only when a
+ * read without it sees a free slot: at high load most candidate buckets are
+ * full, and a full one then costs no locked instruction. */
+static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    if (!cf__cc_has(f, bucket, 0)) return false;
+    cf__stripe *s = cf__cc_stripe(f, bucket);
+    cf__cc_lock(s);
+    bool placed = cf__cc_place(f, bucket, fp);
+    cf__cc_unlock(s);
+    return placed;
 }
 
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
 static bool cf__cc_try_place(cf_filter *f, const cf__slots *p) {
-    cf__stripe *a = cf__cc_stripe(f, p->i1), *b = cf__cc_stripe(f, p->i2);
     cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
-    cf__cc_lock(a);
-    bool placed = cf__cc_place(f, p->i1, p->fp) || (a == b && cf__cc_place(f, p->i2, p->fp));
-    cf__cc_unlock(a);
-    if (placed || a == b) return placed;
-    cf__cc_lock(b);
-    placed = cf__cc_place(f, p->i2, p->fp);
-    cf__cc_unlock(b);
-    return placed;
+    return cf__cc_place_locked(f, p->i1, p->fp) || cf__cc_place_locked(f, p->i2, p->fp);
 }
 
 /* Check and store under both buckets' stripes: atomic with respect to
@@ -414,7 +414,7 @@ static cf_status cf__cc_try_unique(cf_filter *f, const cf__slots *p) {
     cf__cc_held h;
     cf__cc_lock_set(f, &h, p->i1, p->i2, p->i2);
     cf_status st = CF_OK;
-    if (cf__cc_find(f, p->i1, p->fp) >= 0 || cf__cc_find(f, p->i2, p->fp) >= 0)
+    if (cf__cc_has(f, p->i1, p->fp) || cf__cc_has(f, p->i2, p->fp))
         st = CF_E_EXISTS;
     else if (!cf__cc_place(f, p->i1, p->fp) && !cf__cc_place(f, p->i2, p->fp))
         st = CF_E_FULL;
@@ -433,12 +433,12 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
     cf__cc_held h;
     cf__cc_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
+    uint64_t from = cf__cc_slot_bit(f, src, slot), to = cf__cc_find(f, dst, 0);
     uint32_t v = cf__cc_slot_get(f, src, slot);
-    int t = cf__cc_find(f, dst, 0);
-    if (v == 0 || t < 0 || cf__alt_index(f, src, v) != dst) {
+    if (v == 0 || to == CF__CC_NONE || cf__alt_index(f, src, v) != dst) {
         st = CF_E_FULL;
     } else if (ins != NULL && unique &&
-               (cf__cc_find(f, ins->i1, ins->fp) >= 0 || cf__cc_find(f, ins->i2, ins->fp) >= 0)) {
+               (cf__cc_has(f, ins->i1, ins->fp) || cf__cc_has(f, ins->i2, ins->fp))) {
         st = CF_E_EXISTS;
     } else {
         cf__stripe *ss = cf__cc_stripe(f, src), *sd = cf__cc_stripe(f, dst);
@@ -446,8 +446,8 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
         uint32_t refill = ins != NULL ? ins->fp : 0;
         cf__cc_write_begin(vs);
         if (vd != vs) cf__cc_write_begin(vd);
-        cf__cc_slot_change(f, dst, (unsigned)t, 0, v); /* destination first */
-        cf__cc_slot_change(f, src, slot, v, refill);
+        cf__cc_slot_change(f, dst, to, 0, v); /* destination first */
+        cf__cc_slot_change(f, src, from, v, refill);
         cf__cc_write_end(vs);
         if (vd != vs) cf__cc_write_end(vd);
         sd->items++;
@@ -518,7 +518,7 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, boo
         for (unsigned s = 0; s < f->bucket_size; s++) {
             uint64_t child = cf__alt_index(f, bucket, resident[s]);
             if (child == bucket || cf__cc_on_path(q, (int32_t)head, child)) continue;
-            if (cf__cc_find(f, child, 0) >= 0) {
+            if (cf__cc_has(f, child, 0)) {
                 found = true;
                 st = cf__cc_apply(f, q, (int32_t)head, s, child, p, unique, retry);
                 break;
@@ -572,18 +572,17 @@ cf_status cf__cc_delete(cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
     cf__cc_held held;
     cf__cc_lock_set(f, &held, p.i1, p.i2, p.i2);
-    uint64_t bucket = p.i1;
-    int s = cf__cc_find(f, bucket, p.fp);
-    if (s < 0) {
+    uint64_t bucket = p.i1, at = cf__cc_find(f, bucket, p.fp);
+    if (at == CF__CC_NONE) {
         bucket = p.i2;
-        s = cf__cc_find(f, bucket, p.fp);
+        at = cf__cc_find(f, bucket, p.fp);
     }
-    if (s >= 0) {
-        cf__cc_slot_change(f, bucket, (unsigned)s, p.fp, 0);
+    if (at != CF__CC_NONE) {
+        cf__cc_slot_change(f, bucket, at, p.fp, 0);
         cf__cc_stripe(f, bucket)->items--;
     }
     cf__cc_unlock_set(f, &held);
-    return s >= 0 ? CF_OK : CF_E_NOT_FOUND;
+    return at != CF__CC_NONE ? CF_OK : CF_E_NOT_FOUND;
 }
 
 /* ---- whole-table operations: every stripe locked, in order ---- */

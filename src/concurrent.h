@@ -33,14 +33,11 @@ typedef struct cf__stripe {
 } cf__stripe;
 
 struct cf__cc {
-    size_t bytes;        /* size of this allocation, for cf_memory_usage         */
-    uint64_t nstripes;   /* ceil(nb / 2^shift) <= CF__CC_MAX_STRIPES              */
-    unsigned shift;      /* stripe of bucket i: i >> shift                        */
-    bool wide;           /* buckets of more than 64 bits: read slot by slot       */
-    uint64_t margin;     /* buckets this close to a stripe's edge may share a
+    size_t bytes;      /* size of this allocation, for cf_memory_usage         */
+    uint64_t nstripes; /* ceil(nb / 2^shift) <= CF__CC_MAX_STRIPES              */
+    unsigned shift;    /* stripe of bucket i: i >> shift                        */
+    uint64_t margin;   /* buckets this close to a stripe's edge may share a
                             table word with another stripe's                       */
-    uint64_t lane_ones;  /* bit 0 of each f-bit lane of a bucket (not wide)       */
-    uint64_t lane_highs; /* top bit of each lane (not wide)                       */
     _Atomic uint64_t failed_inserts;
     _Atomic uint32_t *versions; /* nstripes seqlock counters, after the stripes    */
     cf__stripe stripes[];
