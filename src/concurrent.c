@@ -50,7 +50,7 @@
 
 #include <sched.h>
 
-#include "bucket.h"
+#include "bfs.h"
 #include "concurrent.h"
 
 /* ---- the table as aligned atomic little-endian words ---- */
@@ -144,8 +144,8 @@ static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
     return cf__cc_find(f, bucket, v) != CF__CC_NONE;
 }
 
-static void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
-                               uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+static inline void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
+                                      uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (f->swar) {
         uint64_t w = cf__cc_bits(f, bucket * f->bucket_bits, f->bucket_bits);
         for (unsigned s = 0; s < f->bucket_size; s++)
@@ -461,8 +461,11 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
 /* Applies the path found by the search, from its free end back to the
  * root (evict.c's cf__apply_path, one locked move at a time).  *retry is
  * set when a move found the table changed since the search. */
-static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, int32_t at, unsigned slot,
-                              uint64_t dst, const cf__slots *p, bool unique, bool *retry) {
+static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
+                              const cf__slots *p, bool unique, bool *retry) {
+    int32_t at = end.at;
+    unsigned slot = end.slot;
+    uint64_t dst = end.dst;
     for (;;) {
         const cf__bfs_node *n = &q[at];
         bool root = n->parent < 0;
@@ -478,18 +481,17 @@ static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, int32_t at, u
     }
 }
 
-/* True if bucket lies on the path from the root to node `at`. */
-static bool cf__cc_on_path(const cf__bfs_node *q, int32_t at, uint64_t bucket) {
-    for (int32_t j = at; j >= 0; j = q[j].parent)
-        if (q[j].bucket == bucket) return true;
-    return false;
+/* 0 when bucket has a free slot, else -1: which one is chosen again by the
+ * move, under its lock. */
+static int cf__cc_free_slot(const cf_filter *f, uint64_t bucket) {
+    return cf__cc_has(f, bucket, 0) ? 0 : -1;
 }
 
-/* The breadth-first search of evict.c, on a snapshot read without locks
- * (it may be stale; the moves check), then the moves.  Its scratch is the
- * stack's, or allocated per call for budgets beyond it: threads cannot
- * share the filter's.  CF_OK, CF_E_EXISTS, CF_E_FULL or CF_E_NOMEM, with
- * *retry set when the path went stale. */
+/* bfs.h's search, on a snapshot read without locks (it may be stale; the
+ * moves check), then the moves.  Its scratch is the stack's, or allocated
+ * per call for budgets beyond it: threads cannot share the filter's.
+ * CF_OK, CF_E_EXISTS, CF_E_FULL or CF_E_NOMEM, with *retry set when the
+ * path went stale. */
 static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, bool *retry) {
     cf__bfs_node on_stack[CF__STACK_NODES];
     size_t cap = (size_t)f->max_kicks + 2;
@@ -499,37 +501,8 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, boo
         q = cf__alloc(&f->alloc, cap * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
     }
-    cf_status st = CF_E_FULL;
-    bool found = false;
-    size_t tail = 0;
-    q[tail++] = (cf__bfs_node){.bucket = p->i1, .parent = -1};
-    if (p->i2 != p->i1) q[tail++] = (cf__bfs_node){.bucket = p->i2, .parent = -1};
-    size_t prefetched = 0; /* evict.c's read-ahead of the next nodes' children */
-    for (size_t head = 0; head < tail && head < f->max_kicks && !found; head++) {
-        for (; prefetched < tail && prefetched <= head + CF__CC_AHEAD; prefetched++) {
-            uint32_t fp[CF_MAX_BUCKET_SIZE];
-            cf__cc_bucket_read(f, q[prefetched].bucket, fp);
-            for (unsigned s = 0; s < f->bucket_size; s++)
-                cf__prefetch_bucket(f, cf__alt_index(f, q[prefetched].bucket, fp[s]));
-        }
-        uint64_t bucket = q[head].bucket;
-        uint32_t resident[CF_MAX_BUCKET_SIZE];
-        cf__cc_bucket_read(f, bucket, resident);
-        for (unsigned s = 0; s < f->bucket_size; s++) {
-            uint64_t child = cf__alt_index(f, bucket, resident[s]);
-            if (child == bucket || cf__cc_on_path(q, (int32_t)head, child)) continue;
-            if (cf__cc_has(f, child, 0)) {
-                found = true;
-                st = cf__cc_apply(f, q, (int32_t)head, s, child, p, unique, retry);
-                break;
-            }
-            if (tail < cap && q[head].depth < UINT8_MAX)
-                q[tail++] = (cf__bfs_node){.bucket = child,
-                                           .parent = (int32_t)head,
-                                           .slot = (uint8_t)s,
-                                           .depth = (uint8_t)(q[head].depth + 1)};
-        }
-    }
+    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__cc_bucket_read, cf__cc_free_slot);
+    cf_status st = end.at < 0 ? CF_E_FULL : cf__cc_apply(f, q, end, p, unique, retry);
     if (q != on_stack) cf__free(&f->alloc, q);
     return st;
 }
