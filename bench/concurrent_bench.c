@@ -14,10 +14,12 @@
  *      keys, so evictions keep moving items), for each of the three ways of
  *      sharing the filter.  The table is kept at 90% load.
  *
- * Usage: cf-concurrent-bench [N] [SECONDS] [--one] [ROUNDS]   N items of
- * capacity (default 4M), SECONDS per throughput measurement (default 0.3);
- * --one stops after the one-thread part; ROUNDS one-thread rounds (default
- * 11).
+ * Usage: cf-concurrent-bench [N] [SECONDS] [--one] [--rounds R] [--phase-ops F]
+ * N items of capacity (default 4M), SECONDS per throughput measurement
+ * (default 0.3); --one stops after the one-thread part; R one-thread rounds
+ * (default 11); F receives "phase,operations" lines for the one-thread
+ * loops (phase_* functions), which bench/callgrind.sh --concurrent divides
+ * the instructions by.
  */
 
 #include "bench_util.h"
@@ -181,6 +183,28 @@ static double ns_insert(uint64_t cap, unsigned flags, const uint64_t *keys, uint
     return dt;
 }
 
+/* The one-thread loops, one function per filter kind, so that callgrind
+ * counts them apart (bench/callgrind.sh --concurrent). */
+__attribute__((noinline)) static double phase_insert_plain(uint64_t cap, const uint64_t *keys,
+                                                           uint64_t n) {
+    return ns_insert(cap, 0, keys, n);
+}
+
+__attribute__((noinline)) static double phase_insert_concurrent(uint64_t cap, const uint64_t *keys,
+                                                                uint64_t n) {
+    return ns_insert(cap, CF_CONCURRENT, keys, n);
+}
+
+__attribute__((noinline)) static double phase_lookup_plain(cf_filter *f, const uint64_t *keys,
+                                                           uint64_t stable, uint64_t n) {
+    return ns_lookup(f, keys, stable, n);
+}
+
+__attribute__((noinline)) static double phase_lookup_concurrent(cf_filter *f, const uint64_t *keys,
+                                                                uint64_t stable, uint64_t n) {
+    return ns_lookup(f, keys, stable, n);
+}
+
 /* The one-thread comparison of one operation: per round, the plain and the
  * concurrent time and their ratio; medians of each. */
 typedef struct paired {
@@ -206,16 +230,37 @@ static void paired_print(paired *p, const char *what) {
            bench_median(p->ratio, (size_t)p->n), lo, hi);
 }
 
+static int usage(void) {
+    fprintf(stderr, "usage: cf-concurrent-bench [N >= 1000] [SECONDS > 0] [--one] [--rounds 1..64] "
+                    "[--phase-ops FILE]\n");
+    return 2;
+}
+
 int main(int argc, char **argv) {
-    uint64_t cap = argc > 1 ? strtoull(argv[1], NULL, 10) : 4000000;
-    double sec = argc > 2 ? strtod(argv[2], NULL) : 0.3;
-    bool threads = !(argc > 3 && strcmp(argv[3], "--one") == 0);
-    int rounds = argc > 4 ? atoi(argv[4]) : 11;
-    if (cap < 1000 || !(sec > 0) || rounds < 1 || rounds > 64) {
-        fprintf(stderr,
-                "usage: cf-concurrent-bench [N >= 1000] [SECONDS > 0] [--one] [ROUNDS 1..64]\n");
-        return 2;
+    uint64_t cap = 4000000;
+    double sec = 0.3;
+    bool threads = true;
+    int rounds = 11, positional = 0;
+    const char *phase_ops = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--one") == 0) {
+            threads = false;
+        } else if (strcmp(a, "--rounds") == 0 && i + 1 < argc) {
+            rounds = atoi(argv[++i]);
+        } else if (strcmp(a, "--phase-ops") == 0 && i + 1 < argc) {
+            phase_ops = argv[++i];
+        } else if (a[0] != '-' && positional == 0) {
+            if (!bench_parse_count(a, &cap)) return usage();
+            positional++;
+        } else if (a[0] != '-' && positional == 1) {
+            sec = strtod(a, NULL);
+            positional++;
+        } else {
+            return usage();
+        }
     }
+    if (cap < 1000 || !(sec > 0) || rounds < 1 || rounds > 64) return usage();
     cf_filter *probe = make(cap, 0);
     cf_stats st;
     cf_get_stats(probe, &st);
@@ -240,20 +285,35 @@ int main(int argc, char **argv) {
         cf_insert(conc, &keys[i], sizeof keys[i]);
     }
     paired ins = {0}, look = {0};
+    const uint64_t lookups = 1000000;
     for (int r = 0; r < rounds; r++) {
         bool conc_first = r & 1;
-        double a = ns_insert(cap, conc_first ? CF_CONCURRENT : 0, keys, fill);
-        double b = ns_insert(cap, conc_first ? 0 : CF_CONCURRENT, keys, fill);
-        paired_add(&ins, conc_first ? b : a, conc_first ? a : b);
-        a = ns_lookup(conc_first ? conc : plain, keys, stable, 1000000);
-        b = ns_lookup(conc_first ? plain : conc, keys, stable, 1000000);
-        paired_add(&look, conc_first ? b : a, conc_first ? a : b);
+        double ip, ic = 0, lp, lc = 0;
+        if (conc_first) ic = phase_insert_concurrent(cap, keys, fill);
+        ip = phase_insert_plain(cap, keys, fill);
+        if (!conc_first) ic = phase_insert_concurrent(cap, keys, fill);
+        if (conc_first) lc = phase_lookup_concurrent(conc, keys, stable, lookups);
+        lp = phase_lookup_plain(plain, keys, stable, lookups);
+        if (!conc_first) lc = phase_lookup_concurrent(conc, keys, stable, lookups);
+        paired_add(&ins, ip, ic);
+        paired_add(&look, lp, lc);
     }
     printf("one thread (CPU ns, median of %d) plain ns   CF_CONCURRENT ns   ratio   (range)\n",
            rounds);
     paired_print(&ins, "insert to 95% load");
     paired_print(&look, "lookup at 90% (50% hits)");
     printf("\n");
+    if (phase_ops != NULL) {
+        FILE *out = fopen(phase_ops, "w");
+        if (out == NULL) {
+            fprintf(stderr, "cf-concurrent-bench: cannot write %s\n", phase_ops);
+            return 1;
+        }
+        unsigned long long r = (unsigned long long)rounds;
+        fprintf(out, "insert_plain,%llu\ninsert_concurrent,%llu\n", r * fill, r * fill);
+        fprintf(out, "lookup_plain,%llu\nlookup_concurrent,%llu\n", r * lookups, r * lookups);
+        fclose(out);
+    }
 
     /* 2. Threads. */
     if (!threads) return 0;
