@@ -186,7 +186,8 @@ typedef struct cf_filter cf_filter;
 /* Thread-safe: every function may be called on the filter from any number
  * of threads at once, with no lock of the caller's (see "Threads" at the
  * top).  Combines with no other flag (CF_E_PARAM).  Not stored in files:
- * cf_serialize and cf_save write a plain filter, and loaded ones are plain. */
+ * cf_serialize and cf_save write a plain filter, and loaded ones are plain
+ * (cf_make_concurrent makes one thread-safe again). */
 #define CF_CONCURRENT 2u
 /* Growth: when an insert finds no room in the newest table, a new table of
  * `growth` times as many buckets is added (up to CF_MAX_TABLES tables and
@@ -317,6 +318,13 @@ CF_API void cf_free(cf_filter *f);
  * (fpp_bound, 1), growth above CF_MAX_GROWTH, the table above a nonzero
  * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
 CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
+
+/* Makes the plain filter f a CF_CONCURRENT one, in place, keeping its
+ * table and counters: for a filter loaded with cf_load or cf_deserialize
+ * (files never carry the flag).  Call it before any other thread sees f.
+ * Returns CF_OK, CF_E_PARAM (NULL, f grows, is semi-sorted, is already
+ * concurrent, or is mapped by cf_map) or CF_E_NOMEM (f unchanged). */
+CF_API cf_status cf_make_concurrent(cf_filter *f);
 
 /* Steering a CF_GROW filter (programs with their own growth policy, e.g.
  * the Redis module).  Each returns CF_E_PARAM for NULL or a filter without

@@ -247,6 +247,44 @@ static void cf__cc_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift)
     *nstripes = ((f->num_buckets - 1) >> s) + 1;
 }
 
+/* Gives the plain filter f its stripes: each stripe's items counted from
+ * the table, the filter's kicks and failed inserts carried over.  CF_OK,
+ * CF_E_NOMEM, or CF_E_PARAM for memory not aligned for atomic words. */
+static cf_status cf__cc_attach(cf_filter *f) {
+    /* Atomic words need the natural alignment that malloc gives. */
+    CF__RETURN_IF((uintptr_t)f->table % sizeof(uint64_t) != 0, CF_E_PARAM);
+    uint64_t nstripes;
+    unsigned shift;
+    cf__cc_size(f, &nstripes, &shift);
+    size_t bytes =
+        sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
+    struct cf__cc *cc = cf__alloc(&f->alloc, bytes);
+    CF__RETURN_IF(cc == NULL, CF_E_NOMEM);
+    if ((uintptr_t)cc % sizeof(uint64_t) != 0) {
+        cf__free(&f->alloc, cc);
+        return CF_E_PARAM;
+    }
+    memset(cc, 0, bytes);
+    cc->bytes = bytes;
+    cc->nstripes = nstripes;
+    cc->shift = shift;
+    cc->margin = 64 / f->bucket_bits + 2;
+    cc->versions = (_Atomic uint32_t *)(void *)(cc->stripes + nstripes);
+    atomic_init(&cc->failed_inserts, f->failed_inserts);
+    for (uint64_t i = 0; i < nstripes; i++) {
+        atomic_init(&cc->stripes[i].lock, 0);
+        atomic_init(&cc->versions[i], 0);
+    }
+    /* No other thread can see f yet: plain reads count the items. */
+    if (f->items != 0)
+        for (uint64_t i = 0; i < f->num_buckets; i++)
+            cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
+    cc->stripes[0].kicks = f->total_kicks;
+    f->cc = cc;
+    f->flags |= CF_CONCURRENT;
+    return CF_OK;
+}
+
 cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     /* Semi-sorted buckets are rewritten whole (re-sorted) by every store,
      * and other flags change the table's shape: none combines with this one
@@ -256,37 +294,18 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     plain.flags = 0;
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf_new(&plain, &f));
-    /* Atomic words need the natural alignment that malloc gives. */
-    if ((uintptr_t)f->table % sizeof(uint64_t) != 0) {
+    cf_status st = cf__cc_attach(f);
+    if (st != CF_OK) {
         cf_free(f);
-        return CF_E_PARAM;
+        return st;
     }
-    uint64_t nstripes;
-    unsigned shift;
-    cf__cc_size(f, &nstripes, &shift);
-    size_t bytes =
-        sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
-    struct cf__cc *cc = cf__alloc(&f->alloc, bytes);
-    if (cc == NULL || (uintptr_t)cc % sizeof(uint64_t) != 0) {
-        cf__free(&f->alloc, cc);
-        cf_free(f);
-        return cc == NULL ? CF_E_NOMEM : CF_E_PARAM;
-    }
-    memset(cc, 0, bytes);
-    cc->bytes = bytes;
-    cc->nstripes = nstripes;
-    cc->shift = shift;
-    cc->margin = 64 / f->bucket_bits + 2;
-    cc->versions = (_Atomic uint32_t *)(void *)(cc->stripes + nstripes);
-    atomic_init(&cc->failed_inserts, 0);
-    for (uint64_t i = 0; i < nstripes; i++) {
-        atomic_init(&cc->stripes[i].lock, 0);
-        atomic_init(&cc->versions[i], 0);
-    }
-    f->cc = cc;
-    f->flags |= CF_CONCURRENT;
     *out = f;
     return CF_OK;
+}
+
+cf_status cf_make_concurrent(cf_filter *f) {
+    CF__RETURN_IF(f == NULL || f->flags != 0 || !f->owns_table || f->read_only, CF_E_PARAM);
+    return cf__cc_attach(f);
 }
 
 size_t cf__cc_memory(const cf_filter *f) {

@@ -562,6 +562,83 @@ static void test_save_load(void) {
     cf_free(f);
 }
 
+/* A loaded (plain) filter made concurrent keeps its table and counters, and
+ * then behaves as the filter it was saved from: same answers, same bytes
+ * after the same deletes and inserts, each stripe's count exact. */
+static void test_make_concurrent(void) {
+    max_kicks = 500;
+    cf_filter *f = make(12, 4, 4000, CF_CONCURRENT, 5);
+    uint64_t n = 0;
+    while (cf_insert(f, &n, sizeof n) == CF_OK) n++; /* full: kicks and a failed insert */
+    size_t len;
+    uint8_t *img = bytes_of(f, &len);
+    cf_filter *g = NULL;
+    REQUIRE(cf_deserialize(img, len, NULL, &g) == CF_OK);
+    free(img);
+    CHECK_STATUS(cf_make_concurrent(NULL), CF_E_PARAM);
+    CHECK_STATUS(cf_make_concurrent(f), CF_E_PARAM); /* already concurrent */
+
+    /* Out of memory: nothing changes, and it works once memory is back. */
+    cf_allocator a = {budget_alloc, budget_free, NULL, NULL};
+    cf_filter *h = NULL;
+    img = bytes_of(g, &len);
+    budget = 2; /* handle and table */
+    REQUIRE(cf_deserialize(img, len, &a, &h) == CF_OK);
+    CHECK_STATUS(cf_make_concurrent(h), CF_E_NOMEM);
+    CHECK_EQ(cf__cc_memory(h), 0);
+    budget = 1;
+    CHECK_STATUS(cf_make_concurrent(h), CF_OK);
+    cf_free(h);
+    free(img);
+
+    CHECK_STATUS(cf_make_concurrent(g), CF_OK);
+    cf_stats sf, sg;
+    cf_get_stats(f, &sf);
+    cf_get_stats(g, &sg);
+    CHECK_EQ(sg.flags, CF_CONCURRENT);
+    CHECK_EQ(sg.items, sf.items);
+    CHECK_EQ(sg.total_kicks, sf.total_kicks);
+    CHECK_EQ(sg.failed_inserts, sf.failed_inserts);
+    CHECK_GE(sg.failed_inserts, 1);
+    CHECK_EQ(stripes_off(g), 0);
+    for (uint64_t k = 0; k < n; k += 3) {
+        CHECK_STATUS(cf_delete(g, &k, sizeof k), cf_delete(f, &k, sizeof k));
+        uint64_t fresh = n + k;
+        CHECK_STATUS(cf_insert(g, &fresh, sizeof fresh), cf_insert(f, &fresh, sizeof fresh));
+    }
+    CHECK_EQ(stripes_off(g), 0);
+    size_t lf, lg;
+    uint8_t *bf = bytes_of(f, &lf), *bg = bytes_of(g, &lg);
+    CHECK(lf == lg && memcmp(bf, bg, lf) == 0);
+    free(bf);
+    free(bg);
+    cf_free(g);
+    cf_free(f);
+
+    /* Filters it refuses: grown, semi-sorted, mapped. */
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 100;
+    cfg.target_fpp = 0.01;
+    cfg.flags = CF_GROW;
+    cf_filter *grown = NULL, *semi = make(12, 4, 64, CF_SEMI_SORT, 1);
+    REQUIRE(cf_new(&cfg, &grown) == CF_OK);
+    CHECK_STATUS(cf_make_concurrent(grown), CF_E_PARAM);
+    CHECK_STATUS(cf_make_concurrent(semi), CF_E_PARAM);
+    cf_free(semi);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cf_test_make_cc.%ld.cf", (long)getpid());
+    cf_filter *plain = make(12, 4, 64, 0, 1);
+    REQUIRE(cf_save(plain, path) == CF_OK);
+    cf_filter *mapped = NULL;
+    REQUIRE(cf_map(path, true, &mapped) == CF_OK);
+    unlink(path);
+    CHECK_STATUS(cf_make_concurrent(mapped), CF_E_PARAM);
+    cf_free(mapped);
+    cf_free(plain);
+    cf_free(grown);
+}
+
 TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory),
-          TEST(test_one_thread_matches_plain), TEST(test_save_load),
+          TEST(test_one_thread_matches_plain), TEST(test_save_load), TEST(test_make_concurrent),
           TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic), TEST(test_stress))
