@@ -311,12 +311,18 @@ CF_API void cf_free(cf_filter *f);
 /* Turns the single-table filter *f into a CF_GROW filter whose first table
  * is that table, as it is (no rehashing): later tables follow cfg->growth,
  * cfg->max_bytes and cfg->target_fpp, the bound of the whole filter, which
- * must be above the table's FPP at full load (cf_stats.fpp_bound); the
- * other fields of cfg are ignored.  On CF_OK *f is the new handle, which
- * owns the old one's table (do not free the old handle).  Returns CF_OK,
- * CF_E_PARAM (NULL, *f already grows, is concurrent or is mapped, target_fpp not in
- * (fpp_bound, 1), growth above CF_MAX_GROWTH, the table above a nonzero
- * max_bytes) or CF_E_NOMEM; on failure *f is unchanged. */
+ * must be above the table's FPP at full load (cf_stats.fpp_bound).
+ * target_fpp 0 asks for the library's choice (cf_config_init sets another
+ * default, so set 0 yourself): four
+ * times fpp_bound (the bound cf_new gives a CF_GROW filter with this first
+ * table), at least (CF_MAX_TABLES + 4) times the full-load FPP of 32-bit
+ * fingerprints (widths do not run out before the table cap), and below
+ * (1 + fpp_bound) / 2.  The other fields of cfg are ignored.  On CF_OK *f is
+ * the new handle, which owns the old one's table (do not free the old
+ * handle).  Returns CF_OK, CF_E_PARAM (NULL, *f already grows, is
+ * concurrent or is mapped, target_fpp not 0 and not in (fpp_bound, 1),
+ * growth above CF_MAX_GROWTH, the table above a nonzero max_bytes) or
+ * CF_E_NOMEM; on failure *f is unchanged. */
 CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
 
 /* Makes the plain filter f a CF_CONCURRENT one, in place, keeping its

@@ -145,33 +145,15 @@ size_t cfr_chain_memory(const cfr_chain *c) {
     return n;
 }
 
-/* The FPP bound of a key whose first table is t: four times the table's
- * full-load FPP (the first table's share of the bound in the library's own
- * CF_GROW sizing), but at least what MAX_FILTERS tables of 32-bit
- * fingerprints need (a first table near 32 bits has no width left to add),
- * kept below 1.  Later tables spend what is left.  A function of the table
- * alone (and the module's limits), so replicas agree. */
-static double grow_target(const cf_filter *t, const cfr_limits *lim) {
-    cf_stats st;
-    cf_get_stats(t, &st);
-    double first = st.fpp_bound;
-    double want = 4 * first;
-    double widest =
-        (lim->max_filters + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, st.bucket_size, 1.0);
-    if (want < widest) want = widest;
-    double half_rest = (1 + first) / 2;
-    return want < half_rest ? want : half_rest;
-}
-
 /* Turns the key's single table into a growing filter with the key's
  * expansion and the module's limits.  On failure the key is unchanged. */
 static bool make_growable(cfr_chain *c, const cfr_limits *lim) {
     cf_config g;
     cf_config_init(&g);
     g.growth = c->expansion;
-    g.target_fpp = grow_target(c->f, lim);
+    g.target_fpp = 0; /* the library's choice: what CF_GROW gives this first table */
     g.max_bytes = lim->max_key_bytes;
-    if (!(g.target_fpp < 1) || cf_make_growable(&c->f, &g) != CF_OK) return false;
+    if (cf_make_growable(&c->f, &g) != CF_OK) return false;
     return cf_grow_set_limits(c->f, lim->max_filters, lim->max_key_bytes) == CF_OK;
 }
 

@@ -306,17 +306,33 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
     return CF_OK;
 }
 
+/* The bound a table made growable gets when the caller names none: the one
+ * cf_new gives a CF_GROW filter whose first table this is (its full-load
+ * FPP is the first share of the bound), at least enough for CF_MAX_TABLES
+ * more tables of the widest fingerprints (so widths do not run out before
+ * the table cap), and below 1. */
+static double cf__grow_default_target(const cf_filter *t) {
+    double first = cf__table_fpp(t);
+    double want = first / CF__GROW_SHARE;
+    double widest =
+        (CF_MAX_TABLES + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
+    if (want < widest) want = widest;
+    double half_rest = (1 + first) / 2;
+    return want < half_rest ? want : half_rest;
+}
+
 cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
     cf_filter *t = *fp;
     CF__RETURN_IF((t->flags & (CF_GROW | CF_CONCURRENT)) || t->read_only, CF_E_PARAM);
     unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
-    CF__RETURN_IF(!(cfg->target_fpp > cf__table_fpp(t) && cfg->target_fpp < 1.0), CF_E_PARAM);
+    double target = cfg->target_fpp == 0 ? cf__grow_default_target(t) : cfg->target_fpp;
+    CF__RETURN_IF(!(target > cf__table_fpp(t) && target < 1.0), CF_E_PARAM);
     CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__grow_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
-                                        cfg->max_bytes, cfg->target_fpp, &f));
+                                        cfg->max_bytes, target, &f));
     cf__grow_attach(f, t);
     *fp = f;
     return CF_OK;

@@ -65,7 +65,7 @@ static void usage(const char *cmd) {
                 "options:\n"
                 "  --unique              skip keys the filter already reports present\n"
                 "  --grow                make a file created without --grow grow from now on (its\n"
-                "                        table first, FPP bound twice that table's); a file\n"
+                "                        table first, FPP bound 4x that table's); a file\n"
                 "                        created with --grow grows anyway\n" KEYS_HELP WAIT_HELP
                     HELP_HELP KEYS_RULE},
         {"query",
@@ -210,7 +210,7 @@ int cli_cmd_add(int argc, char **argv) {
     cf_stats st;
     cf_get_stats(a.f, &st);
     if (o.grow && !(st.flags & CF_GROW)) {
-        o.cfg.target_fpp = 2 * st.fpp_bound;
+        o.cfg.target_fpp = 0; /* the library's choice for a table made growable */
         cf_status s = cf_make_growable(&a.f, &o.cfg);
         if (s != CF_OK) {
             cf_free(a.f);
