@@ -211,5 +211,51 @@ static void test_append_and_trim(void) {
     cf_free(f);
 }
 
+/* The bound cf_make_growable chooses for target_fpp 0 (the header's rule):
+ * four times the table's, at least (CF_MAX_TABLES + 4) full 32-bit tables'
+ * FPP, below (1 + bound) / 2; and the filter then grows under it. */
+static double chosen_bound(unsigned fbits, unsigned b) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 32;
+    cfg.bucket_size = b;
+    cfg.fingerprint_bits = fbits;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats before, after;
+    cf_get_stats(f, &before);
+    cf_config g;
+    cf_config_init(&g);
+    g.target_fpp = 0;
+    REQUIRE(cf_make_growable(&f, &g) == CF_OK);
+    for (uint64_t k = 0; tables_of(f) < 3; k++) REQUIRE(cf_insert(f, &k, sizeof k) == CF_OK);
+    cf_get_stats(f, &after);
+    CHECK(after.fpp_bound < after.target_fpp);
+    cf_free(f);
+    double four = 4 * before.fpp_bound, cap = (1 + before.fpp_bound) / 2;
+    double floor = (CF_MAX_TABLES + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, b, 1.0);
+    double want = four < floor ? floor : four;
+    CHECK(after.target_fpp == (want < cap ? want : cap));
+    return after.target_fpp;
+}
+
+static void test_default_growth_bound(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 32;
+    cfg.bucket_size = 4;
+    cfg.fingerprint_bits = 12;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    cf_free(f);
+    /* The common case: four times; near 32 bits the floor; at 2 bits the cap. */
+    CHECK(chosen_bound(12, 4) == 4 * st.fpp_bound);
+    CHECK(4 * cf_theoretical_fpp(30, 4, 1.0) < chosen_bound(30, 4));
+    CHECK(chosen_bound(2, 4) < 1.0);
+}
+
 TEST_MAIN(TEST(test_range_of_grown_filter), TEST(test_add_table_and_limits),
-          TEST(test_add_table_for_copies), TEST(test_append_and_trim))
+          TEST(test_add_table_for_copies), TEST(test_append_and_trim),
+          TEST(test_default_growth_bound))
