@@ -16,6 +16,13 @@
 #ifndef CF_FORMAT_H
 #define CF_FORMAT_H
 
+/* Header-only, as everywhere in the library (hash.h): no xxHash symbol is
+ * exported, and every file sees the same inlined names. */
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
 #include "cf_internal.h"
 
 #define CF__HEADER_SIZE 64u
@@ -88,9 +95,33 @@ cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const 
 bool cf__write_all(int fd, const uint8_t *p, size_t n);
 size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset);
 
-/* XXH3-64 (seed 0) of the header followed by the table: the trailer value. */
-uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
-                              size_t table_bytes);
+/* An image is a header, its table and a trailer holding XXH3-64 (seed 0) of
+ * the header followed by the table.  These are the one owner of that rule:
+ * every writer and reader of images (buffers, files, mappings, grown
+ * files' records, ranges) goes through them. */
+
+/* Starts the trailer's checksum with the header (cf_load then feeds the
+ * table chunk by chunk as it reads it). */
+void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZE]);
+
+/* The trailer of the image made of header and table. */
+void cf__image_trailer(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                       size_t table_bytes, uint8_t trailer[CF__TRAILER_SIZE]);
+
+/* True when trailer is the one of header and table. */
+bool cf__image_trailer_ok(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                          size_t table_bytes, const uint8_t trailer[CF__TRAILER_SIZE]);
+
+/* True when the contiguous image at img (header, table_bytes of table,
+ * trailer) carries the right trailer. */
+static inline bool cf__image_ok(const uint8_t *img, size_t table_bytes) {
+    return cf__image_trailer_ok(img, img + CF__HEADER_SIZE, table_bytes,
+                                img + CF__HEADER_SIZE + table_bytes);
+}
+
+/* Writes the image of the single table t to fd (file_io.c); false on a
+ * write error. */
+bool cf__image_write(int fd, const cf_filter *t);
 
 /* Builds a handle (no table) with every parameter and statistic of h. */
 cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out);

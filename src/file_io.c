@@ -28,9 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "cf_format.h"
 #include "file_path.h"
 #include "grow.h"
@@ -120,9 +117,7 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
      * is in cache.  A chunk of f * 2^17 bytes holds exactly 2^20 slots.
      * Semi-sorted tables are not slot arrays: they are checked whole below. */
     XXH3_state_t state;
-    XXH3_INITSTATE(&state);
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, header, CF__HEADER_SIZE);
+    cf__checksum_begin(&state, header);
     const size_t chunk = (size_t)h.fp_bits << 17;
     const uint64_t slots = h.num_buckets * h.bucket_size;
     uint64_t occupied = 0;
@@ -184,8 +179,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
         munmap(map, h.total_size);
         return CF_E_IO;
     }
-    if (verify && cf__get_le(bytes + CF__HEADER_SIZE + h.table_bytes, CF__TRAILER_SIZE) !=
-                      cf__payload_checksum(bytes, bytes + CF__HEADER_SIZE, h.table_bytes)) {
+    if (verify && !cf__image_ok(bytes, h.table_bytes)) {
         munmap(map, h.total_size);
         return CF_E_CHECKSUM;
     }
@@ -216,17 +210,15 @@ cf_status cf_save(const cf_filter *f, const char *path) {
     if (f->cc != NULL) return cf__cc_save(f, path);
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    bool ok = (f->flags & CF_GROW) ? cf__grow_write(f, t.fd) : cf__image_write(t.fd, f);
+    return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
+}
+
+bool cf__image_write(int fd, const cf_filter *t) {
     uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
-    bool ok;
-    if (f->flags & CF_GROW) {
-        ok = cf__grow_write(f, t.fd) && fsync(t.fd) == 0;
-    } else {
-        cf__header_encode(f, header);
-        cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes),
-                   CF__TRAILER_SIZE);
-        ok = cf__write_all(t.fd, header, sizeof header) &&
-             cf__write_all(t.fd, f->table, f->table_bytes) &&
-             cf__write_all(t.fd, trailer, sizeof trailer) && fsync(t.fd) == 0;
-    }
-    return cf__temp_commit(&t, ok);
+    cf__header_encode(t, header);
+    cf__image_trailer(header, t->table, t->table_bytes, trailer);
+    return cf__write_all(fd, header, sizeof header) &&
+           cf__write_all(fd, t->table, t->table_bytes) &&
+           cf__write_all(fd, trailer, sizeof trailer);
 }

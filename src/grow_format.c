@@ -8,9 +8,6 @@
  * its invariants.  Single-table filters keep writing version 1, so their
  * bytes are what they always were and older readers still read them.
  */
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "grow_format.h"
 
 static uint64_t cf__double_bits(double d) {
@@ -140,9 +137,7 @@ static cf_status cf__grow_validate(const uint8_t *in, size_t len, cf__grow_plan 
     for (unsigned k = 0; k < p->tables; k++) {
         const cf__header *h = &p->rec[k];
         const uint8_t *rec = in + p->offset[k];
-        CF__RETURN_IF(cf__get_le(rec + CF__HEADER_SIZE + h->table_bytes, CF__TRAILER_SIZE) !=
-                          cf__payload_checksum(rec, rec + CF__HEADER_SIZE, h->table_bytes),
-                      CF_E_CHECKSUM);
+        CF__RETURN_IF(!cf__image_ok(rec, h->table_bytes), CF_E_CHECKSUM);
     }
     return CF_OK;
 }

@@ -25,18 +25,13 @@
 static const uint8_t cf__zeros[64];
 
 bool cf__grow_write(const cf_filter *f, int fd) {
-    uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    uint8_t header[CF__HEADER_SIZE];
     cf__grow_header_encode(f, header);
     if (!cf__write_all(fd, header, sizeof header)) return false;
     for (unsigned k = 0; k < f->chain->count; k++) {
         const cf_filter *t = f->chain->tables[k];
         size_t image = cf_serialized_size(t);
-        cf__header_encode(t, header);
-        cf__put_le(trailer, cf__payload_checksum(header, t->table, t->table_bytes),
-                   CF__TRAILER_SIZE);
-        if (!cf__write_all(fd, header, sizeof header) ||
-            !cf__write_all(fd, t->table, t->table_bytes) ||
-            !cf__write_all(fd, trailer, sizeof trailer) ||
+        if (!cf__image_write(fd, t) ||
             !cf__write_all(fd, cf__zeros, (size_t)(cf__grow_record_size(image) - image)))
             return false;
     }
@@ -103,9 +98,7 @@ static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k,
     if ((s = cf__read_exact(fd, t->table, h->table_bytes, at)) != CF_OK) goto fail;
     if ((s = cf__read_exact(fd, trailer, sizeof trailer, at + h->table_bytes)) != CF_OK) goto fail;
     s = CF_E_CHECKSUM;
-    if (cf__get_le(trailer, CF__TRAILER_SIZE) !=
-        cf__payload_checksum(hdr, t->table, h->table_bytes))
-        goto fail;
+    if (!cf__image_trailer_ok(hdr, t->table, h->table_bytes, trailer)) goto fail;
     if ((s = cf__check_table(t)) != CF_OK) goto fail;
     *out = t;
     return CF_OK;
@@ -146,9 +139,7 @@ static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p,
                                     bool verify, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     const uint8_t *rec = base + p->offset[k];
-    if (verify && cf__get_le(rec + CF__HEADER_SIZE + h->table_bytes, CF__TRAILER_SIZE) !=
-                      cf__payload_checksum(rec, rec + CF__HEADER_SIZE, h->table_bytes))
-        return CF_E_CHECKSUM;
+    if (verify && !cf__image_ok(rec, h->table_bytes)) return CF_E_CHECKSUM;
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, NULL, &t));
     /* Only ever read; writes are refused by read_only. */

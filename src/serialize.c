@@ -15,9 +15,6 @@
  * Writing is deterministic: the same filter always gives the same bytes, so
  * "serialize, deserialize, serialize" is byte-identical (the fuzzers check).
  */
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "cf_format.h"
 #include "concurrent.h"
 #include "grow.h"
@@ -96,14 +93,28 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
     return CF_OK;
 }
 
-uint64_t cf__payload_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
-                              size_t table_bytes) {
+void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZE]) {
+    XXH3_INITSTATE(state);
+    XXH3_64bits_reset(state);
+    XXH3_64bits_update(state, header, CF__HEADER_SIZE);
+}
+
+static uint64_t cf__image_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                                   size_t table_bytes) {
     XXH3_state_t state; /* on the stack: the library allocates only via the filter */
-    XXH3_INITSTATE(&state);
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, header, CF__HEADER_SIZE);
+    cf__checksum_begin(&state, header);
     XXH3_64bits_update(&state, table, table_bytes);
     return XXH3_64bits_digest(&state);
+}
+
+void cf__image_trailer(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                       size_t table_bytes, uint8_t trailer[CF__TRAILER_SIZE]) {
+    cf__put_le(trailer, cf__image_checksum(header, table, table_bytes), CF__TRAILER_SIZE);
+}
+
+bool cf__image_trailer_ok(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                          size_t table_bytes, const uint8_t trailer[CF__TRAILER_SIZE]) {
+    return cf__get_le(trailer, CF__TRAILER_SIZE) == cf__image_checksum(header, table, table_bytes);
 }
 
 cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out) {
@@ -198,8 +209,7 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
     }
     cf__header_encode(f, p);
     memcpy(p + CF__HEADER_SIZE, f->table, f->table_bytes);
-    cf__put_le(p + CF__HEADER_SIZE + f->table_bytes,
-               cf__payload_checksum(p, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    cf__image_trailer(p, f->table, f->table_bytes, p + CF__HEADER_SIZE + f->table_bytes);
     if (written != NULL) *written = need;
     return CF_OK;
 }
@@ -215,11 +225,8 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     if (st == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
         return cf__grow_deserialize(in, len, a, out);
     CF__FORWARD_IF_ERROR(st);
-    const uint8_t *table = in + CF__HEADER_SIZE;
-    CF__RETURN_IF(cf__get_le(table + h.table_bytes, CF__TRAILER_SIZE) !=
-                      cf__payload_checksum(in, table, h.table_bytes),
-                  CF_E_CHECKSUM);
-    return cf__table_from_bytes(&h, table, a, out);
+    CF__RETURN_IF(!cf__image_ok(in, h.table_bytes), CF_E_CHECKSUM);
+    return cf__table_from_bytes(&h, in + CF__HEADER_SIZE, a, out);
 }
 
 cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const cf_allocator *a,

@@ -75,8 +75,7 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         } else {
             /* The trailer: the only part that needs the whole table. */
             uint8_t trailer[CF__TRAILER_SIZE];
-            cf__put_le(trailer, cf__payload_checksum(header, f->table, f->table_bytes),
-                       CF__TRAILER_SIZE);
+            cf__image_trailer(header, f->table, f->table_bytes, trailer);
             n = len; /* the range check above keeps it within the trailer */
             memcpy(out, trailer + (offset - table_end), n);
         }
