@@ -80,6 +80,12 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
  * against the exact size.  Reads nothing else; allocates nothing. */
 cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h);
 
+/* Whether cf__header_decode's answer s says the input is a version-2
+ * (grown) filter, which grow_format.c reads instead. */
+static inline bool cf__is_grown(cf_status s, const cf__header *h) {
+    return s == CF_E_VERSION && h->version == CF__FORMAT_VERSION_GROWN;
+}
+
 /* The same, for a table record followed by more input: everything but the
  * last check (input_len may exceed the record's size). */
 cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__header *h);

@@ -226,6 +226,14 @@ static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned s
     cf__store64le(p.at, w);
 }
 
+/* Whether a table of bucket size b and width f can be semi-sorted: four
+ * slots, and a bucket (4f - 4 bits) that fits one 64-bit load with 5..16
+ * bits per fingerprint (a 4-bit prefix and a suffix of at least one bit).
+ * The one rule cf_new checks and grown filters apply table by table. */
+static inline bool cf__semi_sort_fits(unsigned b, unsigned f) {
+    return b == 4 && f >= 5 && f <= 16;
+}
+
 /* Bits of one bucket: b * f, or 4f - 4 semi-sorted. */
 static inline unsigned cf__bucket_bits(unsigned b, unsigned f, unsigned flags) {
     return (flags & CF_SEMI_SORT) ? 4 * f - 4 : b * f;

@@ -51,8 +51,7 @@ cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_
     CF__RETURN_IF(fbits < CF_MIN_FINGERPRINT_BITS || fbits > CF_MAX_FINGERPRINT_BITS, CF_E_PARAM);
     CF__RETURN_IF(!cf__valid_bucket_size(b), CF_E_PARAM);
     CF__RETURN_IF((flags & ~CF_SEMI_SORT) != 0, CF_E_PARAM);
-    /* A semi-sorted bucket (4f - 4 bits) must fit one 64-bit load. */
-    CF__RETURN_IF((flags & CF_SEMI_SORT) && (b != 4 || fbits < 5 || fbits > 16), CF_E_PARAM);
+    CF__RETURN_IF((flags & CF_SEMI_SORT) && !cf__semi_sort_fits(b, fbits), CF_E_PARAM);
     CF__RETURN_IF(nb == 0, CF_E_PARAM);
     CF__RETURN_IF(max_kicks == 0 || max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
     return CF_OK;

@@ -66,13 +66,16 @@ size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
     return got;
 }
 
-/* Opens path, reads the first min(size, 64) bytes and decodes them as a
- * header validated against the file's size.  On success the caller owns fd;
- * on failure it is closed.  O_NONBLOCK: opening a FIFO would otherwise wait
- * for a writer forever; the fstat then refuses it (and has no effect on the
- * reads of a regular file). */
-static cf_status cf__open_header(const char *path, int *fd_out, uint8_t header[CF__HEADER_SIZE],
-                                 cf__header *h) {
+/* Opens path, reads the first min(size, 64) bytes (the rest of header is
+ * zeroed) and decodes them as a header validated against the file's size.
+ * On CF_OK the caller owns *fd_out; also on CF_E_VERSION for a version-2
+ * (grown) file, which grow_io.c reads from the same descriptor (*size_out
+ * is the file's size); on any other failure fd is closed.  O_NONBLOCK:
+ * opening a FIFO would otherwise wait for a writer forever; the fstat then
+ * refuses it (and has no effect on the reads of a regular file). */
+static cf_status cf__open_header(const char *path, int *fd_out, uint64_t *size_out,
+                                 uint8_t header[CF__HEADER_SIZE], cf__header *h) {
+    memset(header, 0, CF__HEADER_SIZE);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) { /* a socket cannot be opened at all; say what it is */
         struct stat st;
@@ -80,20 +83,22 @@ static cf_status cf__open_header(const char *path, int *fd_out, uint8_t header[C
     }
     struct stat st;
     cf_status s = fstat(fd, &st) != 0 ? CF_E_IO : !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_OK;
+    uint64_t size = 0;
     if (s == CF_OK) {
-        uint64_t size = (uint64_t)st.st_size;
+        size = (uint64_t)st.st_size;
         size_t want = size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE;
         size_t got = cf__pread_all(fd, header, want, 0);
         s = got == want         ? cf__header_decode(header, size, h)
             : got == (size_t)-1 ? CF_E_IO
                                 : CF_E_TRUNCATED;
     }
-    if (s != CF_OK) {
+    if (s != CF_OK && !cf__is_grown(s, h)) {
         close(fd);
         return s;
     }
     *fd_out = fd;
-    return CF_OK;
+    *size_out = size;
+    return s;
 }
 
 cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
@@ -102,11 +107,11 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
 
     int fd;
+    uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
     cf__header h;
-    cf_status s0 = cf__open_header(path, &fd, header, &h);
-    if (s0 == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
-        return cf__grow_load(path, a, out);
+    cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
+    if (cf__is_grown(s0, &h)) return cf__grow_load(fd, size, header, a, out);
     CF__FORWARD_IF_ERROR(s0);
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
@@ -164,11 +169,11 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
 
     int fd;
+    uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
     cf__header h;
-    cf_status s0 = cf__open_header(path, &fd, header, &h);
-    if (s0 == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
-        return cf__grow_map(path, verify, out);
+    cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
+    if (cf__is_grown(s0, &h)) return cf__grow_map(fd, size, header, verify, out);
     CF__FORWARD_IF_ERROR(s0);
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */

@@ -108,7 +108,7 @@ static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     while (fbits < CF_MAX_FINGERPRINT_BITS && cf_theoretical_fpp(fbits, b, 1.0) > budget) fbits++;
     CF__RETURN_IF(cf_theoretical_fpp(fbits, b, 1.0) > budget, CF_E_FULL);
     cfg->fingerprint_bits = fbits;
-    if ((f->flags & CF_SEMI_SORT) && b == 4 && fbits >= 5 && fbits <= 16) cfg->flags = CF_SEMI_SORT;
+    if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
     CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_E_FULL);
     CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c), CF_E_FULL);

@@ -96,7 +96,11 @@ cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator
                                cf_filter **out);
 /* Writes f's bytes to fd (cf_save does the rest); false on a write error. */
 bool cf__grow_write(const cf_filter *f, int fd);
-cf_status cf__grow_load(const char *path, const cf_allocator *a, cf_filter **out);
-cf_status cf__grow_map(const char *path, bool verify, cf_filter **out);
+/* The version-2 paths of cf_load and cf_map, on the file cf_load or cf_map
+ * opened (fd, a regular file of size bytes, whose first min(size, 64)
+ * bytes are head).  They close fd. */
+cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+                        cf_filter **out);
+cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
 
 #endif /* CF_GROW_H */

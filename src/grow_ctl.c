@@ -55,8 +55,7 @@ cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth ||
                       table->num_buckets != newest->num_buckets * c->growth,
                   CF_E_PARAM);
-    bool semi = (f->flags & CF_SEMI_SORT) && table->bucket_size == 4 && table->fp_bits >= 5 &&
-                table->fp_bits <= 16;
+    bool semi = (f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(table->bucket_size, table->fp_bits);
     CF__RETURN_IF(((table->flags & CF_SEMI_SORT) != 0) != semi, CF_E_PARAM);
     double fpp = cf_theoretical_fpp(table->fp_bits, table->bucket_size, 1.0);
     CF__RETURN_IF(!(cf__grow_spent(c) + fpp < c->target_fpp), CF_E_PARAM);

@@ -59,7 +59,7 @@ cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p
 /* Whether table k of shape h must be semi-sorted: where the filter asks for
  * it and the width allows it (cf__next_config's rule). */
 static bool cf__grow_semi_expected(const cf__grow_plan *p, const cf__header *h) {
-    return (p->flags & CF_SEMI_SORT) && h->bucket_size == 4 && h->fp_bits >= 5 && h->fp_bits <= 16;
+    return (p->flags & CF_SEMI_SORT) && cf__semi_sort_fits(h->bucket_size, h->fp_bits);
 }
 
 cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec, uint64_t len) {

@@ -2,25 +2,20 @@
  * grow_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
  * version-2 paths of cf_load and cf_map (layout: grow_format.h).
  *
- * Load and map read the header and every record's header with small reads
- * and validate them all (sizes, shapes, padding) before anything is
- * allocated or mapped; then load reads each table into memory it allocates
+ * Load and map work on the descriptor cf_load or cf_map opened (the file
+ * is opened once), read every record's header with small reads and
+ * validate them all (sizes, shapes, padding) before anything is allocated
+ * or mapped; then load reads each table into memory it allocates
  * and checks its checksum and invariants, and map uses each table in place
  * in one read-only mapping of the whole file (checksums and invariants only
  * with verify), as for a single table.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grow_format.h"
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
 
 static const uint8_t cf__zeros[64];
 
@@ -46,22 +41,12 @@ static cf_status cf__read_exact(int fd, uint8_t *p, size_t n, uint64_t offset) {
     return CF_OK;
 }
 
-/* Opens path and validates its header, records and padding (no table
- * bytes are read).  head receives the file's first 64 bytes, hdrs each
- * record's.  On success the caller owns *fd_out. */
-static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out, cf__grow_plan *p,
-                               uint8_t *head, uint8_t (*hdrs)[CF__HEADER_SIZE]) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    CF__RETURN_IF(fd < 0, CF_E_IO);
-    struct stat st;
-    cf_status s = CF_E_IO;
-    uint8_t buf[CF__HEADER_SIZE] = {0};
-    uint64_t size = 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) goto fail;
-    size = (uint64_t)st.st_size;
-    s = cf__read_exact(fd, buf, size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE, 0);
-    if (s == CF_OK) s = cf__grow_plan_begin(buf, size, p);
-    memcpy(head, buf, sizeof buf);
+/* Validates the header (head, the first min(size, 64) bytes of fd), the
+ * records and the padding of the version-2 file fd of size bytes; no table
+ * bytes are read.  hdrs receives each record's header. */
+static cf_status cf__grow_check_file(int fd, uint64_t size, const uint8_t *head, cf__grow_plan *p,
+                                     uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+    cf_status s = cf__grow_plan_begin(head, size, p);
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t left = size - p->end;
         s = cf__read_exact(fd, hdrs[k], left < CF__HEADER_SIZE ? (size_t)left : CF__HEADER_SIZE,
@@ -69,18 +54,13 @@ static cf_status cf__grow_open(const char *path, int *fd_out, uint64_t *size_out
         if (s == CF_OK) s = cf__grow_plan_record(p, k, hdrs[k], size);
     }
     if (s == CF_OK) s = cf__grow_plan_finish(p, size);
+    uint8_t buf[CF__HEADER_SIZE];
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t image = p->rec[k].total_size;
         size_t pad = (size_t)(cf__grow_record_size(image) - image);
         s = cf__read_exact(fd, buf, pad, p->offset[k] + image);
         if (s == CF_OK) s = cf__grow_check_pad(buf, pad);
     }
-    if (s != CF_OK) goto fail;
-    *fd_out = fd;
-    *size_out = size;
-    return CF_OK;
-fail:
-    close(fd);
     return s;
 }
 
@@ -107,14 +87,13 @@ fail:
     return s;
 }
 
-cf_status cf__grow_load(const char *path, const cf_allocator *a, cf_filter **out) {
-    int fd;
-    uint64_t size;
+cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+                        cf_filter **out) {
     cf__grow_plan p;
-    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
-    cf_filter *f;
-    cf_status s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    cf_filter *f = NULL;
+    cf_status s = cf__grow_check_file(fd, size, head, &p, hdrs);
+    if (s == CF_OK) s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) {
         close(fd);
         return s;
@@ -154,12 +133,14 @@ static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p,
     return CF_OK;
 }
 
-cf_status cf__grow_map(const char *path, bool verify, cf_filter **out) {
-    int fd;
-    uint64_t size;
+cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out) {
     cf__grow_plan p;
-    uint8_t head[CF__HEADER_SIZE], hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
-    CF__FORWARD_IF_ERROR(cf__grow_open(path, &fd, &size, &p, head, hdrs));
+    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    cf_status s0 = cf__grow_check_file(fd, size, head, &p, hdrs);
+    if (s0 != CF_OK) {
+        close(fd);
+        return s0;
+    }
     void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);

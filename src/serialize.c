@@ -222,8 +222,7 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
 
     cf__header h;
     cf_status st = cf__header_decode(in, len, &h);
-    if (st == CF_E_VERSION && h.version == CF__FORMAT_VERSION_GROWN)
-        return cf__grow_deserialize(in, len, a, out);
+    if (cf__is_grown(st, &h)) return cf__grow_deserialize(in, len, a, out);
     CF__FORWARD_IF_ERROR(st);
     CF__RETURN_IF(!cf__image_ok(in, h.table_bytes), CF_E_CHECKSUM);
     return cf__table_from_bytes(&h, in + CF__HEADER_SIZE, a, out);
