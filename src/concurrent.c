@@ -587,11 +587,13 @@ static void cf__cc_unlock_all(const cf_filter *f) {
     for (uint64_t i = f->cc->nstripes; i-- > 0;) cf__cc_unlock(&f->cc->stripes[i]);
 }
 
-/* A plain filter sharing f's table, with f's counters summed: what the plain
- * functions report and write.  The caller holds every stripe. */
+/* A plain filter (no CF_CONCURRENT: files never carry it) sharing f's
+ * table, with f's counters summed: what the plain functions report and
+ * write.  The caller holds every stripe. */
 static cf_filter cf__cc_view(const cf_filter *f) {
     cf_filter v = *f;
     v.cc = NULL;
+    v.flags &= ~CF_CONCURRENT;
     v.items = 0;
     v.total_kicks = 0;
     for (uint64_t i = 0; i < f->cc->nstripes; i++) {
@@ -607,6 +609,7 @@ void cf__cc_get_stats(const cf_filter *f, cf_stats *out) {
     cf_filter v = cf__cc_view(f);
     cf_get_stats(&v, out);
     cf__cc_unlock_all(f);
+    out->flags = f->flags;
     out->memory_bytes = cf_memory_usage(f);
 }
 
@@ -615,7 +618,6 @@ void cf__cc_get_stats(const cf_filter *f, cf_stats *out) {
 cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
     cf__cc_lock_all(f);
     cf_filter v = cf__cc_view(f);
-    v.flags &= ~CF_CONCURRENT;
     cf_status st = cf_serialize(&v, dst, cap, written);
     cf__cc_unlock_all(f);
     return st;
@@ -624,7 +626,6 @@ cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *wr
 cf_status cf__cc_save(const cf_filter *f, const char *path) {
     cf__cc_lock_all(f);
     cf_filter v = cf__cc_view(f);
-    v.flags &= ~CF_CONCURRENT;
     cf_status st = cf_save(&v, path);
     cf__cc_unlock_all(f);
     return st;

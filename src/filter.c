@@ -123,7 +123,7 @@ cf_status cf_clear(cf_filter *f) {
         cf__grow_clear(f);
         return CF_OK;
     }
-    if (f->cc != NULL) return cf__cc_clear(f);
+    if (f->flags & CF_CONCURRENT) return cf__cc_clear(f);
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
     return CF_OK;
@@ -166,7 +166,7 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
         cf__grow_stats(f, out);
         return;
     }
-    if (f->cc != NULL) {
+    if (f->flags & CF_CONCURRENT) {
         cf__cc_get_stats(f, out);
         return;
     }

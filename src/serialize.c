@@ -198,7 +198,7 @@ size_t cf_serialized_size(const cf_filter *f) {
 cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
     if (written != NULL) *written = 0;
     CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
-    if (f->cc != NULL) return cf__cc_serialize(f, dst, cap, written);
+    if (f->flags & CF_CONCURRENT) return cf__cc_serialize(f, dst, cap, written);
     size_t need = cf_serialized_size(f);
     CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
     uint8_t *p = dst;
