@@ -46,6 +46,10 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
  * unchanged and failed_inserts counting a CF_E_FULL (ops.c). */
 cf_status cf__insert_slots(cf_filter *f, cf__slots p);
 
+/* Whether the plain table f holds p.fp in bucket p.i1 or p.i2 (ops.c's
+ * lookup, for callers that located the hash already: grow.c). */
+bool cf__contains_at(const cf_filter *f, cf__slots p);
+
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */

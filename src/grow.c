@@ -182,21 +182,21 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     return s;
 }
 
-/* Starts the reads of both buckets of h in every table, so that probing
- * them one after another waits for one memory latency, not one per table. */
-static void cf__prefetch_tables(const cf__chain *c, uint64_t h) {
-    for (unsigned k = 0; k < c->count; k++) {
-        cf__slots p = cf__locate(c->tables[k], h);
-        cf__prefetch_bucket(c->tables[k], p.i1);
-        cf__prefetch_bucket(c->tables[k], p.i2);
-    }
-}
-
+/* h is located in every table first and, with several tables, both its
+ * buckets' reads started, so that probing the tables one after another
+ * waits for one memory latency, not one per table. */
 bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = f->chain;
-    if (c->count > 1) cf__prefetch_tables(c, h);
+    cf__slots p[CF_MAX_TABLES];
+    for (unsigned k = 0; k < c->count; k++) {
+        p[k] = cf__locate(c->tables[k], h);
+        if (c->count > 1) {
+            cf__prefetch_bucket(c->tables[k], p[k].i1);
+            cf__prefetch_bucket(c->tables[k], p[k].i2);
+        }
+    }
     for (unsigned k = c->count; k-- > 0;)
-        if (cf_contains_hash(c->tables[k], h)) return true;
+        if (cf__contains_at(c->tables[k], p[k])) return true;
     return false;
 }
 

@@ -67,6 +67,10 @@ static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
     return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
 }
 
+bool cf__contains_at(const cf_filter *f, cf__slots p) {
+    return cf__contains_slots(f, p);
+}
+
 /* Grown and concurrent filters have their own code (grow.c, concurrent.c):
  * every public function tests for both with one unlikely branch on the
  * flags, so plain filters pay one test. */
