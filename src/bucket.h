@@ -46,10 +46,6 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
  * unchanged and failed_inserts counting a CF_E_FULL (ops.c). */
 cf_status cf__insert_slots(cf_filter *f, cf__slots p);
 
-/* Whether the plain table f holds p.fp in bucket p.i1 or p.i2 (ops.c's
- * lookup, for callers that located the hash already: grow.c). */
-bool cf__contains_at(const cf_filter *f, cf__slots p);
-
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
@@ -162,6 +158,26 @@ static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, ui
 /* Bit mask with the top bit of every lane of w that is zero (lowest exact). */
 static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
+}
+
+/* Lookups in layouts without SWAR (semi-sorted, wide buckets): ops.c.  The
+ * slots are passed as scalars, in registers: a struct passed by value to a
+ * call would be copied to the stack on every lookup. */
+bool cf__contains_other(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+
+/* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
+ * single-table lookup (ops.c) and each table of a grown one (grow.c).  Both
+ * buckets are read and tested without a branch between them, so the two
+ * memory reads overlap and no misprediction on loaded data holds back the
+ * next lookup. */
+static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
+    uint64_t v = f->lane_ones * p.fp;
+    uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
+    return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
+}
+
+static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
+    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p.i1, p.i2, p.fp);
 }
 
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */

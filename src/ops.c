@@ -41,34 +41,18 @@ uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
     return cf__hash_keyed(&f->hkey, key, len);
 }
 
-/* Both buckets are read and tested without a branch between them, so the
- * two memory reads overlap and no misprediction on loaded data holds back
- * the next lookup. */
-static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
-    uint64_t v = f->lane_ones * p.fp;
-    uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
-    return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
-}
-
 /* Semi-sorted buckets: both words read before either is searched. */
-static inline bool cf__contains_semi(const cf_filter *f, cf__slots p) {
-    uint64_t w1 = cf__bucket_bits_at(f, p.i1), w2 = cf__bucket_bits_at(f, p.i2);
-    return cf__semisort_find_word(f, w1, p.fp) >= 0 || cf__semisort_find_word(f, w2, p.fp) >= 0;
+static inline bool cf__contains_semi(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    uint64_t w1 = cf__bucket_bits_at(f, i1), w2 = cf__bucket_bits_at(f, i2);
+    return cf__semisort_find_word(f, w1, fp) >= 0 || cf__semisort_find_word(f, w2, fp) >= 0;
 }
 
 /* Layouts without SWAR (semi-sorted, wide buckets) out of line: inlined,
  * they made every lookup save and restore four more registers. */
-__attribute__((noinline)) static bool cf__contains_other(const cf_filter *f, cf__slots p) {
-    if (f->semi_sort) return cf__contains_semi(f, p);
-    return cf__bucket_has(f, p.i1, p.fp) || cf__bucket_has(f, p.i2, p.fp);
-}
-
-static inline bool cf__contains_slots(const cf_filter *f, cf__slots p) {
-    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p);
-}
-
-bool cf__contains_at(const cf_filter *f, cf__slots p) {
-    return cf__contains_slots(f, p);
+__attribute__((noinline)) bool cf__contains_other(const cf_filter *f, uint64_t i1, uint64_t i2,
+                                                  uint32_t fp) {
+    if (f->semi_sort) return cf__contains_semi(f, i1, i2, fp);
+    return cf__bucket_has(f, i1, fp) || cf__bucket_has(f, i2, fp);
 }
 
 /* Grown and concurrent filters have their own code (grow.c, concurrent.c):
@@ -87,14 +71,14 @@ __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, u
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_slots(f, cf__locate(f, h));
+    return cf__contains_at(f, cf__locate(f, h));
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
     uint64_t h = cf__hash_keyed(&f->hkey, key, len);
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_slots(f, cf__locate(f, h));
+    return cf__contains_at(f, cf__locate(f, h));
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -162,7 +146,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     if (cf__special(f))
         return f->flags & CF_GROW ? cf__grow_insert_unique_hash(f, h) : cf__cc_insert(f, h, true);
     cf__slots p = cf__locate(f, h);
-    CF__RETURN_IF(cf__contains_slots(f, p), CF_E_EXISTS);
+    CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
     return cf__insert_slots(f, p);
 }
 
@@ -380,7 +364,7 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, b
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
-        bool hit = cf__contains_slots(f, cf__ring_next(f, ring, hashes, n, j));
+        bool hit = cf__contains_at(f, cf__ring_next(f, ring, hashes, n, j));
         found += hit;
         if (out != NULL) out[j] = hit;
     }
