@@ -17,6 +17,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+volatile uint64_t bench_sink;
 
 const char *const bench_impl_names[IMPL_COUNT] = {"ours", "semi", "ref", "bloom", "probe"};
 
@@ -81,6 +84,11 @@ double bench_median(double *v, size_t n) {
         v[j] = x;
     }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+double bench_available_bytes(void) {
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
 }
 
 /* Collects the measured samples of (impl, m) into v; returns how many. */

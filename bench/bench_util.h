@@ -1,6 +1,8 @@
 /*
  * bench_util.h -- the small pieces every part of the benchmark shares: a
- * monotonic clock, the splitmix64 key generator and a seeded xorshift RNG.
+ * monotonic clock, the splitmix64 key generator and a seeded xorshift RNG,
+ * a median, the free memory.  The functions not inline here are defined in
+ * bench_report.c.
  *
  * Keys are random 64-bit values so that every run with the same seed works on
  * exactly the same keys; they are passed to the filters as 8-byte strings, so
@@ -15,7 +17,8 @@
 #include <time.h>
 
 /* Keeps timed loops from being optimised away without costing a store per
- * operation: each loop folds its results into one value and sinks it once. */
+ * operation: each loop folds its results into one value and sinks it once
+ * (defined in bench_report.c). */
 extern volatile uint64_t bench_sink;
 
 /* Wall-clock nanoseconds from an arbitrary origin, never going backwards. */
@@ -60,5 +63,9 @@ void bench_fill_keys(uint64_t *keys, uint64_t n, uint64_t stream_seed);
 
 /* Median of n doubles (sorts v in place); 0 when n == 0. */
 double bench_median(double *v, size_t n);
+
+/* Free physical memory in bytes (INFINITY when unknown), so that a program
+ * can skip a size that would not fit rather than swap or die. */
+double bench_available_bytes(void);
 
 #endif /* CF_BENCH_UTIL_H */

@@ -42,8 +42,6 @@
 #include <string.h>
 #include <unistd.h>
 
-volatile uint64_t bench_sink;
-
 #define MAX_LIST 16
 #define KEY_LEN 8 /* keys are 64-bit values passed as 8 bytes */
 
@@ -655,12 +653,6 @@ static void print_machine(FILE *out, const options *o) {
             model, sysconf(_SC_NPROCESSORS_ONLN), o->seed, o->load, o->reps, o->lookups, o->batch);
 }
 
-/* Free memory, to skip an N that would not fit rather than swap or die. */
-static double available_bytes(void) {
-    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
-}
-
 /* Whether impl runs in case c: selected, and its layout exists for the width. */
 static bool impl_applies(const options *o, const bench_case *c, bench_impl impl) {
     if (!o->impl[impl]) return false;
@@ -730,9 +722,9 @@ int main(int argc, char **argv) {
         uint64_t count = o.lookups < max_fill ? o.lookups : max_fill;
         double need = 8.0 * (double)max_fill + 8.0 * 13 * (double)count +
                       4.0 * (double)shape.num_buckets * 4 * 4; /* four tables of 32-bit slots */
-        if (need > 0.8 * available_bytes()) {
+        if (need > 0.8 * bench_available_bytes()) {
             fprintf(stdout, "\nN = %" PRIu64 ": skipped, needs ~%.0f MB and %.0f MB are free\n", n,
-                    need / 1e6, available_bytes() / 1e6);
+                    need / 1e6, bench_available_bytes() / 1e6);
             continue;
         }
         uint64_t *keys = malloc(max_fill * sizeof *keys);

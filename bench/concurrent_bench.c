@@ -34,8 +34,6 @@
 #include <string.h>
 #include <time.h>
 
-volatile uint64_t bench_sink;
-
 typedef enum { MODE_CONCURRENT, MODE_MUTEX, MODE_RWLOCK } mode;
 static const char *const mode_names[] = {"CF_CONCURRENT", "mutex", "rwlock"};
 

@@ -7,34 +7,21 @@
  *
  *   file_io_bench [DIR] [LOG2_BUCKETS]     (default /tmp, 27: a 1 GiB table)
  */
-#define _POSIX_C_SOURCE 200809L
-
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cuckoofilter.h"
 
 #define REPS 5
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
+/* Seconds from t0_ns, a bench_now_ns() reading, to now. */
+static double seconds_since(double t0_ns) {
+    return (bench_now_ns() - t0_ns) * 1e-9;
 }
 
 static void die(const char *what, cf_status s) {
@@ -44,7 +31,7 @@ static void die(const char *what, cf_status s) {
 
 /* read() of the whole file into a fresh buffer, as a loader would do. */
 static double plain_read(const char *path, size_t size) {
-    double t = now();
+    double t0 = bench_now_ns();
     char *buf = malloc(size);
     int fd = open(path, O_RDONLY);
     if (buf == NULL || fd < 0) exit(2);
@@ -55,7 +42,7 @@ static double plain_read(const char *path, size_t size) {
         got += (size_t)r;
     }
     close(fd);
-    t = now() - t;
+    double t = seconds_since(t0);
     volatile char sink = buf[size / 2];
     (void)sink;
     free(buf);
@@ -82,28 +69,28 @@ static double lookup_ns(const cf_filter *f, uint64_t present) {
     size_t found = 0;
     double t = 0;
     for (int pass = 0; pass < 2; pass++) {
-        double t0 = now();
+        double t0 = bench_now_ns();
         for (uint64_t i = 0; i < n; i++) {
             uint64_t k = (i * 0x2545f4914f6cdd1dull) % (2 * present);
             found += cf_contains_hash(f, k * 0x9e3779b97f4a7c15ull + 1);
         }
-        t = now() - t0;
+        t = bench_now_ns() - t0;
     }
     if (found == 0) exit(2);
-    return t * 1e9 / (double)n;
+    return t / (double)n;
 }
 
 static double map_time(const char *path, int reps) {
     double t[REPS];
     for (int r = 0; r < reps; r++) {
         cf_filter *m;
-        double t0 = now();
+        double t0 = bench_now_ns();
         cf_status s = cf_map(path, false, &m);
-        t[r] = now() - t0;
+        t[r] = seconds_since(t0);
         if (s != CF_OK) die("cf_map", s);
         cf_free(m);
     }
-    return median(t, reps);
+    return bench_median(t, (size_t)reps);
 }
 
 int main(int argc, char **argv) {
@@ -115,9 +102,9 @@ int main(int argc, char **argv) {
 
     uint64_t nb = (uint64_t)1 << log2nb;
     cf_filter *f = make(nb, nb); /* a quarter full: some of every kind of byte */
-    double t0 = now();
+    double t0 = bench_now_ns();
     cf_status s = cf_save(f, big);
-    double save = now() - t0;
+    double save = seconds_since(t0);
     if (s != CF_OK) die("cf_save", s);
     cf_free(f);
     cf_filter *sf = make(1u << 15, 1u << 15); /* 256 KiB table */
@@ -134,16 +121,17 @@ int main(int argc, char **argv) {
     for (int r = 0; r < REPS; r++) {
         tr[r] = plain_read(big, size);
         cf_filter *l;
-        t0 = now();
+        t0 = bench_now_ns();
         if ((s = cf_load(big, NULL, &l)) != CF_OK) die("cf_load", s);
-        tl[r] = now() - t0;
+        tl[r] = seconds_since(t0);
         cf_free(l);
-        t0 = now();
+        t0 = bench_now_ns();
         if ((s = cf_map(big, true, &l)) != CF_OK) die("cf_map verify", s);
-        tv[r] = now() - t0;
+        tv[r] = seconds_since(t0);
         cf_free(l);
     }
-    double read_s = median(tr, REPS), load_s = median(tl, REPS), verify_s = median(tv, REPS);
+    double read_s = bench_median(tr, REPS), load_s = bench_median(tl, REPS),
+           verify_s = bench_median(tv, REPS);
     double map_big = map_time(big, REPS), map_small = map_time(small, REPS);
     cf_filter *loaded, *mapped;
     if ((s = cf_load(big, NULL, &loaded)) != CF_OK) die("cf_load", s);

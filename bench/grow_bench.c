@@ -18,8 +18,6 @@
 #include "bench_util.h"
 #include "cuckoofilter.h"
 
-volatile uint64_t bench_sink;
-
 #define ROUNDS 5
 
 typedef struct result {

@@ -45,8 +45,6 @@
 #include <string.h>
 #include <unistd.h>
 
-volatile uint64_t bench_sink;
-
 #define KEY_LEN 8  /* keys are 64-bit values, given to the library as 8 bytes */
 #define FP_BITS 12 /* the paper's configuration: 12-bit tags, 4 per bucket   */
 #define LOAD 0.95
@@ -586,11 +584,6 @@ static int parse_options(int argc, char **argv, options *o) {
 
 /* ---------------------------------------------------------------- main */
 
-static double available_bytes(void) {
-    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : INFINITY;
-}
-
 static void workload_free(workload *w) {
     free(w->keys), free(w->pos), free(w->neg), free(w->hpos), free(w->hneg), free(w->del);
     free(w->chunk), free(w->out);
@@ -605,9 +598,9 @@ static bool workload_new(const options *o, uint64_t nb, workload *w) {
     w->n = o->lookups;
     /* keys, five arrays of n, three tables (paper, ours, the probe's) */
     double need = 8.0 * (double)w->fill + 5 * 8.0 * (double)w->n + 3 * 6.0 * (double)nb;
-    if (need > 0.8 * available_bytes()) {
+    if (need > 0.8 * bench_available_bytes()) {
         printf("\nnb = %" PRIu64 ": skipped, needs ~%.0f MB and %.0f MB are free\n", nb, need / 1e6,
-               available_bytes() / 1e6);
+               bench_available_bytes() / 1e6);
         return false;
     }
     w->keys = malloc(w->fill * sizeof *w->keys);

@@ -3,7 +3,8 @@
 # test suite twice: a gcc build with -Werror, and a clang AddressSanitizer +
 # UndefinedBehaviorSanitizer build; then the unit tests and fuzz replays once
 # more under valgrind (uninitialised reads, which ASan misses).
-# The builds are CMakePresets.json's test-gcc and test-asan (build/<preset>).
+# The builds are CMakePresets.json's test-gcc and test-asan (build/<preset>),
+# and test-tsan for the concurrency tests under ThreadSanitizer.
 # CTest runs the Python package's pytest suite in both builds (python/tests/;
 # in the sanitized one, inside Debian's interpreter with ASan preloaded).
 set -euo pipefail
@@ -27,11 +28,11 @@ ctest --preset test-gcc -L long
 echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer"
 run_suite test-asan
 echo "== clang, ThreadSanitizer: the concurrency tests (label concurrency)"
-cmake -S . -B build/test-tsan -DCF_WERROR=ON -DCMAKE_C_COMPILER=clang -DCF_TSAN=ON \
-  -DCF_BUILD_TOOLS=OFF -DCF_BUILD_BENCH=OFF -DCF_BUILD_REDIS=OFF >/dev/null
-cmake --build build/test-tsan -j "$jobs" --target test_concurrent
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  ctest --test-dir build/test-tsan -L concurrency --output-on-failure
+# The preset builds test_concurrent only and runs the tests labelled
+# concurrency, with TSAN_OPTIONS halt_on_error=1:second_deadlock_stack=1.
+cmake --preset test-tsan >/dev/null
+cmake --build --preset test-tsan -j "$jobs"
+ctest --preset test-tsan
 echo "== valgrind memcheck: the tests labelled memcheck (gcc build)"
 # Unit tests and fuzz corpus replays (tests/CMakeLists.txt, fuzz/CMakeLists.txt);
 # valgrind's options are MEMORYCHECK_COMMAND_OPTIONS in CMakeLists.txt.

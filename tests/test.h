@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuckoofilter.h"
+
 static int test_failures_;
 
 #define CHECK(cond)                                                                  \
@@ -124,6 +126,20 @@ static inline void test_counting_free(void *ctx, void *p) {
     test_counting *c = ctx;
     c->live--;
     free(p);
+}
+
+/* The filter's bytes as cf_serialize writes them, in a malloc'd buffer the
+ * caller frees; *n receives their count.  Stops the test if the buffer
+ * cannot be had or cf_serialize does not write exactly
+ * cf_serialized_size(f) bytes. */
+static inline uint8_t *test_serialize(const cf_filter *f, size_t *n) {
+    size_t size = cf_serialized_size(f), written = 0;
+    uint8_t *buf = malloc(size);
+    REQUIRE(buf != NULL);
+    REQUIRE(cf_serialize(f, buf, size, &written) == CF_OK);
+    REQUIRE(written == size);
+    *n = size;
+    return buf;
 }
 
 #endif /* CF_TEST_H */

@@ -50,15 +50,6 @@ static cf_filter *make(unsigned f, unsigned b, uint64_t nb, unsigned flags, uint
     return out;
 }
 
-/* The filter's bytes as cf_serialize writes them (caller frees). */
-static uint8_t *bytes_of(const cf_filter *f, size_t *n) {
-    *n = cf_serialized_size(f);
-    uint8_t *buf = malloc(*n);
-    REQUIRE(buf != NULL);
-    REQUIRE(cf_serialize(f, buf, *n, NULL) == CF_OK);
-    return buf;
-}
-
 static void test_flags(void) {
     cf_config cfg;
     cf_config_init(&cfg);
@@ -203,7 +194,7 @@ static void test_one_thread_matches_plain(void) {
         }
         if (sh.nb > 1) CHECK_GE(full, 1); /* the workload reached a full table */
         size_t np, nc;
-        uint8_t *bp = bytes_of(p, &np), *bc = bytes_of(c, &nc);
+        uint8_t *bp = test_serialize(p, &np), *bc = test_serialize(c, &nc);
         CHECK(np == nc && memcmp(bp, bc, np) == 0);
         cf_stats sp, sc;
         cf_get_stats(p, &sp);
@@ -224,8 +215,8 @@ static void test_one_thread_matches_plain(void) {
         free(bc);
         CHECK_STATUS(cf_clear(c), CF_OK);
         CHECK_STATUS(cf_clear(p), CF_OK);
-        bp = bytes_of(p, &np);
-        bc = bytes_of(c, &nc);
+        bp = test_serialize(p, &np);
+        bc = test_serialize(c, &nc);
         CHECK(np == nc && memcmp(bp, bc, np) == 0);
         free(bp);
         free(bc);
@@ -410,7 +401,7 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     CHECK_GE(st.total_kicks, 100);  /* ... so evictions moved items */
     CHECK_EQ(stripes_off(s.f), 0);
     size_t n;
-    uint8_t *buf = bytes_of(s.f, &n);
+    uint8_t *buf = test_serialize(s.f, &n);
     cf_filter *g = NULL;
     CHECK_STATUS(cf_deserialize(buf, n, NULL, &g), CF_OK);
     cf_free(g);
@@ -571,7 +562,7 @@ static void test_make_concurrent(void) {
     uint64_t n = 0;
     while (cf_insert(f, &n, sizeof n) == CF_OK) n++; /* full: kicks and a failed insert */
     size_t len;
-    uint8_t *img = bytes_of(f, &len);
+    uint8_t *img = test_serialize(f, &len);
     cf_filter *g = NULL;
     REQUIRE(cf_deserialize(img, len, NULL, &g) == CF_OK);
     free(img);
@@ -581,7 +572,7 @@ static void test_make_concurrent(void) {
     /* Out of memory: nothing changes, and it works once memory is back. */
     cf_allocator a = {budget_alloc, budget_free, NULL, NULL};
     cf_filter *h = NULL;
-    img = bytes_of(g, &len);
+    img = test_serialize(g, &len);
     budget = 2; /* handle and table */
     REQUIRE(cf_deserialize(img, len, &a, &h) == CF_OK);
     CHECK_STATUS(cf_make_concurrent(h), CF_E_NOMEM);
@@ -608,7 +599,7 @@ static void test_make_concurrent(void) {
     }
     CHECK_EQ(stripes_off(g), 0);
     size_t lf, lg;
-    uint8_t *bf = bytes_of(f, &lf), *bg = bytes_of(g, &lg);
+    uint8_t *bf = test_serialize(f, &lf), *bg = test_serialize(g, &lg);
     CHECK(lf == lg && memcmp(bf, bg, lf) == 0);
     free(bf);
     free(bg);

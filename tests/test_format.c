@@ -52,16 +52,6 @@ static cf_filter *make(const shape *s, uint64_t seed) {
     return f;
 }
 
-static uint8_t *serialize(const cf_filter *f, size_t *len) {
-    *len = cf_serialized_size(f);
-    uint8_t *buf = malloc(*len);
-    REQUIRE(buf != NULL);
-    size_t written = 0;
-    CHECK_STATUS(cf_serialize(f, buf, *len, &written), CF_OK);
-    CHECK_EQ(written, *len);
-    return buf;
-}
-
 /* Same answers for the inserted keys and for as many absent ones. */
 static void check_same_answers(const cf_filter *a, const cf_filter *b, uint64_t keys) {
     for (uint64_t k = 0; k < 2 * keys + 100; k++) {
@@ -89,14 +79,14 @@ static void test_round_trip(void) {
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         cf_filter *f = make(&shapes[i], 42 + i);
         size_t len;
-        uint8_t *buf = serialize(f, &len);
+        uint8_t *buf = test_serialize(f, &len);
         cf_filter *g = NULL;
         CHECK_STATUS(cf_deserialize(buf, len, NULL, &g), CF_OK);
         REQUIRE(g != NULL);
         check_same_stats(f, g);
         check_same_answers(f, g, shapes[i].keys);
         size_t len2;
-        uint8_t *buf2 = serialize(g, &len2);
+        uint8_t *buf2 = test_serialize(g, &len2);
         CHECK_EQ(len, len2);
         CHECK(memcmp(buf, buf2, len) == 0);
         /* A loaded filter is fully writable and keeps working. */
@@ -114,11 +104,11 @@ static void test_round_trip(void) {
 static void test_deterministic(void) {
     cf_filter *a = make(&shapes[0], 7), *b = make(&shapes[0], 7);
     size_t la, lb;
-    uint8_t *x = serialize(a, &la), *y = serialize(b, &lb);
+    uint8_t *x = test_serialize(a, &la), *y = test_serialize(b, &lb);
     CHECK_EQ(la, lb);
     CHECK(memcmp(x, y, la) == 0);
     /* Twice from the same filter, too. */
-    uint8_t *z = serialize(a, &lb);
+    uint8_t *z = test_serialize(a, &lb);
     CHECK(memcmp(x, z, la) == 0);
     free(x), free(y), free(z);
     cf_free(a), cf_free(b);
@@ -127,7 +117,7 @@ static void test_deterministic(void) {
 static void test_layout(void) {
     cf_filter *f = make(&shapes[2], 3);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     cf_stats st;
     cf_get_stats(f, &st);
     /* The payload is the table exactly as it sits in memory, at offset 64. */
@@ -151,7 +141,7 @@ static void test_layout(void) {
 static void test_truncations(void) {
     cf_filter *f = make(&shapes[4], 5);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     for (size_t n = 0; n < len; n++) {
         /* A copy of exactly n bytes, so ASan catches any read past it. */
         uint8_t *p = malloc(n ? n : 1);
@@ -174,7 +164,7 @@ static void test_truncations(void) {
 static void test_bit_flips(void) {
     cf_filter *f = make(&shapes[2], 9);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     for (size_t bit = 0; bit < len * 8; bit++) {
         buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
         cf_filter *g = NULL;
@@ -203,7 +193,7 @@ static void patch(uint8_t *buf, size_t len, unsigned off, uint64_t v, unsigned n
 static void test_inconsistent_fields(void) {
     cf_filter *f = make(&shapes[2], 11);
     size_t len;
-    uint8_t *good = serialize(f, &len);
+    uint8_t *good = test_serialize(f, &len);
     uint8_t *buf = malloc(len);
     cf_stats st;
     cf_get_stats(f, &st);
@@ -258,7 +248,7 @@ static void test_table_invariants(void) {
     /* 13 buckets x 2 slots x 7 bits = 182 bits: 2 padding bits in the last byte. */
     cf_filter *f = make(&shapes[2], 13);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     size_t last = len - CF__TRAILER_SIZE - 1;
     CHECK_EQ(buf[last] >> 6, 0);
     buf[last] |= 0x80;
@@ -320,7 +310,7 @@ static void test_params(void) {
 static void test_alloc_failures(void) {
     cf_filter *f = make(&shapes[0], 2);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     bool succeeded = false;
     for (int n = 1; !succeeded && n < 20; n++) {
         test_counting c = {0, n, 0};
@@ -356,7 +346,7 @@ static void test_files(void) {
         cf_filter *f = make(&shapes[i], 100 + i);
         CHECK_STATUS(cf_save(f, path), CF_OK);
         size_t len;
-        uint8_t *buf = serialize(f, &len);
+        uint8_t *buf = test_serialize(f, &len);
         /* The file holds exactly the serialized bytes. */
         FILE *fp = fopen(path, "rb");
         REQUIRE(fp != NULL);
@@ -385,7 +375,7 @@ static void test_files(void) {
         CHECK_STATUS(cf_delete(m, &k, sizeof k), CF_E_READONLY);
         CHECK_STATUS(cf_clear(m), CF_E_READONLY);
         size_t mlen;
-        uint8_t *mbuf = serialize(m, &mlen);
+        uint8_t *mbuf = test_serialize(m, &mlen);
         CHECK(mlen == len && memcmp(mbuf, buf, len) == 0);
         free(mbuf);
         free(disk);
@@ -434,7 +424,7 @@ static void test_load_multi_chunk(void) {
         REQUIRE(l != NULL);
         check_same_stats(f, l);
         size_t len;
-        uint8_t *a = serialize(f, &len), *b = serialize(l, &len);
+        uint8_t *a = test_serialize(f, &len), *b = test_serialize(l, &len);
         CHECK(memcmp(a, b, len) == 0);
         /* Empty the last occupied byte of the table (in the last chunk) and
          * fix the checks.  In a semi-sorted table that byte may hold only
@@ -461,7 +451,7 @@ static void test_load_multi_chunk(void) {
 static void test_semisort_invariants(void) {
     cf_filter *f = make(&shapes[9], 5);
     size_t len;
-    uint8_t *buf = serialize(f, &len);
+    uint8_t *buf = test_serialize(f, &len);
     /* Bucket 0's 12-bit code is the low 12 bits of the table. */
     uint8_t *p = malloc(len);
     memcpy(p, buf, len);
@@ -491,7 +481,7 @@ static void test_save_disk_full(void) {
     cf_filter *small = make(&shapes[2], 1), *big = make(&shapes[0], 1);
     CHECK_STATUS(cf_save(small, path), CF_OK);
     size_t len;
-    uint8_t *before = serialize(small, &len);
+    uint8_t *before = test_serialize(small, &len);
     struct rlimit old, lim;
     REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
     lim = old;
@@ -505,7 +495,7 @@ static void test_save_disk_full(void) {
     cf_filter *l = NULL;
     CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
     size_t llen;
-    uint8_t *after = serialize(l, &llen);
+    uint8_t *after = test_serialize(l, &llen);
     CHECK(llen == len && memcmp(before, after, len) == 0);
     unlink(path);
     CHECK_EQ(rmdir(tmpdir()), 0); /* empty: no temporary file left */

@@ -31,6 +31,15 @@
 
 #define DATA_DIR "data"
 
+/* What a good file is also the source of, besides itself. */
+typedef enum recipe_role {
+    MAKES_NOTHING_ELSE,
+    MAKES_BADS,       /* most bad files: a plain table */
+    MAKES_ODD_BADS,   /* the padding-bit bad file: a table with padding */
+    MAKES_SEMI_BADS,  /* the semi-sorted bad files */
+    MAKES_GROWN_BADS, /* the grown (version 2) bad files */
+} recipe_role;
+
 typedef struct recipe {
     const char *name;
     unsigned fbits, b, max_kicks;
@@ -41,31 +50,50 @@ typedef struct recipe {
     unsigned flags;
     unsigned growth;   /* nonzero: CF_GROW with this growth, table 0 as above */
     double target_fpp; /* CF_GROW: the FPP bound of all tables */
+    recipe_role role;
+    bool legacy; /* legacy/ holds it written with partner map 1 */
 } recipe;
 
 static const recipe goods[] = {
-    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0, 0, 0, 0.0},
-    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0, 0, 0, 0.0},
-    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0, 0, 0, 0.0},
-    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 18, false, 0, 0, 0, 0.0},
-    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0, 0, 0, 0.0},
-    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0, 0, 0, 0.0},
-    {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0, 0, 0, 0.0},
-    {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0, 0, 0, 0.0},
-    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0, 0, 0.0},
+    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0, 0, 0, 0.0, MAKES_BADS, true},
+    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 18, false, 0, 0, 0, 0.0, MAKES_ODD_BADS, true},
+    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+    {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0, 0, 0, 0.0,
+     MAKES_NOTHING_ELSE, true},
+    {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE,
+     true},
+    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
     /* A larger table, neither a power of two nor prime, filled to 85%. */
-    {"large_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0, 0, 0, 0.0},
+    {"large_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE,
+     true},
     /* Semi-sorted buckets (flag 1): 4f - 4 bits per bucket. */
-    {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT, 0, 0.0},
-    {"semisort_f16_b4_nb1030.cf", 16, 4, 500, 1030, 22, 3700, false, 0, CF_SEMI_SORT, 0, 0.0},
+    {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT, 0, 0.0,
+     MAKES_SEMI_BADS, true},
+    {"semisort_f16_b4_nb1030.cf", 16, 4, 500, 1030, 22, 3700, false, 0, CF_SEMI_SORT, 0, 0.0,
+     MAKES_NOTHING_ELSE, true},
     /* Grown filters (format version 2): 4 tables of 8, 16, 32, 64 buckets;
      * semi-sorted tables of 4, 12, 36, ... buckets, with duplicates. */
-    {"grown_f12_b4_nb8_g2.cf", 12, 4, 500, 8, 31, 300, false, 0, 0, 2, 0.01},
-    {"grown_semisort_f9_b4_nb4_g3.cf", 9, 4, 500, 4, 32, 500, false, 6, CF_SEMI_SORT, 3, 0.05},
+    {"grown_f12_b4_nb8_g2.cf", 12, 4, 500, 8, 31, 300, false, 0, 0, 2, 0.01, MAKES_GROWN_BADS,
+     false},
+    {"grown_semisort_f9_b4_nb4_g3.cf", 9, 4, 500, 4, 32, 500, false, 6, CF_SEMI_SORT, 3, 0.05,
+     MAKES_NOTHING_ELSE, false},
 };
 #define NGOOD (sizeof goods / sizeof goods[0])
-#define SEMI 10  /* semisort_f9_b4_nb50.cf, the source of the semi-sorted bad files */
-#define GROWN 12 /* grown_f12_b4_nb8_g2.cf, the source of the grown bad files */
+
+/* The one recipe with this role. */
+static const recipe *recipe_for(recipe_role role) {
+    const recipe *found = NULL;
+    for (size_t i = 0; i < NGOOD; i++) {
+        if (goods[i].role != role) continue;
+        REQUIRE(found == NULL);
+        found = &goods[i];
+    }
+    REQUIRE(found != NULL);
+    return found;
+}
 
 static cf_filter *build(const recipe *r) {
     cf_config cfg;
@@ -99,9 +127,8 @@ typedef struct bytes {
 } bytes;
 
 static bytes serialize(const cf_filter *f) {
-    bytes b = {NULL, cf_serialized_size(f)};
-    b.p = malloc(b.n + 1);
-    REQUIRE(b.p != NULL && cf_serialize(f, b.p, b.n, NULL) == CF_OK);
+    bytes b;
+    b.p = test_serialize(f, &b.n);
     return b;
 }
 
@@ -472,11 +499,23 @@ static void test_good_files(void) {
     }
 }
 
+/* How many files dir holds, not counting hidden ones and except. */
+static size_t files_in(const char *dir, const char *except) {
+    DIR *d = opendir(dir);
+    REQUIRE(d != NULL);
+    struct dirent *e;
+    size_t files = 0;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, except) != 0) files++;
+    closedir(d);
+    return files;
+}
+
 static void test_bad_files(void) {
     FILE *mf = fopen(DATA_DIR "/bad/MANIFEST", "r");
     REQUIRE(mf != NULL);
-    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]), *f2 = build(&goods[SEMI]);
-    cf_filter *f3 = build(&goods[GROWN]);
+    cf_filter *f0 = build(recipe_for(MAKES_BADS)), *f1 = build(recipe_for(MAKES_ODD_BADS));
+    cf_filter *f2 = build(recipe_for(MAKES_SEMI_BADS)), *f3 = build(recipe_for(MAKES_GROWN_BADS));
     bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
     make_bads(g, odd, semi);
     make_grown_bads(gr);
@@ -516,14 +555,7 @@ static void test_bad_files(void) {
     fclose(mf);
     CHECK_EQ(listed, nbad);
     /* Every file in bad/ is listed. */
-    DIR *d = opendir(DATA_DIR "/bad");
-    REQUIRE(d != NULL);
-    struct dirent *e;
-    size_t files = 0;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && strcmp(e->d_name, "MANIFEST") != 0) files++;
-    closedir(d);
-    CHECK_EQ(files, listed);
+    CHECK_EQ(files_in(DATA_DIR "/bad", "MANIFEST"), listed);
     for (size_t i = 0; i < nbad; i++) free(bads[i].data.p);
     free(g.p), free(odd.p), free(semi.p), free(gr.p);
     cf_free(f0), cf_free(f1), cf_free(f2), cf_free(f3);
@@ -614,12 +646,11 @@ static spec_filter spec_open(bytes disk) {
     return sf;
 }
 
-/* The single-table recipes (legacy/ holds only these: growth came later). */
-#define NSINGLE GROWN
-
-static void spec_read_dir(const char *dir, unsigned want_hash_id, size_t n_recipes) {
+/* Reads dir's file of every recipe (of the legacy ones only, for legacy/). */
+static void spec_read_dir(const char *dir, unsigned want_hash_id, bool legacy_only) {
     char path[256], key[32];
-    for (size_t i = 0; i < n_recipes; i++) {
+    for (size_t i = 0; i < NGOOD; i++) {
+        if (legacy_only && !goods[i].legacy) continue;
         snprintf(path, sizeof path, DATA_DIR "/%s/%s", dir, goods[i].name);
         bytes disk = read_file(path);
         REQUIRE(disk.p != NULL && disk.n >= 72);
@@ -663,8 +694,8 @@ static void spec_read_dir(const char *dir, unsigned want_hash_id, size_t n_recip
 }
 
 static void test_spec_reader(void) {
-    spec_read_dir("good", 2, NGOOD);
-    spec_read_dir("legacy", 1, NSINGLE);
+    spec_read_dir("good", 2, false);
+    spec_read_dir("legacy", 1, true);
 }
 
 /* Files of partner map 1 keep working: loaded three ways they hold the
@@ -673,7 +704,10 @@ static void test_spec_reader(void) {
  * library afterwards), and the file written back says hash_id 1. */
 static void test_legacy_files(void) {
     char path[256], key[32];
-    for (size_t i = 0; i < NSINGLE; i++) {
+    size_t legacy = 0;
+    for (size_t i = 0; i < NGOOD; i++) {
+        if (!goods[i].legacy) continue;
+        legacy++;
         snprintf(path, sizeof path, DATA_DIR "/legacy/%s", goods[i].name);
         bytes disk = read_file(path);
         REQUIRE(disk.p != NULL);
@@ -726,6 +760,8 @@ static void test_legacy_files(void) {
         free(after.p), free(again.p), free(frommap.p), free(disk.p);
         cf_free(f), cf_free(l), cf_free(m);
     }
+    /* Every file in legacy/ has its recipe. */
+    CHECK_EQ(files_in(DATA_DIR "/legacy", ""), legacy);
 }
 
 static int write_all(const char *dir) {
@@ -737,8 +773,8 @@ static int write_all(const char *dir) {
         if (cf_save(f, path) != CF_OK) return fprintf(stderr, "cannot write %s\n", path), 1;
         cf_free(f);
     }
-    cf_filter *f0 = build(&goods[1]), *f1 = build(&goods[3]), *f2 = build(&goods[SEMI]);
-    cf_filter *f3 = build(&goods[GROWN]);
+    cf_filter *f0 = build(recipe_for(MAKES_BADS)), *f1 = build(recipe_for(MAKES_ODD_BADS));
+    cf_filter *f2 = build(recipe_for(MAKES_SEMI_BADS)), *f3 = build(recipe_for(MAKES_GROWN_BADS));
     bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
     make_bads(g, odd, semi);
     make_grown_bads(gr);
@@ -748,7 +784,7 @@ static int write_all(const char *dir) {
     fprintf(mf,
             "# file  expected status  # what is wrong (made from good/%s by "
             "tests/test_golden.c)\n",
-            goods[1].name);
+            recipe_for(MAKES_BADS)->name);
     for (size_t i = 0; i < nbad; i++) {
         fprintf(mf, "%-32s %-16s # %s\n", bads[i].name, cf_status_name(bads[i].want), bads[i].why);
         if (snprintf(path, sizeof path, "%s/bad/%s", dir, bads[i].name) >= (int)sizeof path)

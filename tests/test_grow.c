@@ -27,9 +27,8 @@ typedef struct buf {
 } buf;
 
 static buf ser(const cf_filter *f) {
-    buf b = {NULL, cf_serialized_size(f)};
-    b.p = malloc(b.n);
-    REQUIRE(b.p != NULL && cf_serialize(f, b.p, b.n, NULL) == CF_OK);
+    buf b;
+    b.p = test_serialize(f, &b.n);
     return b;
 }
 

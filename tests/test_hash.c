@@ -55,10 +55,8 @@ static void test_loaded_filter_hashes_alike(void) {
     cfg.seed = 0x0123456789abcdefull;
     cf_filter *f, *g;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
-    size_t n = cf_serialized_size(f);
-    uint8_t *buf = malloc(n);
-    REQUIRE(buf != NULL);
-    REQUIRE(cf_serialize(f, buf, n, NULL) == CF_OK);
+    size_t n;
+    uint8_t *buf = test_serialize(f, &n);
     REQUIRE(cf_deserialize(buf, n, NULL, &g) == CF_OK);
     for (uint64_t k = 0; k < 1000; k++)
         CHECK_EQ(cf_hash(g, &k, sizeof k), XXH3_64bits_withSeed(&k, sizeof k, cfg.seed));

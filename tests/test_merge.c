@@ -32,17 +32,9 @@ static void fill(cf_filter *f, uint64_t from, uint64_t to) {
     for (uint64_t k = from; k < to; k++) REQUIRE(cf_insert(f, &k, sizeof k) == CF_OK);
 }
 
-/* The serialized bytes of f (caller frees), to compare states exactly. */
-static uint8_t *bytes_of(const cf_filter *f, size_t *n) {
-    *n = cf_serialized_size(f);
-    uint8_t *p = malloc(*n);
-    REQUIRE(p != NULL && cf_serialize(f, p, *n, NULL) == CF_OK);
-    return p;
-}
-
 static void check_unchanged(const cf_filter *f, const uint8_t *before, size_t n) {
     size_t m;
-    uint8_t *now = bytes_of(f, &m);
+    uint8_t *now = test_serialize(f, &m);
     CHECK_EQ(m, n);
     CHECK(memcmp(now, before, n) == 0);
     free(now);
@@ -112,7 +104,7 @@ static void test_shapes_must_match(void) {
     cf_filter *dst = make(&base);
     fill(dst, 0, 10);
     size_t n;
-    uint8_t *before = bytes_of(dst, &n);
+    uint8_t *before = test_serialize(dst, &n);
     cf_config other[5];
     for (int i = 0; i < 5; i++) other[i] = base;
     other[0].capacity = 2000;
@@ -138,7 +130,7 @@ static void test_shapes_must_match(void) {
     /* Concurrent filters, and a grown with a plain one, are refused either
      * way round, and nothing changes. */
     static const unsigned special[] = {CF_GROW, CF_CONCURRENT};
-    uint8_t *after_ok = bytes_of(dst, &n);
+    uint8_t *after_ok = test_serialize(dst, &n);
     for (int i = 0; i < 2; i++) {
         cf_config c = base;
         c.flags = special[i];
@@ -174,7 +166,7 @@ static void test_full_changes_nothing(void) {
     for (uint64_t i = 0; i < free_slots + 1; i++, j++)
         REQUIRE(cf_insert(src, &j, sizeof j) == CF_OK);
     size_t n;
-    uint8_t *before = bytes_of(dst, &n);
+    uint8_t *before = test_serialize(dst, &n);
     CHECK_STATUS(cf_merge(dst, src), CF_E_FULL); /* by the count */
     check_unchanged(dst, before, n);
     free(before);
@@ -194,7 +186,7 @@ static void test_full_changes_nothing(void) {
     cf_get_stats(dst2, &s1);
     cf_get_stats(src2, &s2);
     REQUIRE(s1.items + s2.items <= s1.slots); /* passes the count check */
-    before = bytes_of(dst2, &n);
+    before = test_serialize(dst2, &n);
     CHECK_STATUS(cf_merge(dst2, src2), CF_E_FULL);
     check_unchanged(dst2, before, n);
     cf_stats after;
@@ -217,7 +209,7 @@ static void test_allocation_failure_changes_nothing(void) {
     fill(dst, 0, 300);
     fill(src, 300, 600);
     size_t n;
-    uint8_t *before = bytes_of(dst, &n);
+    uint8_t *before = test_serialize(dst, &n);
     c.fail_at = c.calls + 1; /* the merge's first allocation, its copy of dst */
     CHECK_STATUS(cf_merge(dst, src), CF_E_NOMEM);
     check_unchanged(dst, before, n);
@@ -262,7 +254,7 @@ static void test_grown_filters_merge(void) {
     cf_get_stats(full, &sf);
     CHECK(sf.tables >= 2);
     size_t n;
-    uint8_t *before = bytes_of(dst, &n);
+    uint8_t *before = test_serialize(dst, &n);
     CHECK_STATUS(cf_merge(dst, full), CF_E_FULL);
     check_unchanged(dst, before, n);
     free(before);
@@ -286,14 +278,14 @@ static void test_grown_filters_merge(void) {
     other.growth = 3;
     cf_filter *g3 = make(&other);
     fill(g3, 0, 10);
-    before = bytes_of(dst, &n);
+    before = test_serialize(dst, &n);
     CHECK_STATUS(cf_merge(dst, g3), CF_E_PARAM);
     check_unchanged(dst, before, n);
     free(before);
     cf_stats t0;
     REQUIRE(cf_table_stats(dst, 0, &t0) == CF_OK);
     cf_filter *small = grown(t0.table_bytes);
-    before = bytes_of(small, &n);
+    before = test_serialize(small, &n);
     CHECK_STATUS(cf_merge(small, full), CF_E_FULL);
     check_unchanged(small, before, n);
     free(before);

@@ -88,19 +88,78 @@ static void test_sizes_that_overflow(void) {
     CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
 }
 
+/* The width floor README "Sizing" documents for a table of nb buckets of b
+ * slots, written from that statement (not from src/config.c): 5 bits for
+ * b = 4 and 8; for b = 2, 6 bits up to 2^22 buckets, 7 up to 2^25, then 8;
+ * for b = 1, max(8, ceil(log2(nb) / 2) + 3). */
+static unsigned documented_floor(unsigned b, uint64_t nb) {
+    if (b == 1) {
+        unsigned w = (unsigned)ceil(log2((double)nb) / 2) + 3;
+        return w < 8 ? 8 : w;
+    }
+    if (b == 2) return nb <= (1ull << 22) ? 6 : nb <= (1ull << 25) ? 7 : 8;
+    return 5;
+}
+
+/* The width cf_config_resolve derives for nb buckets of b slots and a
+ * target FPP. */
+static unsigned derived_width(unsigned b, uint64_t nb, double fpp) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.bucket_size = b;
+    cfg.num_buckets = nb;
+    cfg.target_fpp = fpp;
+    cf_shape sh;
+    REQUIRE(cf_config_resolve(&cfg, &sh) == CF_OK);
+    return sh.fingerprint_bits;
+}
+
+/* The floors at the bucket counts where they step: the loosest target
+ * (which asks for fewer bits than any floor, except for b = 8, where every
+ * target under 1 asks for 5) gets the documented floor; a target one bit
+ * above it gets its own width, one bit below it the floor.  Asking
+ * cf_config_resolve allocates nothing, so the tables can be huge. */
+static void test_width_floors(void) {
+    static const struct {
+        unsigned b;
+        uint64_t nb;
+        unsigned floor_bits; /* as README "Sizing" states it */
+    } cases[] = {
+        {1, 1, 8},           {1, 1ull << 10, 8},        {1, (1ull << 10) + 1, 9},
+        {1, 1ull << 11, 9},  {1, 1ull << 12, 9},        {1, (1ull << 12) + 1, 10},
+        {1, 1ull << 20, 13}, {1, (1ull << 20) + 1, 14}, {1, (1ull << 40) + 1, 24},
+        {2, 1, 6},           {2, 1ull << 22, 6},        {2, (1ull << 22) + 1, 7},
+        {2, 1ull << 25, 7},  {2, (1ull << 25) + 1, 8},  {2, 1ull << 40, 8},
+        {4, 1, 5},           {4, (1ull << 25) + 1, 5},  {4, 1ull << 40, 5},
+        {8, 1, 5},           {8, (1ull << 25) + 1, 5},  {8, 1ull << 40, 5},
+    };
+    const double loosest = 0.999999;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned b = cases[i].b, fl = cases[i].floor_bits;
+        uint64_t nb = cases[i].nb;
+        CHECK_EQ(documented_floor(b, nb), fl);
+        CHECK_LE((unsigned)ceil(log2(2.0 * b / loosest)), fl);
+        CHECK_EQ(derived_width(b, nb, loosest), fl);
+        /* 2b / 2^k is exact, so it asks for exactly k bits (for b = 8 and
+         * k = 4 it is 1, not a target). */
+        CHECK_EQ(derived_width(b, nb, 2.0 * b / ldexp(1, (int)fl + 1)), fl + 1);
+        double below = 2.0 * b / ldexp(1, (int)fl - 1);
+        if (below < 1) CHECK_EQ(derived_width(b, nb, below), fl);
+    }
+}
+
 /* Sizing from capacity and target FPP, checked by what it promises rather
  * than by a copy of its formula: the buckets the README states, a width
  * whose FPP bound meets the target and is exactly the target's width
- * whenever that is above the floor (the floor itself is whatever width the
- * loosest target gets).  (That the table then takes its capacity is
- * test_load's subject.) */
+ * whenever that is above the documented floor, else the floor.  (That the
+ * table then takes its capacity is test_load's subject.) */
 static void test_sizing_properties(void) {
     static const double fpps[] = {0.9, 0.3, 0.1, 0.03, 0.01, 0.002, 0.0001, 1e-7};
     static const unsigned sizes[] = {1, 2, 4, 8};
     static const uint64_t capacities[] = {20011, 123457, 5000000};
     for (size_t c = 0; c < 3; c++) {
         for (size_t j = 0; j < 4; j++) {
-            unsigned b = sizes[j], floor_bits = 0, prev_bits = 0;
+            unsigned b = sizes[j], prev_bits = 0;
             for (size_t i = 0; i < sizeof fpps / sizeof *fpps; i++) {
                 cf_config cfg;
                 cf_config_init(&cfg);
@@ -117,9 +176,9 @@ static void test_sizing_properties(void) {
                 /* The bound 2b/2^f meets the target (guarantee 5). */
                 CHECK(2.0 * b / ldexp(1, (int)f_bits) <= fpps[i]);
                 CHECK(cf_theoretical_fpp(f_bits, b, 1.0) <= fpps[i]);
-                /* The loosest target shows the floor; tighter targets never
-                 * get less, and get exactly their own width above it. */
-                if (i == 0) floor_bits = f_bits;
+                /* Tighter targets never get less, and get exactly their
+                 * own width above the floor. */
+                unsigned floor_bits = documented_floor(b, st.num_buckets);
                 unsigned from_fpp = (unsigned)ceil(log2(2.0 * b / fpps[i]));
                 CHECK_EQ(f_bits, from_fpp > floor_bits ? from_fpp : floor_bits);
                 CHECK_GE(f_bits, prev_bits);
@@ -127,9 +186,6 @@ static void test_sizing_properties(void) {
                 CHECK_EQ(st.table_bytes, (st.slots * f_bits + 7) / 8);
                 cf_free(f);
             }
-            /* The loosest target asks for no more than the floor (for
-             * b = 8 a target under 1 always asks for at least the floor). */
-            CHECK_LE((unsigned)ceil(log2(2.0 * b / fpps[0])), floor_bits);
         }
     }
 }
@@ -273,11 +329,9 @@ static void test_insert_batch_matches_single_inserts(void) {
     while (single < N && cf_insert_hash(b, hashes[single]) == CF_OK) single++;
     CHECK_EQ(done, single);
     CHECK_GE(done, 1001 * 4 * 95 / 100);
-    size_t size = cf_serialized_size(a);
-    uint8_t *x = malloc(size), *y = malloc(size);
-    REQUIRE(x && y && cf_serialize(a, x, size, NULL) == CF_OK &&
-            cf_serialize(b, y, size, NULL) == CF_OK);
-    CHECK(memcmp(x, y, size) == 0);
+    size_t size, size_b;
+    uint8_t *x = test_serialize(a, &size), *y = test_serialize(b, &size_b);
+    CHECK(size == size_b && memcmp(x, y, size) == 0);
     CHECK_STATUS(cf_insert_batch(a, hashes, 0, &done), CF_OK);
     CHECK_EQ(done, 0);
     CHECK_STATUS(cf_insert_batch(NULL, hashes, 1, NULL), CF_E_PARAM);
@@ -297,14 +351,11 @@ static void test_seed_changes_layout_deterministically(void) {
         REQUIRE(cf_new(&cfg, &f[i]) == CF_OK);
         for (uint64_t k = 0; k < 1900; k++) REQUIRE(cf_insert(f[i], &k, sizeof k) == CF_OK);
     }
-    size_t size = cf_serialized_size(f[0]);
+    size_t size[3];
     uint8_t *buf[3];
-    for (int i = 0; i < 3; i++) {
-        buf[i] = malloc(size);
-        REQUIRE(buf[i] && cf_serialize(f[i], buf[i], size, NULL) == CF_OK);
-    }
-    CHECK(memcmp(buf[0], buf[1], size) == 0);
-    CHECK(memcmp(buf[0], buf[2], size) != 0);
+    for (int i = 0; i < 3; i++) buf[i] = test_serialize(f[i], &size[i]);
+    CHECK(size[0] == size[1] && memcmp(buf[0], buf[1], size[0]) == 0);
+    CHECK(size[0] == size[2] && memcmp(buf[0], buf[2], size[0]) != 0);
     for (int i = 0; i < 3; i++) {
         free(buf[i]);
         cf_free(f[i]);
@@ -356,8 +407,9 @@ static void test_version(void) {
     CHECK(strcmp(parts, CF_TEST_PROJECT_VERSION) == 0);
 }
 
-TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_sizing_properties),
-          TEST(test_article_shape), TEST(test_null_and_empty_keys), TEST(test_hash_variants_agree),
-          TEST(test_batch_lookups_every_layout), TEST(test_insert_batch_matches_single_inserts),
+TEST_MAIN(TEST(test_bad_configs), TEST(test_sizes_that_overflow), TEST(test_width_floors),
+          TEST(test_sizing_properties), TEST(test_article_shape), TEST(test_null_and_empty_keys),
+          TEST(test_hash_variants_agree), TEST(test_batch_lookups_every_layout),
+          TEST(test_insert_batch_matches_single_inserts),
           TEST(test_seed_changes_layout_deterministically), TEST(test_status_table),
           TEST(test_version))

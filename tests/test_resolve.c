@@ -143,9 +143,8 @@ static void test_stats_format_version(void) {
     cfg.capacity = 100;
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
-    size_t n = cf_serialized_size(f);
-    uint8_t *buf = malloc(n);
-    REQUIRE(buf && cf_serialize(f, buf, n, NULL) == CF_OK);
+    size_t n;
+    uint8_t *buf = test_serialize(f, &n);
     cf_stats st;
     cf_get_stats(f, &st);
     CHECK_GE(st.format_version, 1);

@@ -107,4 +107,17 @@ extern const char cfpy_doc_update[], cfpy_doc_contains_many[], cfpy_doc_save[], 
  * or -1 with ValueError (negative or above max) or TypeError set. */
 int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max, unsigned long long *out);
 
+/* A constructor's unsigned keyword option: obj is what the caller passed
+ * (NULL: nothing), value the default on entry and the result on return. */
+typedef struct cfpy_uint_option {
+    const char *name;
+    unsigned long long max;
+    unsigned long long value;
+    PyObject *obj;
+} cfpy_uint_option;
+
+/* cfpy_get_uint on each of the n options that was passed; returns 0, or -1
+ * with the exception of the first bad one. */
+int cfpy_get_uint_options(cfpy_uint_option *opts, size_t n);
+
 #endif /* CFPY_H */

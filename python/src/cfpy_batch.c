@@ -129,7 +129,7 @@ static void hashes_release(hashes *hs) {
     PyBuffer_Release(&hs->view);
 }
 
-/* ----------------------------------------------------------------- update */
+/* ------------------------------------------------------------ one batch */
 
 static PyObject *raise_full(cf_status s, size_t inserted) {
     cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
@@ -150,24 +150,72 @@ static PyObject *raise_full(cf_status s, size_t inserted) {
     return NULL;
 }
 
-static PyObject *update_hashes(cfpy_filter *self, PyObject *obj) {
-    hashes hs;
-    if (hashes_get(obj, &hs) < 0) return NULL;
-    size_t inserted = 0;
-    cf_status s;
-    cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS s = cf_insert_batch(self->f, hs.h, hs.n, &inserted);
-    Py_END_ALLOW_THREADS cfpy_lock_end(self);
-    hashes_release(&hs);
-    if (s != CF_OK) return raise_full(s, inserted);
-    Py_RETURN_NONE;
+/* One call of update() or contains_many(): the library's batched insert or
+ * lookup, run on each run of hashes its argument gives (a chunk of keys,
+ * or the whole buffer with hashes=True). */
+typedef struct batch {
+    bool lookup;       /* contains_many(), else update() */
+    size_t inserted;   /* update(): the keys of this call that went in */
+    PyObject *answers; /* contains_many(): the list so far; NULL before the first run */
+} batch;
+
+/* Adds n lookup answers to b's list (made by the first run, of its size). */
+static int add_answers(batch *b, const bool *found, size_t n) {
+    if (b->answers == NULL) {
+        b->answers = PyList_New((Py_ssize_t)n);
+        if (b->answers == NULL) return -1;
+        for (size_t i = 0; i < n; i++)
+            PyList_SET_ITEM(b->answers, (Py_ssize_t)i, Py_NewRef(found[i] ? Py_True : Py_False));
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (PyList_Append(b->answers, found[i] ? Py_True : Py_False) < 0) return -1;
+    return 0;
 }
 
-/* Runs fn on each chunk of keys read from iterable (fn returns 0 or -1).
- * A str or bytes-like argument is refused rather than iterated: it is one
- * key (or a buffer of hashes without hashes=True), not characters or ints. */
-static int for_each_chunk(cfpy_filter *self, PyObject *iterable,
-                          int (*fn)(cfpy_filter *self, chunk *c, void *ctx), void *ctx) {
+/* Runs b on h[0..n) (after hashing c's keys into h, when c is not NULL)
+ * with the filter locked and the GIL released, then records the outcome;
+ * found has room for n answers when b is a lookup.  Returns 0, or -1 with
+ * an exception (FilterFullError carrying b->inserted). */
+static int batch_run(cfpy_filter *self, batch *b, chunk *c, const uint64_t *h, size_t n,
+                     bool *found) {
+    size_t inserted = 0;
+    cf_status s = CF_OK;
+    cfpy_lock_begin(self);
+    Py_BEGIN_ALLOW_THREADS if (c != NULL) chunk_hash(self->f, c);
+    if (b->lookup)
+        cf_contains_batch(self->f, h, n, found);
+    else
+        s = cf_insert_batch(self->f, h, n, &inserted);
+    Py_END_ALLOW_THREADS cfpy_lock_end(self);
+    if (b->lookup) return add_answers(b, found, n);
+    b->inserted += inserted;
+    if (s != CF_OK) {
+        raise_full(s, b->inserted);
+        return -1;
+    }
+    return 0;
+}
+
+/* hashes=True: the buffer is one run. */
+static int batch_hashes(cfpy_filter *self, batch *b, PyObject *obj) {
+    hashes hs;
+    if (hashes_get(obj, &hs) < 0) return -1;
+    bool *found = NULL;
+    int r = -1;
+    if (b->lookup && (found = PyMem_RawMalloc(hs.n ? hs.n * sizeof(bool) : 1)) == NULL)
+        PyErr_NoMemory();
+    else
+        r = batch_run(self, b, NULL, hs.h, hs.n, found);
+    PyMem_RawFree(found);
+    hashes_release(&hs);
+    return r;
+}
+
+/* Keys: each chunk read from iterable is a run.  A str or bytes-like
+ * argument is refused rather than iterated: it is one key (or a buffer of
+ * hashes without hashes=True), not characters or ints. */
+static int batch_keys(cfpy_filter *self, batch *b, PyObject *iterable) {
     if (PyUnicode_Check(iterable) || PyBytes_Check(iterable) || PyByteArray_Check(iterable) ||
         PyMemoryView_Check(iterable)) {
         PyErr_Format(PyExc_TypeError,
@@ -190,7 +238,7 @@ static int for_each_chunk(cfpy_filter *self, PyObject *iterable,
     int r = 0;
     for (;;) {
         Py_ssize_t n = chunk_fill(c, it);
-        if (n > 0) r = fn(self, c, ctx);
+        if (n > 0) r = batch_run(self, b, c, c->hash, c->n, c->found);
         chunk_release(c);
         if (n < 0) r = -1;
         if (r < 0 || n < CFPY_CHUNK) break;
@@ -201,20 +249,18 @@ static int for_each_chunk(cfpy_filter *self, PyObject *iterable,
     return r;
 }
 
-static int insert_chunk(cfpy_filter *self, chunk *c, void *ctx) {
-    size_t *total = ctx, inserted = 0;
-    cf_status s;
-    cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS chunk_hash(self->f, c);
-    s = cf_insert_batch(self->f, c->hash, c->n, &inserted);
-    Py_END_ALLOW_THREADS cfpy_lock_end(self);
-    *total += inserted;
-    if (s != CF_OK) {
-        raise_full(s, *total);
-        return -1;
-    }
-    return 0;
+/* update() and contains_many(): (keys, /, *, hashes=False), format naming
+ * the method.  Returns 0, or -1 with an exception. */
+static int batch_call(cfpy_filter *self, PyObject *args, PyObject *kw, const char *format,
+                      batch *b) {
+    static char *kwlist[] = {"", "hashes", NULL};
+    PyObject *keys;
+    int use_hashes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &keys, &use_hashes)) return -1;
+    return use_hashes ? batch_hashes(self, b, keys) : batch_keys(self, b, keys);
 }
+
+/* ----------------------------------------------------------------- update */
 
 const char cfpy_doc_update[] =
     "update($self, keys, /, *, hashes=False)\n--\n\n"
@@ -230,46 +276,12 @@ const char cfpy_doc_update[] =
     "as returned by hash(), inserted as they are.";
 
 PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"", "hashes", NULL};
-    PyObject *keys;
-    int use_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:update", kwlist, &keys, &use_hashes))
-        return NULL;
-    if (use_hashes) return update_hashes(self, keys);
-    size_t total = 0;
-    if (for_each_chunk(self, keys, insert_chunk, &total) < 0) return NULL;
+    batch b = {.lookup = false};
+    if (batch_call(self, args, kw, "O|$p:update", &b) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
 /* ---------------------------------------------------------- contains_many */
-
-static PyObject *contains_hashes(cfpy_filter *self, PyObject *obj) {
-    hashes hs;
-    if (hashes_get(obj, &hs) < 0) return NULL;
-    bool *found = PyMem_RawMalloc(hs.n ? hs.n * sizeof(bool) : 1);
-    PyObject *list = found != NULL ? PyList_New((Py_ssize_t)hs.n) : PyErr_NoMemory();
-    if (list != NULL) {
-        cfpy_lock_begin(self);
-        Py_BEGIN_ALLOW_THREADS cf_contains_batch(self->f, hs.h, hs.n, found);
-        Py_END_ALLOW_THREADS cfpy_lock_end(self);
-        for (size_t i = 0; i < hs.n; i++)
-            PyList_SET_ITEM(list, (Py_ssize_t)i, Py_NewRef(found[i] ? Py_True : Py_False));
-    }
-    PyMem_RawFree(found);
-    hashes_release(&hs);
-    return list;
-}
-
-static int lookup_chunk(cfpy_filter *self, chunk *c, void *ctx) {
-    PyObject *list = ctx;
-    cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS chunk_hash(self->f, c);
-    cf_contains_batch(self->f, c->hash, c->n, c->found);
-    Py_END_ALLOW_THREADS cfpy_lock_end(self);
-    for (size_t i = 0; i < c->n; i++)
-        if (PyList_Append(list, c->found[i] ? Py_True : Py_False) < 0) return -1;
-    return 0;
-}
 
 const char cfpy_doc_contains_many[] =
     "contains_many($self, keys, /, *, hashes=False)\n--\n\n"
@@ -280,14 +292,10 @@ const char cfpy_doc_contains_many[] =
     "seed.";
 
 PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"", "hashes", NULL};
-    PyObject *keys;
-    int use_hashes = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:contains_many", kwlist, &keys, &use_hashes))
+    batch b = {.lookup = true};
+    if (batch_call(self, args, kw, "O|$p:contains_many", &b) < 0) {
+        Py_XDECREF(b.answers);
         return NULL;
-    if (use_hashes) return contains_hashes(self, keys);
-    PyObject *list = PyList_New(0);
-    if (list == NULL) return NULL;
-    if (for_each_chunk(self, keys, lookup_chunk, list) < 0) Py_CLEAR(list);
-    return list;
+    }
+    return b.answers != NULL ? b.answers : PyList_New(0);
 }

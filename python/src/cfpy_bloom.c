@@ -10,19 +10,20 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cf_bloom_config cfg;
     cf_bloom_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
-    PyObject *o[4] = {NULL, NULL, NULL, NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOO:BloomFilter", kwlist, &o[0],
-                                     &cfg.target_fpp, &o[1], &o[2], &o[3]))
+    cfpy_uint_option u[] = {
+        {"capacity", UINT64_MAX, cfg.capacity, NULL},
+        {"num_bits", UINT64_MAX, cfg.num_bits, NULL},
+        {"num_hashes", UINT_MAX, cfg.num_hashes, NULL},
+        {"seed", UINT64_MAX, cfg.seed, NULL},
+    };
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOO:BloomFilter", kwlist, &u[0].obj,
+                                     &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj) ||
+        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0)
         return NULL;
-    static const char *const names[] = {"capacity", "num_bits", "num_hashes", "seed"};
-    const unsigned long long max[] = {UINT64_MAX, UINT64_MAX, UINT_MAX, UINT64_MAX};
-    unsigned long long v[4] = {cfg.capacity, cfg.num_bits, cfg.num_hashes, cfg.seed};
-    for (int i = 0; i < 4; i++)
-        if (o[i] != NULL && cfpy_get_uint(o[i], names[i], max[i], &v[i]) < 0) return NULL;
-    cfg.capacity = v[0];
-    cfg.num_bits = v[1];
-    cfg.num_hashes = (unsigned)v[2];
-    cfg.seed = v[3];
+    cfg.capacity = u[0].value;
+    cfg.num_bits = u[1].value;
+    cfg.num_hashes = (unsigned)u[2].value;
+    cfg.seed = u[3].value;
     cf_bloom *b;
     cf_status s;
     Py_BEGIN_ALLOW_THREADS s = cf_bloom_new(&cfg, &b);

@@ -111,10 +111,11 @@ static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg
 #define CFPY_CONCURRENT 0u
 #endif
 
-static int parse_uints(PyObject *const objs[], const char *const names[],
-                       const unsigned long long max[], unsigned long long out[], int n) {
-    for (int i = 0; i < n; i++)
-        if (objs[i] != NULL && cfpy_get_uint(objs[i], names[i], max[i], &out[i]) < 0) return -1;
+int cfpy_get_uint_options(cfpy_uint_option *opts, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (opts[i].obj != NULL &&
+            cfpy_get_uint(opts[i].obj, opts[i].name, opts[i].max, &opts[i].value) < 0)
+            return -1;
     return 0;
 }
 
@@ -125,25 +126,26 @@ static PyObject *filter_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
-    PyObject *o[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    cfpy_uint_option u[] = {
+        {"capacity", UINT64_MAX, cfg.capacity, NULL},
+        {"fingerprint_bits", UINT_MAX, cfg.fingerprint_bits, NULL},
+        {"bucket_size", UINT_MAX, cfg.bucket_size, NULL},
+        {"num_buckets", UINT64_MAX, cfg.num_buckets, NULL},
+        {"max_kicks", UINT_MAX, cfg.max_kicks, NULL},
+        {"seed", UINT64_MAX, cfg.seed, NULL},
+    };
     int semi = 0, grow = 0, conc = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOppp:CuckooFilter", kwlist, &o[0],
-                                     &cfg.target_fpp, &o[1], &o[2], &o[3], &o[4], &cfg.max_load,
-                                     &o[5], &semi, &grow, &conc))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOppp:CuckooFilter", kwlist, &u[0].obj,
+                                     &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj, &u[4].obj,
+                                     &cfg.max_load, &u[5].obj, &semi, &grow, &conc) ||
+        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0)
         return NULL;
-    static const char *const names[] = {"capacity",    "fingerprint_bits", "bucket_size",
-                                        "num_buckets", "max_kicks",        "seed"};
-    const unsigned long long max[] = {UINT64_MAX, UINT_MAX, UINT_MAX,
-                                      UINT64_MAX, UINT_MAX, UINT64_MAX};
-    unsigned long long v[6] = {cfg.capacity,    cfg.fingerprint_bits, cfg.bucket_size,
-                               cfg.num_buckets, cfg.max_kicks,        cfg.seed};
-    if (parse_uints(o, names, max, v, 6) < 0) return NULL;
-    cfg.capacity = v[0];
-    cfg.fingerprint_bits = (unsigned)v[1];
-    cfg.bucket_size = (unsigned)v[2];
-    cfg.num_buckets = v[3];
-    cfg.max_kicks = (unsigned)v[4];
-    cfg.seed = v[5];
+    cfg.capacity = u[0].value;
+    cfg.fingerprint_bits = (unsigned)u[1].value;
+    cfg.bucket_size = (unsigned)u[2].value;
+    cfg.num_buckets = u[3].value;
+    cfg.max_kicks = (unsigned)u[4].value;
+    cfg.seed = u[5].value;
     if (semi) cfg.flags |= CF_SEMI_SORT;
     if (add_flag(grow, "grow", CFPY_GROW, &cfg) < 0 ||
         add_flag(conc, "concurrent", CFPY_CONCURRENT, &cfg) < 0)
