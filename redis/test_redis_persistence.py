@@ -5,11 +5,13 @@ signature is its SCANDUMP bytes plus CF.INFO: both must survive unchanged."""
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
 
-from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain
+from cfr_testlib import (Server, check, dump, eq, finish, load, module_path, module_value,
+                         plain)
 
 MOD = module_path()
 PROBE = ["p%d" % i for i in range(3000)] + ["q%d" % i for i in range(3000)]
@@ -97,9 +99,92 @@ def legacy_rdb(name):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+CHUNK = 4096
+
+
+def large_mallocs(r, at_least):
+    """jemalloc's count of allocations of at least `at_least` bytes so far
+    (MEMORY MALLOC-STATS, the table of large size classes): exact, unlike
+    used_memory_peak, which Redis samples between commands."""
+    text = r.execute_command("MEMORY", "MALLOC-STATS").decode()
+    total, rows = 0, False
+    for line in text.splitlines():
+        if re.match(r"large:\s+size\s+ind\s+allocated\s+nmalloc", line):
+            rows = True
+            continue
+        if rows and line.strip() == "---":
+            continue
+        m = re.match(r"\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s", line) if rows else None
+        if not m:
+            rows = False
+            continue
+        if int(m.group(1)) >= at_least:
+            total += int(m.group(2))
+    return total
+
+
+def check_pieces(r, key):
+    """The key's RDB value (its DUMP payload) is encoding 1: the state, the
+    dump header, the body length, then the body in pieces of CHUNK bytes,
+    the last one shorter."""
+    chunks = dump(r, key)
+    header, body = chunks[0][1], b"".join(c for _, c in chunks[1:])
+    type_id, items = module_value(r.dump(key))
+    eq(type_id & 1023, 1, key + ": RDB encoding version 1")
+    eq(items[:3], [("u", 1), ("s", header), ("u", len(body))], key + ": state, header, body length")
+    pieces = [v for _, v in items[3:]]
+    check(len(body) > 4 * CHUNK, key + ": the body spans several chunks (%d bytes)" % len(body))
+    eq(b"".join(pieces), body, key + ": the pieces are the dump body")
+    want = [CHUNK] * (len(body) // CHUNK) + ([len(body) % CHUNK] if len(body) % CHUNK else [])
+    eq([len(p) for p in pieces], want, key + ": pieces of CHUNK_BYTES, the last one shorter")
+
+
+def streamed_save():
+    """An RDB save streams each key in CHUNK_BYTES pieces through one
+    buffer: keys many chunks long (one table; one grown into several) are
+    saved as such pieces, SAVE of a big key allocates nothing near its
+    size, and the keys come back from DEBUG RELOAD and from a restart with
+    another CHUNK_BYTES with every item present and CF.INFO unchanged."""
+    items = ["s%d" % i for i in range(20000)]
+    # SANITIZER_MALLOC 0 (the last value wins): the module allocates from
+    # jemalloc here, so MALLOC-STATS sees it, in sanitizer runs too.
+    with Server(MOD, module_args=["CHUNK_BYTES", str(CHUNK), "SANITIZER_MALLOC", "0"],
+                extra=["--rdbcompression", "no"]) as srv:
+        r = srv.client()
+        r.cf().create("one", 30000)
+        r.execute_command("CF.INSERT", "one", "ITEMS", *items)
+        r.cf().create("many", 1000, expansion=2)
+        r.execute_command("CF.INSERT", "many", "ITEMS", *items)
+        check(plain(r).execute_command("CF.INFO", "many")[5] >= 4, "many: grown into several tables")
+        for k in ("one", "many"):
+            check_pieces(r, k)
+        r.cf().create("big", 4000000)
+        r.execute_command("CF.INSERT", "big", "ITEMS", *items)
+        size = int(plain(r).execute_command("CF.INFO", "big")[1])
+        before = large_mallocs(r, size // 2)
+        eq(r.execute_command("SAVE"), True, "SAVE")
+        eq(large_mallocs(r, size // 2), before,
+           "SAVE of a %d-byte key allocates nothing of half its size or more" % size)
+        keys = ["one", "many", "big"]
+        info = {k: plain(r).execute_command("CF.INFO", k) for k in keys}
+        eq(r.execute_command("DEBUG", "RELOAD"), b"OK", "DEBUG RELOAD")
+        for k in keys:
+            eq(plain(r).execute_command("CF.INFO", k), info[k], k + ": CF.INFO after DEBUG RELOAD")
+            eq(set(r.execute_command("CF.MEXISTS", k, *items)), {1}, k + ": every item after DEBUG RELOAD")
+        # Pieces are read as they come, whatever the loading server's CHUNK_BYTES.
+        srv.module_args = ["CHUNK_BYTES", str(CHUNK * 25 + 7)]
+        srv.restart()
+        r = srv.client()
+        for k in keys:
+            eq(plain(r).execute_command("CF.INFO", k), info[k], k + ": CF.INFO after a restart")
+            eq(set(r.execute_command("CF.MEXISTS", k, *items)), {1}, k + ": every item after a restart")
+        check(srv.alive(), "server alive")
+
+
 def main():
     legacy_rdb("legacy_enc0")
     legacy_rdb("legacy_enc0_v2")
+    streamed_save()
     with Server(MOD, module_args=["CHUNK_BYTES", "512"],
                 extra=["--aof-use-rdb-preamble", "no"]) as srv:
         r = srv.client()
