@@ -30,7 +30,7 @@
  * Module arguments (--loadmodule cuckoo.so [NAME value]...):
  *   MAX_FILTERS n     tables per key, 1..64 (CF_MAX_TABLES; default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
- *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
+ *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk and RDB piece (default 1 MiB)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
