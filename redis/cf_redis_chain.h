@@ -42,7 +42,7 @@
 typedef struct cfr_limits {
     uint32_t max_filters;   /* tables per key, 1..CF_MAX_TABLES */
     uint64_t max_key_bytes; /* table bytes one key may use (cfg.max_bytes) */
-    size_t chunk_bytes;     /* largest SCANDUMP / AOF chunk */
+    size_t chunk_bytes;     /* largest SCANDUMP / AOF chunk and RDB piece */
 } cfr_limits;
 
 /* What CF.RESERVE (or auto-creation) asks for. */

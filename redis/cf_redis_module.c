@@ -8,14 +8,21 @@
  * header.  RDB values written by earlier modules (dump version 1: one image
  * per sub-filter) load into one growing filter.
  *
- *   RDB value, encoding version 0:
+ *   RDB value, encoding version 1:
  *     unsigned  complete | generation << 1: complete is 1 for a live filter,
  *               0 for a CF.LOADCHUNK in progress, whose later chunks must
  *               carry that generation (cf_redis_dump.h)
  *     string    dump header
- *     unsigned  number of pieces that follow
- *     string... each complete image serialized (a live key: its filter),
- *               then any partial image bytes
+ *     unsigned  body bytes that follow: the header's body length for a live
+ *               key, the bytes received so far for a loading one
+ *     string... those bytes in pieces of 1..CHUNK_BYTES bytes (the saving
+ *               server's), read from the live tables through one buffer:
+ *               saving a key allocates one piece, whatever its size
+ *
+ *   Encoding version 0 (written before pieces were bounded; still read):
+ *     the same unsigned and header, then the number of pieces that follow
+ *     (at most one per image, plus one), each complete image as one string,
+ *     then any partial image bytes as one string.
  *
  * The AOF rewrite emits the same stream as CF.LOADCHUNK commands, so a
  * rewritten AOF replays through the exact code path clients use.
@@ -23,7 +30,7 @@
  * Module arguments (--loadmodule cuckoo.so [NAME value]...):
  *   MAX_FILTERS n     tables per key, 1..64 (CF_MAX_TABLES; default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
- *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk (default 1 MiB)
+ *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk and RDB piece (default 1 MiB)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
@@ -34,26 +41,43 @@
 #define CFR_MODULE_NAME "cuckoo"
 #define CFR_MODULE_VERSION 100 /* 0.1.0 */
 #define CFR_TYPE_NAME "cuckoo-cf"
-#define CFR_ENCODING_VERSION 0
+/* What rdb_save writes; rdb_load reads this and every earlier one. */
+#define CFR_ENCODING_VERSION 1
 
 RedisModuleType *cfr_type = NULL;
 cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
 
-bool cfr_for_each_piece(const cfr_chain *c, cfr_piece_fn fn, void *arg) {
-    uint32_t n = c->loading ? c->load_done : 1;
-    for (uint32_t i = 0; i < n; i++) {
-        const cf_filter *f = c->loading ? c->load_subs[i] : c->f;
-        size_t len = cf_serialized_size(f);
-        uint8_t *b = cfr_alloc(len);
-        if (!b || cf_serialize(f, b, len, NULL) != CF_OK) {
-            cfr_free(b);
-            return false;
-        }
-        fn(arg, b, len);
-        cfr_free(b);
+/* ---- streaming the body in bounded pieces (RDB, AOF rewrite, DEBUG DIGEST) ---- */
+
+/* Called once per piece of a stream; fn must not keep the bytes. */
+typedef void (*cfr_piece_fn)(void *arg, const uint8_t *bytes, size_t len);
+
+/* Bytes for_each_chunk passes: the body, and a loading key's partial bytes. */
+static uint64_t saved_body_len(const cfr_chain *c) {
+    return cfr_dump_body_len(c) + (c->loading ? c->partial_len : 0);
+}
+
+/* Calls fn for the body of c in pieces of 1..`piece` bytes, read from the
+ * live tables through one buffer, then for a loading key's partial bytes
+ * (saved_body_len bytes in all).  False if memory ran out. */
+static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, void *arg) {
+    uint64_t body = cfr_dump_body_len(c);
+    size_t cap = body < piece ? (size_t)body : piece;
+    uint8_t *buf = cfr_alloc(cap ? cap : 1);
+    if (!buf) return false;
+    bool ok = true;
+    for (uint64_t at = 0; ok && at < body;) {
+        size_t n = body - at < cap ? (size_t)(body - at) : cap;
+        ok = cfr_dump_body_range(c, at, buf, n);
+        if (ok) fn(arg, buf, n);
+        at += n;
     }
-    if (c->loading && c->partial_len) fn(arg, c->partial, c->partial_len);
-    return true;
+    cfr_free(buf);
+    if (ok && c->loading && c->partial_len) {
+        for (size_t at = 0; at < c->partial_len; at += piece)
+            fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
+    }
+    return ok;
 }
 
 /* ---- RDB ---- */
@@ -73,9 +97,8 @@ static void type_rdb_save(RedisModuleIO *io, void *value) {
     RedisModule_SaveUnsigned(io, c->loading ? (uint64_t)c->load_gen << 1 : 1);
     RedisModule_SaveStringBuffer(io, (const char *)h, hl);
     cfr_free(h);
-    RedisModule_SaveUnsigned(io, (c->loading ? c->load_done : 1) +
-                                     (c->loading && c->partial_len ? 1 : 0));
-    if (!cfr_for_each_piece(c, save_piece, io))
+    RedisModule_SaveUnsigned(io, saved_body_len(c));
+    if (!for_each_chunk(c, cfr_lim.chunk_bytes, save_piece, io))
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
 }
 
@@ -83,8 +106,46 @@ static bool io_failed(RedisModuleIO *io) {
     return RedisModule_IsIOError && RedisModule_IsIOError(io);
 }
 
+/* Reads one RDB string, 1..end - *at bytes, and appends it to c's body at
+ * *at.  No writer saves an empty piece; refusing one means every piece read
+ * moves *at, so a forged count cannot spin. */
+static cfr_result load_piece(RedisModuleIO *io, cfr_chain *c, uint64_t *at, uint64_t end) {
+    size_t n = 0;
+    char *b = RedisModule_LoadStringBuffer(io, &n);
+    cfr_result r = CFR_BAD_CHUNK;
+    if (!io_failed(io) && b && n > 0 && n <= end - *at) {
+        r = cfr_load_append(c, &cfr_lim, *at, (const uint8_t *)b, n);
+        *at += n;
+    }
+    if (b) RedisModule_Free(b);
+    return r;
+}
+
+/* Encoding 1: the byte count, then pieces until it is reached.  A live key
+ * (complete) has its whole body; a loading one less. */
+static cfr_result load_body(RedisModuleIO *io, cfr_chain *c, bool complete) {
+    uint64_t bytes = RedisModule_LoadUnsigned(io);
+    if (io_failed(io) || bytes > c->load_body_len || complete != (bytes == c->load_body_len))
+        return CFR_BAD_HEADER;
+    cfr_result r = CFR_OK;
+    for (uint64_t at = 0; at < bytes && r == CFR_OK;) r = load_piece(io, c, &at, bytes);
+    return r;
+}
+
+/* Encoding 0: a count of pieces, each a complete image but a last partial
+ * one, so at most one per image and one more. */
+static cfr_result load_body_v0(RedisModuleIO *io, cfr_chain *c) {
+    uint64_t pieces = RedisModule_LoadUnsigned(io);
+    if (io_failed(io) || pieces > (uint64_t)c->load_nsubs + 1) return CFR_BAD_HEADER;
+    cfr_result r = CFR_OK;
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++)
+        r = load_piece(io, c, &at, c->load_body_len);
+    return r;
+}
+
 static void *type_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver != CFR_ENCODING_VERSION) return NULL;
+    if (encver < 0 || encver > CFR_ENCODING_VERSION) return NULL;
     uint64_t state = RedisModule_LoadUnsigned(io);
     uint64_t complete = state & 1, gen = state >> 1;
     size_t hl = 0;
@@ -102,20 +163,7 @@ static void *type_rdb_load(RedisModuleIO *io, int encver) {
         RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter header in RDB");
         return NULL;
     }
-    uint64_t pieces = RedisModule_LoadUnsigned(io);
-    if (io_failed(io) || pieces > (uint64_t)c->load_nsubs + 1) r = CFR_BAD_HEADER;
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++) {
-        size_t n = 0;
-        char *b = RedisModule_LoadStringBuffer(io, &n);
-        if (io_failed(io) || !b) {
-            r = CFR_BAD_CHUNK;
-        } else {
-            r = cfr_load_append(c, &cfr_lim, at, (const uint8_t *)b, n);
-            at += n;
-        }
-        if (b) RedisModule_Free(b);
-    }
+    r = encver == 0 ? load_body_v0(io, c) : load_body(io, c, complete == 1);
     if (r == CFR_OK && (complete == 1) != cfr_load_done(c)) r = CFR_BAD_CHUNK;
     if (r != CFR_OK) {
         RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter data in RDB");
@@ -123,31 +171,6 @@ static void *type_rdb_load(RedisModuleIO *io, int encver) {
         return NULL;
     }
     return c;
-}
-
-/* ---- streaming the body in bounded pieces (AOF rewrite, DEBUG DIGEST) ---- */
-
-/* Calls fn for the body of c in pieces of at most `piece` bytes, read from
- * the live tables through one buffer, then for a loading key's partial
- * bytes.  False if memory ran out. */
-static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, void *arg) {
-    uint64_t body = cfr_dump_body_len(c);
-    size_t cap = body < piece ? (size_t)body : piece;
-    uint8_t *buf = cfr_alloc(cap ? cap : 1);
-    if (!buf) return false;
-    bool ok = true;
-    for (uint64_t at = 0; ok && at < body;) {
-        size_t n = body - at < cap ? (size_t)(body - at) : cap;
-        ok = cfr_dump_body_range(c, at, buf, n);
-        if (ok) fn(arg, buf, n);
-        at += n;
-    }
-    cfr_free(buf);
-    if (ok && c->loading && c->partial_len) {
-        for (size_t at = 0; at < c->partial_len; at += piece)
-            fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
-    }
-    return ok;
 }
 
 /* ---- AOF rewrite: the dump stream as CF.LOADCHUNK commands ---- */

@@ -5,6 +5,7 @@ helpers.  Run the tests with /usr/bin/python3 (Debian's python3-redis)."""
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -245,3 +246,110 @@ def plain(r):
     """A client sharing r's connections but without the reply callbacks that
     r.cf() installs (which turn CF.INFO into an object, CF.RESERVE into True)."""
     return redis.Redis(connection_pool=r.connection_pool)
+
+
+# ---- DUMP payloads: one RDB value, read and written by hand ----
+#
+# A payload is the value's type byte, the value, the RDB version (2 bytes)
+# and a CRC-64 (Jones, reflected) of everything before it.  A module value
+# is its 64-bit type id (the name's 54 bits, then the encoding version in
+# the low 10), then what rdb_save wrote, one item after an opcode each
+# (2: unsigned, 5: string), then opcode 0.  Start the server with
+# "--rdbcompression no" to read the strings: LZF-packed ones are not
+# decoded here.
+
+RDB_TYPE_MODULE_2 = 7
+
+
+def _crc64_table():
+    poly = 0x95AC9329AC4BC9B5  # 0xad93d23594c935a9 bit-reversed
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ poly if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC = _crc64_table()
+
+
+def crc64(data):
+    c = 0
+    for b in data:
+        c = _CRC[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c
+
+
+def reseal_dump(payload):
+    body = payload[:-8]
+    return body + struct.pack("<Q", crc64(body))
+
+
+def _rdb_len(buf, at):
+    """An RDB length at buf[at]: (value, next offset, encoded-string kind or None)."""
+    b = buf[at]
+    kind = b >> 6
+    if kind == 0:
+        return b & 0x3F, at + 1, None
+    if kind == 1:
+        return ((b & 0x3F) << 8) | buf[at + 1], at + 2, None
+    if kind == 3:
+        return None, at + 1, b & 0x3F
+    if b == 0x80:
+        return struct.unpack_from(">I", buf, at + 1)[0], at + 5, None
+    if b == 0x81:
+        return struct.unpack_from(">Q", buf, at + 1)[0], at + 9, None
+    raise ValueError("bad RDB length byte 0x%02x" % b)
+
+
+def _rdb_put_len(n):
+    if n < 64:
+        return bytes([n])
+    if n < 16384:
+        return bytes([0x40 | (n >> 8), n & 0xFF])
+    if n <= 0xFFFFFFFF:
+        return b"\x80" + struct.pack(">I", n)
+    return b"\x81" + struct.pack(">Q", n)
+
+
+def module_value(payload):
+    """Reads a module value's DUMP payload: (type id, [("u", int) or ("s",
+    bytes), ...]) with the encoding version in the id's low 10 bits."""
+    if payload[0] != RDB_TYPE_MODULE_2:
+        raise ValueError("not a module value")
+    type_id, at, _ = _rdb_len(payload, 1)
+    items, end = [], len(payload) - 10
+    while at < end:
+        op, at, _ = _rdb_len(payload, at)
+        if op == 0:
+            return type_id, items
+        if op == 2:
+            v, at, _ = _rdb_len(payload, at)
+            items.append(("u", v))
+        elif op == 5:
+            n, at, enc = _rdb_len(payload, at)
+            if enc is not None:  # a short string that reads as an integer
+                width = {0: 1, 1: 2, 2: 4}[enc]
+                v = int.from_bytes(payload[at:at + width], "little", signed=True)
+                items.append(("s", str(v).encode()))
+                at += width
+            else:
+                items.append(("s", payload[at:at + n]))
+                at += n
+        else:
+            raise ValueError("module opcode %d" % op)
+    raise ValueError("no end of module value")
+
+
+def module_payload(type_id, items, rdb_version):
+    """The DUMP payload of a module value (see module_value), CRC included."""
+    out = bytearray([RDB_TYPE_MODULE_2]) + _rdb_put_len(type_id)
+    for kind, v in items:
+        if kind == "u":
+            out += _rdb_put_len(2) + _rdb_put_len(v)
+        else:
+            out += _rdb_put_len(5) + _rdb_put_len(len(v)) + v
+    out += _rdb_put_len(0) + rdb_version
+    return reseal_dump(bytes(out) + bytes(8))

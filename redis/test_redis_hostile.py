@@ -8,8 +8,8 @@ import os
 import shutil
 import struct
 
-from cfr_testlib import (Server, check, dump, eq, finish, module_path, plain,
-                         raw)
+from cfr_testlib import (Server, check, crc64, dump, eq, finish, module_path, module_payload,
+                         module_value, plain, raw, reseal_dump)
 
 MOD = module_path()
 LIMIT = 1 << 20
@@ -65,35 +65,6 @@ def reseal(sub):
     sub[60:64] = struct.pack("<I", xxh3(bytes(sub[:60])) & 0xFFFFFFFF)
     sub[-8:] = struct.pack("<Q", xxh3(bytes(sub[:-8])))
     return bytes(sub)
-
-
-# ---- CRC-64 (Jones, reflected) that DUMP/RESTORE payloads end with ----
-
-
-def _crc64_table():
-    poly = 0x95AC9329AC4BC9B5  # 0xad93d23594c935a9 bit-reversed
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ poly if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_CRC = _crc64_table()
-
-
-def crc64(data):
-    c = 0
-    for b in data:
-        c = _CRC[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c
-
-
-def reseal_dump(payload):
-    body = payload[:-8]
-    return body + struct.pack("<Q", crc64(body))
 
 
 # ---- the table ----
@@ -271,6 +242,100 @@ def restore_rows(srv, r):
     r.delete("h")
 
 
+def rdb_cases(r):
+    """RDB values (as RESTORE payloads with a correct CRC) of a key several
+    pieces long, each damaged one way: [(name, payload)], and an intact
+    payload of each encoding."""
+    r.config_set("rdbcompression", "no")  # module_value reads plain strings
+    r.cf().create("rdbsrc", 4000)
+    r.execute_command("CF.INSERT", "rdbsrc", "ITEMS", *["v%d" % i for i in range(3000)])
+    payload = r.dump("rdbsrc")
+    r.delete("rdbsrc")
+    tid, items = module_value(payload)
+    version = payload[-10:-8]
+    state, header, total = items[:3]
+    pieces = items[3:]
+    check(len(pieces) >= 3, "the key is saved in several pieces (%d)" % len(pieces))
+    body = b"".join(v for _, v in pieces)
+
+    def v1(*its):
+        return module_payload(tid, list(its), version)
+
+    def v0(*its):
+        return module_payload(tid & ~1023, list(its), version)
+
+    last = pieces[-1][1]
+    bad = [
+        ("body length beyond the header's", v1(state, header, ("u", total[1] + 1), *pieces[:-1],
+                                               ("s", last + b"x"))),
+        ("a live key with a body length short of the header's",
+         v1(state, header, ("u", total[1] - len(last)), *pieces[:-1])),
+        ("body length 2^64 - 1", v1(state, header, ("u", (1 << 64) - 1), *pieces)),
+        ("an empty piece", v1(state, header, total, ("s", b""), *pieces)),
+        ("a piece past the body length", v1(state, header, total, *pieces[:-1], ("s", last + b"x"))),
+        ("one piece short (the value ends)", v1(state, header, total, *pieces[:-1])),
+        ("a piece with a damaged table byte",
+         v1(state, header, total, pieces[0], ("s", pieces[1][1][:9] + b"\xff" + pieces[1][1][10:]),
+            *pieces[2:])),
+        ("a restore in progress whose body is complete", v1(("u", 0), header, total, *pieces)),
+        ("encoding version 2", module_payload(tid + 1, items, version)),
+        ("encoding 0: more pieces than images and one",
+         v0(state, header, ("u", len(pieces)), *pieces)),
+        ("encoding 0: 2^64 - 1 pieces", v0(state, header, ("u", (1 << 64) - 1), ("s", body))),
+        ("encoding 0: an empty piece", v0(state, header, ("u", 2), ("s", b""), ("s", body))),
+    ]
+    whole = v1(*items)
+    # The payload cut inside a piece: the RDB string ends early.
+    bad.append(("truncated inside a piece", reseal_dump(whole[:len(whole) // 2] + whole[-10:])))
+    good = [("encoding 1 as saved", whole),
+            ("encoding 0: the body as one piece", v0(state, header, ("u", 1), ("s", body)))]
+    return bad, good
+
+
+def module_memory(r):
+    """used_memory without the clients' buffers, which move by 32 KiB
+    steps as payloads of different sizes come and go."""
+    m = r.info("memory")
+    return m["used_memory"] - m["mem_clients_normal"]
+
+
+def rdb_rows():
+    """rdb_load refuses every damaged value (Redis answers 'Bad data
+    format'), keeps no key and leaks nothing: over 2000 refusals, memory
+    (which counts the module's allocations unless SANITIZER_MALLOC is on)
+    grows by less than a leaked key each would add (one chain, 200+ bytes:
+    400+ KB); the intact values of both encodings load.  Small chunks keep
+    the payloads small and the repetitions fast."""
+    with Server(MOD, module_args=["CHUNK_BYTES", "1024"]) as srv:
+        rdb_refusals(srv, srv.client())
+
+
+def rdb_refusals(srv, r):
+    bad, good = rdb_cases(r)
+    for name, data in good:
+        eq(r.restore("h", 0, data), b"OK", "RESTORE: " + name)
+        eq(r.cf().exists("h", "v2999"), 1, name + ": holds its items")
+        r.delete("h")
+
+    def refuse_all():
+        for name, data in bad:
+            got = None
+            try:
+                r.restore("h", 0, data)
+            except Exception as e:
+                got = str(e)
+            check(got is not None and "Bad data format" in got, "RDB: %s: %r" % (name, got))
+            eq(r.exists("h"), 0, "no key after RDB: " + name)
+            check(srv.alive(), "server alive after RDB: " + name)
+
+    refuse_all()  # warms up the server's own buffers
+    used = module_memory(r)
+    for _ in range(160):
+        refuse_all()
+    grown = module_memory(r) - used
+    check(grown < 131072, "refused RDB values leak nothing (memory grew by %d)" % grown)
+
+
 def limit_rows(srv, r):
     cf = r.cf()
     # Growth stops at the key's memory limit.
@@ -316,6 +381,7 @@ def main():
         check(srv.alive(), "server alive at the end")
         log = srv.log_tail(200)
         check("crashed" not in log.lower() and "assert" not in log.lower(), "no crash in the server log")
+    rdb_rows()
     # Module arguments are validated too: a bad one refuses to load.
     bad = Server(MOD, module_args=["MAX_FILTERS", "0"])
     try:
