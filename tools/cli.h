@@ -6,6 +6,7 @@
 #define CF_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit codes of every subcommand. */
@@ -33,6 +34,10 @@ bool cli_parse_double(const char *s, double *out);
  * " (no digit separators: ...)" when s looks like 2,000,000; "" when s is a
  * number (then only its range was wrong). */
 const char *cli_number_hint(const char *s);
+
+/* Writes n with thousands separators ("1,000,000") for people to read;
+ * returns buf (so it can be an argument of printf). */
+const char *cli_thousands(uint64_t n, char *buf, size_t cap);
 
 /* Subcommands: `report` in cmd_report.c, the filter-file commands in cmd_files.c. */
 int cli_cmd_report(int argc, char **argv); /* cmd_report.c */

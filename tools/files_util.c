@@ -1,9 +1,10 @@
-/* files_util.c -- option parsing, key streams and file access for cmd_files.c. */
+/* files_util.c -- option parsing and file access for the filter-file commands. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "files.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,6 +94,86 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
     return true;
 }
 
+/* --wait SECONDS, --no-wait: the writers' lock (files_lock.c). */
+static bool parse_wait_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    bool missing = false;
+    const char *v = flag_value(argc, argv, i, "--wait", &missing);
+    *matched = true;
+    if (v != NULL) {
+        double s;
+        if (!cli_parse_double(v, &s) || !(s >= 0) || s > INT_MAX / 1000)
+            return cli_error("--wait wants seconds, 0 to %d, not '%s'", INT_MAX / 1000, v), false;
+        o->wait_ms = (int)(s * 1000 + 0.999); /* a fraction of a millisecond still waits */
+    } else if (strcmp(argv[*i], "--no-wait") == 0) {
+        o->wait_ms = 0;
+    } else {
+        *matched = missing;
+        if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    }
+    return true;
+}
+
+/* export's --expansion, --chunk-bytes, --output. */
+static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    const char *v;
+    bool missing = false;
+    *matched = true;
+    if ((v = flag_value(argc, argv, i, "--expansion", &missing)) != NULL) {
+        if (!cli_parse_unsigned(v, 0, FILES_MAX_EXPANSION, &o->expansion) ||
+            (o->expansion & (o->expansion - 1)) != 0)
+            return cli_error("--expansion wants 0 or a power of two up to %u, not '%s'",
+                             FILES_MAX_EXPANSION, v),
+                   false;
+        o->has_expansion = true;
+    } else if ((v = flag_value(argc, argv, i, "--chunk-bytes", &missing)) != NULL) {
+        if (!cli_parse_u64(v, &o->chunk_bytes) || o->chunk_bytes < FILES_MIN_CHUNK ||
+            o->chunk_bytes > FILES_MAX_BULK)
+            return cli_error("--chunk-bytes wants a size from %d to %llu bytes, not '%s'%s",
+                             FILES_MIN_CHUNK, (unsigned long long)FILES_MAX_BULK, v,
+                             cli_number_hint(v)),
+                   false;
+    } else if ((v = flag_value(argc, argv, i, "--output", &missing)) != NULL) {
+        if (*v == '\0') return cli_error("--output wants a file name"), false;
+        o->output = v;
+    } else {
+        *matched = missing;
+        if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    }
+    return true;
+}
+
+/* import's --key KEY (any string: a Redis key may be empty). */
+static bool parse_redis_key_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    bool missing = false;
+    const char *v = flag_value(argc, argv, i, "--key", &missing);
+    *matched = v != NULL || missing;
+    if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    if (v != NULL) o->redis_key = v;
+    return true;
+}
+
+/* The options that take values, in groups; each parser sets *matched when
+ * argv[*i] is one of its options, and returns false after an error. */
+static const struct {
+    unsigned bit;
+    bool (*parse)(int argc, char **argv, int *i, files_opts *o, bool *matched);
+} value_flags[] = {
+    {FILES_OPT_SHAPE, parse_shape_flag},      {FILES_OPT_KEYS, parse_keys_flag},
+    {FILES_OPT_WAIT, parse_wait_flag},        {FILES_OPT_EXPORT, parse_export_flag},
+    {FILES_OPT_IMPORT, parse_redis_key_flag},
+};
+
+/* Tries every accepted group on argv[*i]: false after an error, else
+ * *matched says whether one took it. */
+static bool parse_value_flag(int argc, char **argv, int *i, unsigned accepted, files_opts *o,
+                             bool *matched) {
+    *matched = false;
+    for (size_t g = 0; g < sizeof value_flags / sizeof value_flags[0] && !*matched; g++)
+        if ((accepted & value_flags[g].bit) && !value_flags[g].parse(argc, argv, i, o, matched))
+            return false;
+    return true;
+}
+
 bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     memset(o, 0, sizeof *o);
     cf_config_init(&o->cfg);
@@ -104,7 +185,6 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         bool matched = false;
-        int waits;
         if (options_done || a[0] != '-' || a[1] == '\0') {
             argv[1 + npos++] = a;
             continue;
@@ -114,11 +194,7 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->help = true;
             return true;
-        } else if ((accepted & FILES_OPT_SHAPE) && !parse_shape_flag(argc, argv, &i, o, &matched)) {
-            return false;
-        } else if (matched) {
-            continue;
-        } else if ((accepted & FILES_OPT_KEYS) && !parse_keys_flag(argc, argv, &i, o, &matched)) {
+        } else if (!parse_value_flag(argc, argv, &i, accepted, o, &matched)) {
             return false;
         } else if (matched) {
             continue;
@@ -128,9 +204,6 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             o->found_only = true;
         } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--missing") == 0) {
             o->missing_only = true;
-        } else if ((accepted & FILES_OPT_WAIT) &&
-                   (waits = files_wait_flag(argc, argv, &i, &o->wait_ms)) != 0) {
-            if (waits < 0) return false;
         } else if ((accepted & FILES_OPT_QUIET) && strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if ((accepted & FILES_OPT_JSON) && strcmp(a, "--json") == 0) {
@@ -207,6 +280,19 @@ cf_filter *files_map(const char *path) {
     return f;
 }
 
+cf_filter *files_map_checked(const char *path, cf_status *verified) {
+    cf_filter *f = NULL;
+    *verified = cf_map(path, true, &f);
+    if (*verified == CF_OK) {
+        files_guard_mapping(path);
+        return f;
+    }
+    /* The public API verifies only while mapping: a file that fails is
+     * mapped again with the header checks alone, so that a damaged table
+     * can still be described (and one that cannot be mapped is reported). */
+    return files_map(path);
+}
+
 bool files_save(const cf_filter *f, const char *path) {
     const char *what = files_not_regular(path);
     if (what != NULL)
@@ -237,15 +323,4 @@ void files_json_bytes(FILE *out, const char *s, size_t len) {
 
 void files_json_string(FILE *out, const char *s) {
     files_json_bytes(out, s, strlen(s));
-}
-
-void files_thousands(uint64_t n, char *buf, size_t cap) {
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
-    size_t at = 0;
-    for (int i = 0; i < len && at + 1 < cap; i++) {
-        if (i > 0 && (len - i) % 3 == 0 && at + 2 < cap) buf[at++] = ',';
-        buf[at++] = digits[i];
-    }
-    buf[at < cap ? at : cap - 1] = '\0';
 }
