@@ -11,24 +11,9 @@
 
 #include "cli.h"
 
-/* "--name value" or "--name=value": the value, or NULL when a is not --name.
- * *missing is set (never cleared) when --name is last with no value. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     bool missing = false;
-    const char *v = flag_value(argc, argv, i, "--keys", &missing);
+    const char *v = cli_flag_value(argc, argv, i, "--keys", &missing);
     *matched = true;
     if (v != NULL) {
         if (*v == '\0') return cli_error("--keys wants a file name, or - for stdin"), false;
@@ -42,52 +27,27 @@ static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *
     return true;
 }
 
+/* create's and build's shape: the sizing options, then the table's (cli_opts.c). */
 static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     const char *v;
     bool missing = false;
     *matched = true;
-    if ((v = flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
+    if ((v = cli_flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.capacity) || o->cfg.capacity == 0)
             return cli_error("--capacity wants a positive integer, not '%s'%s", v,
                              cli_number_hint(v)),
                    false;
         o->has_capacity = true;
-    } else if ((v = flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
         if (!cli_parse_double(v, &o->cfg.target_fpp) || !(o->cfg.target_fpp > 0) ||
             !(o->cfg.target_fpp < 1))
             return cli_error("--fpp wants a probability between 0 and 1 (0.001, 1e-3), not '%s'",
                              v),
                    false;
         o->has_fpp = true;
-    } else if ((v = flag_value(argc, argv, i, "--fingerprint-bits", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
-                                &o->cfg.fingerprint_bits))
-            return cli_error("--fingerprint-bits wants a width from %d to %d bits, not '%s'",
-                             CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS, v),
-                   false;
-        o->has_fbits = true;
-    } else if ((v = flag_value(argc, argv, i, "--bucket-size", &missing)) != NULL) {
-        unsigned b;
-        if (!cli_parse_unsigned(v, 1, 8, &b) || (b & (b - 1)) != 0)
-            return cli_error("--bucket-size wants 1, 2, 4 or 8, not '%s'", v), false;
-        o->cfg.bucket_size = b;
-    } else if ((v = flag_value(argc, argv, i, "--seed", &missing)) != NULL) {
-        if (!cli_parse_u64(v, &o->cfg.seed))
-            return cli_error("--seed wants an unsigned 64-bit integer, not '%s'", v), false;
-    } else if ((v = flag_value(argc, argv, i, "--max-kicks", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &o->cfg.max_kicks))
-            return cli_error("--max-kicks wants an eviction budget from 1 to %u, not '%s'",
-                             CF_MAX_KICKS_LIMIT, v),
-                   false;
-    } else if ((v = flag_value(argc, argv, i, "--buckets", &missing)) != NULL) {
-        if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
-            return cli_error("--buckets wants a positive integer, not '%s'%s", v,
-                             cli_number_hint(v)),
-                   false;
-        o->has_buckets = true;
-    } else if (strcmp(argv[*i], "--semi-sort") == 0) {
-        o->cfg.flags |= CF_SEMI_SORT;
-    } else {
+    } else if (!cli_table_flag(argc, argv, i, &o->cfg, matched)) {
+        return false;
+    } else if (!*matched) {
         *matched = missing;
         if (missing) return cli_error("%s needs a value", argv[*i]), false;
     }
@@ -97,7 +57,7 @@ static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool 
 /* --wait SECONDS, --no-wait: the writers' lock (files_lock.c). */
 static bool parse_wait_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     bool missing = false;
-    const char *v = flag_value(argc, argv, i, "--wait", &missing);
+    const char *v = cli_flag_value(argc, argv, i, "--wait", &missing);
     *matched = true;
     if (v != NULL) {
         double s;
@@ -118,21 +78,21 @@ static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool
     const char *v;
     bool missing = false;
     *matched = true;
-    if ((v = flag_value(argc, argv, i, "--expansion", &missing)) != NULL) {
+    if ((v = cli_flag_value(argc, argv, i, "--expansion", &missing)) != NULL) {
         if (!cli_parse_unsigned(v, 0, FILES_MAX_EXPANSION, &o->expansion) ||
             (o->expansion & (o->expansion - 1)) != 0)
             return cli_error("--expansion wants 0 or a power of two up to %u, not '%s'",
                              FILES_MAX_EXPANSION, v),
                    false;
         o->has_expansion = true;
-    } else if ((v = flag_value(argc, argv, i, "--chunk-bytes", &missing)) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, i, "--chunk-bytes", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->chunk_bytes) || o->chunk_bytes < FILES_MIN_CHUNK ||
             o->chunk_bytes > FILES_MAX_BULK)
             return cli_error("--chunk-bytes wants a size from %d to %llu bytes, not '%s'%s",
                              FILES_MIN_CHUNK, (unsigned long long)FILES_MAX_BULK, v,
                              cli_number_hint(v)),
                    false;
-    } else if ((v = flag_value(argc, argv, i, "--output", &missing)) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, i, "--output", &missing)) != NULL) {
         if (*v == '\0') return cli_error("--output wants a file name"), false;
         o->output = v;
     } else {
@@ -145,7 +105,7 @@ static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool
 /* import's --key KEY (any string: a Redis key may be empty). */
 static bool parse_redis_key_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     bool missing = false;
-    const char *v = flag_value(argc, argv, i, "--key", &missing);
+    const char *v = cli_flag_value(argc, argv, i, "--key", &missing);
     *matched = v != NULL || missing;
     if (missing) return cli_error("%s needs a value", argv[*i]), false;
     if (v != NULL) o->redis_key = v;
@@ -218,6 +178,9 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             return cli_error("%s: unknown option '%s' (see --help)", argv[0], a), false;
         }
     }
+    /* 0 is cf_config_init's value for both and one neither option takes. */
+    o->has_fbits = o->cfg.fingerprint_bits != 0;
+    o->has_buckets = o->cfg.num_buckets != 0;
     if (npos == 0) return cli_error("%s: missing FILE (see --help)", argv[0]), false;
     o->file = argv[1];
     o->keys = argv + 2;
