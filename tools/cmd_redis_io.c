@@ -76,6 +76,9 @@ static bool put_loadchunk(FILE *out, const char *key, long long it, const void *
            put_bulk(out, key, strlen(key)) && put_bulk(out, num, (size_t)k) && put_bulk(out, p, n);
 }
 
+/* Writes f's dump to out.  A failed write stops it and stays in out's error
+ * flag, for one message from the caller (the --output check, or cli_finish
+ * for stdout). */
 static int export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
                          FILE *out) {
     uint64_t len = cf_serialized_size(f), flags = 0;
@@ -84,21 +87,22 @@ static int export_filter(const cf_filter *f, const char *key, uint32_t expansion
     cfr_dump_fields d = {1, expansion, 0, first.slots, 0, 0, CFR_DUMP_VERSION};
     uint8_t header[CFR_DUMP_FIXED + CFR_DUMP_PER_SUB + 8];
     cfr_dump_header_write(header, &d, &len, &flags);
-    if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header))
-        return cli_error("export: write failed");
+    if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header)) return CLI_ERROR;
     uint8_t *buf = malloc(chunk);
     if (!buf) return cli_error("export: out of memory");
-    for (uint64_t at = 0; at < len;) {
+    uint64_t at = 0;
+    while (at < len) {
         size_t n = len - at < chunk ? (size_t)(len - at) : chunk;
-        if (cf_serialize_range(f, at, buf, n) != CF_OK ||
-            !put_loadchunk(out, key, cfr_iter_tag(0, 1 + at + n), buf, n)) {
+        cf_status s = cf_serialize_range(f, at, buf, n);
+        if (s != CF_OK) {
             free(buf);
-            return cli_error("export: write failed");
+            return cli_error("export: %s", cf_strerror(s));
         }
+        if (!put_loadchunk(out, key, cfr_iter_tag(0, 1 + at + n), buf, n)) break;
         at += n;
     }
     free(buf);
-    return CLI_OK; /* write errors: fclose (--output) or cli_finish (stdout) report them */
+    return at == len ? CLI_OK : CLI_ERROR;
 }
 
 int cli_cmd_export(int argc, char **argv) {
@@ -136,7 +140,10 @@ int cli_cmd_export(int argc, char **argv) {
     }
     int rc = export_filter(f, key, expansion, (size_t)chunk, out);
     cf_free(f);
-    if (output && fclose(out) != 0 && rc == CLI_OK) rc = cli_error("%s: write failed", output);
+    if (output) {
+        bool write_failed = ferror(out) != 0; /* fclose may not say it again */
+        if (fclose(out) != 0 || write_failed) rc = cli_error("%s: write failed", output);
+    }
     return rc;
 }
 

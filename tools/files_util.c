@@ -103,7 +103,7 @@ static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool
 }
 
 /* import's --key KEY (any string: a Redis key may be empty). */
-static bool parse_redis_key_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+static bool parse_import_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     bool missing = false;
     const char *v = cli_flag_value(argc, argv, i, "--key", &missing);
     *matched = v != NULL || missing;
@@ -118,9 +118,9 @@ static const struct {
     unsigned bit;
     bool (*parse)(int argc, char **argv, int *i, files_opts *o, bool *matched);
 } value_flags[] = {
-    {FILES_OPT_SHAPE, parse_shape_flag},      {FILES_OPT_KEYS, parse_keys_flag},
-    {FILES_OPT_WAIT, parse_wait_flag},        {FILES_OPT_EXPORT, parse_export_flag},
-    {FILES_OPT_IMPORT, parse_redis_key_flag},
+    {FILES_OPT_SHAPE, parse_shape_flag},   {FILES_OPT_KEYS, parse_keys_flag},
+    {FILES_OPT_WAIT, parse_wait_flag},     {FILES_OPT_EXPORT, parse_export_flag},
+    {FILES_OPT_IMPORT, parse_import_flag},
 };
 
 /* Tries every accepted group on argv[*i]: false after an error, else
