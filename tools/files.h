@@ -93,10 +93,11 @@ cf_filter *files_new(const files_opts *o);
 cf_filter *files_load(const char *path);
 cf_filter *files_map(const char *path);
 
-/* Maps path, verifying the checksum and the table (cf_map with verify) and
- * setting *verified to the outcome: CF_OK opens the file once; a file that
- * fails verification is still mapped (header checks only) so that it can be
- * described.  NULL, after the error is printed, when it cannot be mapped. */
+/* Maps path, verifying the checksum and the table (cf_map with verify), and
+ * sets *verified to the outcome: a file that verifies is mapped once, and
+ * everything about it is asked of that handle; one that fails is mapped
+ * again with the header checks alone, so that it can still be described.
+ * NULL, after the error is printed, when it cannot be mapped at all. */
 cf_filter *files_map_checked(const char *path, cf_status *verified);
 
 /* Saves atomically; prints the error and returns false on failure. */
