@@ -83,6 +83,7 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
     table.num_buckets = p->buckets;
     table.max_kicks = p->max_kicks;
     table.seed = p->seed;
+    table.flags = p->semi_sort ? CF_SEMI_SORT : 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool matched, missing = false;
