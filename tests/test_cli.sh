@@ -205,6 +205,88 @@ if command -v script >/dev/null; then
   [[ -s $dir/err ]] && fail "progress printed when stderr is not a terminal"
 fi
 
+# ---- one parser: an option is spelled, checked and reported one way by
+# every command that takes it
+# err_of NAME CMD...: CMD must fail (exit 2); its stderr is kept as e.NAME.
+err_of() {
+  local name=$1; shift
+  "$@" >/dev/null 2>"$dir/e.$name" </dev/null
+  local got=$?
+  [[ $got == 2 ]] || fail "exit $got (want 2): $*"
+}
+# errs_agree WHAT WANT: every e.* kept is the same one line, holding WANT.
+errs_agree() {
+  local e first=
+  for e in "$dir"/e.*; do
+    [[ $(wc -l <"$e") == 1 ]] || fail "$1: not one line: $(cat "$e")"
+    grep -qF -- "$2" "$e" || fail "$1: lacks '$2': $(cat "$e")"
+    [[ -z $first ]] && first=$e && continue
+    cmp -s "$first" "$e" || fail "$1: $(basename "$first") '$(cat "$first")' but $(basename "$e") '$(cat "$e")'"
+  done
+  rm -f "$dir"/e.*
+}
+m=$dir/m.cf
+expect 0 "$cuckoo" create "$m" --capacity 100
+for bad in "--wait abc|--wait wants seconds" "--wait=-1|--wait wants seconds" "--wait|--wait needs a value"; do
+  opt=${bad%%|*}
+  err_of add "$cuckoo" add "$m" x $opt
+  err_of delete "$cuckoo" delete "$m" x $opt
+  err_of create "$cuckoo" create "$m" --capacity 10 --force $opt
+  err_of build "$cuckoo" build "$m" --capacity 10 --force $opt
+  err_of merge "$cuckoo" merge "$m" "$m" $opt
+  errs_agree "$opt" "${bad#*|}"
+done
+# The table's options: the filter-file commands and report read them alike
+# (report then shows its usage).
+for bad in "--bucket-size 3|wants 1, 2, 4 or 8" "--fingerprint-bits=40|wants a width" \
+  "--buckets 2,000|no digit separators" "--max-kicks 0|wants an eviction budget" \
+  "--seed -1|wants an unsigned" "--seed|--seed needs a value"; do
+  opt=${bad%%|*}
+  err_of create "$cuckoo" create "$dir/x.cf" --capacity 10 $opt
+  err_of build "$cuckoo" build "$dir/x.cf" --capacity 10 $opt
+  err_of report "$cuckoo" report $opt
+  grep -q '^usage: cuckoo report' "$dir/e.report" || fail "report $opt: no usage"
+  head -1 "$dir/e.report" >"$dir/e.report1" && rm "$dir/e.report"
+  errs_agree "$opt" "${bad#*|}"
+done
+[[ -e $dir/x.cf ]] && fail "a refused create or build wrote a file"
+# export's and import's options: the same spellings and messages.
+err_of a "$cuckoo" export "$m" k --chunk-bytes 8 --output "$dir/o.resp"
+errs_agree "--chunk-bytes 8" "--chunk-bytes wants a size from 16 to"
+err_of a "$cuckoo" export "$m" k --chunk-bytes=2,000 --output "$dir/o.resp"
+errs_agree "--chunk-bytes=2,000" "no digit separators"
+err_of a "$cuckoo" export "$m" k --expansion 3 --output "$dir/o.resp"
+errs_agree "--expansion 3" "--expansion wants 0 or a power of two"
+for last in "export $m k --output $dir/o.resp --expansion" "import $dir/i.cf --key" "add $m --keys"; do
+  err_of a "$cuckoo" $last
+  errs_agree "$last" "cuckoo: ${last##* } needs a value"
+done
+err_of a "$cuckoo" export "$m" k --output=
+errs_agree "--output=" "--output wants a file name"
+err_of export "$cuckoo" export "$m" k --zz
+err_of import "$cuckoo" import "$dir/i.cf" --zz
+err_of query "$cuckoo" query "$m" --zz
+for c in export import query; do
+  [[ $(cat "$dir/e.$c") == "cuckoo: $c: unknown option '--zz' (see --help)" ]] || fail "$c: $(cat "$dir/e.$c")"
+done
+rm -f "$dir"/e.*
+[[ -e $dir/o.resp || -e $dir/i.cf ]] && fail "a refused export or import wrote a file"
+# "--name=value" and "--" work for export and import as for every command.
+expect 0 "$cuckoo" add "$m" x
+expect 0 "$cuckoo" export --expansion=4 --chunk-bytes=64 --output="$dir/o.resp" -- "$m" -k
+grep -aq -- '-k' "$dir/o.resp" || fail "export -- ... -k: the key is not in the stream"
+expect 0 "$cuckoo" import --key=-k -- "$dir/i.cf" "$dir/o.resp"
+cmp -s "$m" "$dir/i.cf" || fail "export then import did not give the file back"
+# Counts for people are grouped one way (query --summary, like report's table).
+seq 1 1234 >"$dir/t.keys"
+expect 0 "$cuckoo" build "$dir/t.cf" --capacity 2000 --keys "$dir/t.keys"
+expect 0 "$cuckoo" query -q --summary "$dir/t.cf" --keys "$dir/t.keys"
+[[ $(cat "$dir/err") == "1,234 of 1,234 found" ]] || fail "grouped summary: $(cat "$dir/err")"
+# The answers come before the summary when both go to one file.
+"$cuckoo" query --summary "$f" --keys "$dir/q" >"$dir/both" 2>&1
+[[ $(tail -n 1 "$dir/both") == "2 of 3 found" && $(wc -l <"$dir/both") == 4 ]] ||
+  fail "summary not after the answers: $(cat "$dir/both")"
+
 # ---- merge: parts built in parallel equal one filter built from all keys
 seq 1 20000 | sed 's/^/user-/' >"$dir/all"
 opts=(--capacity 20000 --seed 9)

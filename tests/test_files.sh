@@ -75,6 +75,16 @@ cp "$f" "$dir/damaged.cf"
 printf '\xff' | dd of="$dir/damaged.cf" bs=1 seek=70 conv=notrunc status=none
 expect 2 "$cuckoo" info "$dir/damaged.cf"
 grep -q 'checksum mismatch' "$dir/out" || fail "info of a damaged file: $(cat "$dir/out")"
+# The description comes before the error when both go to one file.
+"$cuckoo" info "$dir/damaged.cf" >"$dir/both" 2>&1
+[[ $(tail -n 1 "$dir/both") == "cuckoo: $dir/damaged.cf: checksum mismatch" ]] ||
+  fail "info's error is not last: $(cat "$dir/both")"
+# info maps the file once and asks that handle everything, its length too.
+if strace -f -e trace=openat,open -o "$dir/trace" true 2>/dev/null; then
+  strace -f -e trace=openat,open -o "$dir/trace" "$cuckoo" info "$f" >/dev/null
+  opens=$(grep -c "\"$f\"" "$dir/trace")
+  [[ $opens == 1 ]] || fail "info opened $f $opens times"
+fi
 expect 2 "$cuckoo" add "$dir/damaged.cf" x; one_line_error
 expect 2 "$cuckoo" info tests-do-not-exist.cf; one_line_error
 
@@ -106,6 +116,10 @@ expect 0 bash -c "seq 1 2000 | '$cuckoo' query -q '$dir/g.cf'"
 grep -q '^format version    2$' "$dir/out" || fail "grown info: $(cat "$dir/out")"
 grep -q '^  table 4 ' "$dir/out" || fail "grown info lists no table 4: $(cat "$dir/out")"
 "$cuckoo" info --json "$dir/g.cf" | grep -q '"tables": \[{' || fail "grown info --json has no tables"
+for x in "$f" "$dir/g.cf"; do
+  "$cuckoo" info --json "$x" | grep -q "\"file_bytes\": $(stat -c %s "$x")," ||
+    fail "info's file_bytes is not the length of $x"
+done
 expect 0 "$cuckoo" create "$dir/p.cf" --capacity 50
 expect 2 bash -c "seq 1 2000 | '$cuckoo' add '$dir/p.cf' 2>/dev/null"
 expect 0 bash -c "seq 1 2000 | '$cuckoo' add --grow '$dir/p.cf'"

@@ -164,6 +164,7 @@ cmp -s "$dir/big.cf" "$dir/big.before" || fail "a failed add changed the file"
 expect 2 bash -c "'$cuckoo' count '$f' w1-1 >/dev/full"; one_line_error; err_says 'standard output'
 expect 2 bash -c "'$cuckoo' query '$f' w1-1 >/dev/full"; one_line_error
 expect 2 bash -c "'$cuckoo' info '$f' >/dev/full"; one_line_error
+expect 2 bash -c "'$cuckoo' export '$f' k >/dev/full"; one_line_error; err_says 'standard output'
 expect 2 bash -c "'$cuckoo' --help >/dev/full"; one_line_error
 
 # ---- a mapped file truncated in place by another program: an error, not SIGBUS

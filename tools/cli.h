@@ -6,7 +6,10 @@
 #define CF_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "cuckoofilter.h"
 
 /* Exit codes of every subcommand. */
 enum { CLI_OK = 0, CLI_NOT_FOUND = 1, CLI_ERROR = 2 };
@@ -33,6 +36,21 @@ bool cli_parse_double(const char *s, double *out);
  * " (no digit separators: ...)" when s looks like 2,000,000; "" when s is a
  * number (then only its range was wrong). */
 const char *cli_number_hint(const char *s);
+
+/* Writes n with thousands separators ("1,000,000") for people to read;
+ * returns buf (so it can be an argument of printf). */
+const char *cli_thousands(uint64_t n, char *buf, size_t cap);
+
+/* cli_opts.c: the one spelling of an option.  cli_flag_value returns the
+ * value of argv[*i] when it is "--name value" (advancing *i) or
+ * "--name=value"; NULL when it is not --name, and then sets *missing (never
+ * clears it) when it is --name last, with no value.  cli_table_flag reads
+ * argv[*i] into cfg when it is one of the options that shape a table
+ * (--fingerprint-bits, --bucket-size, --buckets, --max-kicks, --seed,
+ * --semi-sort), setting *matched when it is; it returns false after
+ * printing "--x needs a value" or "--x wants ..., not '...'". */
+const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing);
+bool cli_table_flag(int argc, char **argv, int *i, cf_config *cfg, bool *matched);
 
 /* Subcommands: `report` in cmd_report.c, the filter-file commands in cmd_files.c. */
 int cli_cmd_report(int argc, char **argv); /* cmd_report.c */

@@ -1,4 +1,4 @@
-/* cli_util.c -- error reporting and number parsing for the CLI. */
+/* cli_util.c -- error reporting, number parsing and number printing for the CLI. */
 #include "cli.h"
 
 #include <ctype.h>
@@ -88,4 +88,16 @@ const char *cli_number_hint(const char *s) {
         return " (no digit separators: write 2000000, 2e6 or 2M)";
     uint64_t v;
     return cli_parse_u64(s, &v) ? "" : " (write 2000000, 2e6 or 2M)"; /* a number, out of range */
+}
+
+const char *cli_thousands(uint64_t n, char *buf, size_t cap) {
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+    size_t at = 0;
+    for (int i = 0; i < len && at + 1 < cap; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && at + 2 < cap) buf[at++] = ',';
+        buf[at++] = digits[i];
+    }
+    buf[at < cap ? at : cap - 1] = '\0';
+    return buf;
 }

@@ -20,31 +20,7 @@
 
 #include "cli.h"
 #include "files.h"
-
-/* The options of create and build that shape the table. */
-#define SHAPE_HELP                                                                      \
-    "  --capacity N          items the filter must hold (2000000, 2e6 or 2M)\n"         \
-    "  --fpp P               false-positive rate wanted at full load (default 0.001)\n" \
-    "  --fingerprint-bits F  fingerprint width, 1..32 bits (instead of --fpp)\n"        \
-    "  --bucket-size B       slots per bucket: 1, 2, 4 or 8 (default 4)\n"              \
-    "  --buckets NB          exactly NB buckets (instead of sizing from --capacity)\n"  \
-    "  --max-kicks K         eviction budget per insert, 1..65535 (default 500)\n"      \
-    "  --seed S              hash seed; filters to merge need the same (default 0)\n"   \
-    "  --semi-sort           one bit less per item (bucket size 4, 5..16-bit widths)\n"
-
-/* Where keys come from, for every command that reads keys. */
-#define KEYS_HELP                                                                      \
-    "  --keys FILE           read keys from FILE (- for stdin) instead of arguments\n" \
-    "  -0                    keys end with NUL, not newline (find -print0, xargs -0)\n"
-#define KEYS_RULE                                                                  \
-    "Keys: each KEY argument, else one per line of --keys FILE or stdin; a \\r\n"  \
-    "before the \\n is dropped and blank lines are skipped.  With -0 every byte\n" \
-    "counts and an empty record is the empty key (as is an argument '').\n"
-#define HELP_HELP "  -h, --help            show this help\n"
-#define WAIT_HELP                                                                          \
-    "  --wait SECONDS        give up after waiting that long for another writer of FILE\n" \
-    "                        (default: wait as long as it takes)\n"                        \
-    "  --no-wait             fail at once if another writer holds FILE\n"
+#include "files_help.h"
 
 static void usage(const char *cmd) {
     static const struct {
@@ -55,8 +31,7 @@ static void usage(const char *cmd) {
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
          "  --grow                add tables as the filter fills (each twice the last),\n"
-         "                        keeping the FPP of all of them under --fpp\n"
-         "  --force               replace an existing FILE (a regular file only)\n" WAIT_HELP
+         "                        keeping the FPP of all of them under --fpp\n" FORCE_HELP WAIT_HELP
              HELP_HELP},
         {"add", "usage: cuckoo add FILE [options] [KEY...]\n"
                 "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
@@ -92,16 +67,14 @@ static void usage(const char *cmd) {
          "options:\n"
          "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
              KEYS_RULE},
-        {"build",
-         "usage: cuckoo build FILE --capacity N [options] < keys\n"
-         "Builds a filter from a stream of keys.  If it fills before the stream\n"
-         "ends, reports how many keys fit and writes nothing, unless --grow.\n"
-         "options:\n" SHAPE_HELP
-         "  --unique              skip keys the filter already reports present\n"
-         "  --grow                build a filter that adds tables as it fills (as\n"
-         "                        create --grow)\n"
-         "  --force               replace an existing FILE (a regular file only)\n" KEYS_HELP
-             WAIT_HELP HELP_HELP KEYS_RULE},
+        {"build", "usage: cuckoo build FILE --capacity N [options] < keys\n"
+                  "Builds a filter from a stream of keys.  If it fills before the stream\n"
+                  "ends, reports how many keys fit and writes nothing, unless --grow.\n"
+                  "options:\n" SHAPE_HELP
+                  "  --unique              skip keys the filter already reports present\n"
+                  "  --grow                build a filter that adds tables as it fills (as\n"
+                  "                        create --grow)\n" FORCE_HELP KEYS_HELP WAIT_HELP
+                      HELP_HELP KEYS_RULE},
         {"info", "usage: cuckoo info FILE [--json]\n"
                  "Prints every parameter and statistic, and verifies the checksum.\n"
                  "Exit 2 when the file fails verification.\n"
@@ -319,13 +292,13 @@ static int answer_all(const files_opts *o, bool with_counts) {
     bool ok = files_for_each_key(o, query_one, &q);
     files_keys_done();
     cf_free(f);
-    if (fflush(stdout) != 0 || !ok) return CLI_ERROR;
+    if (!ok) return CLI_ERROR;
     bool streamed = o->nkeys == 0;
     if (o->summary || (streamed && isatty(STDERR_FILENO))) {
         char found[32], seen[32];
-        files_thousands(q.seen - q.missing, found, sizeof found);
-        files_thousands(q.seen, seen, sizeof seen);
-        fprintf(stderr, "%s of %s found\n", found, seen);
+        fflush(stdout); /* the answers before the summary, where both reach one terminal */
+        fprintf(stderr, "%s of %s found\n", cli_thousands(q.seen - q.missing, found, sizeof found),
+                cli_thousands(q.seen, seen, sizeof seen));
     }
     return q.missing == 0 ? CLI_OK : CLI_NOT_FOUND;
 }
@@ -349,7 +322,6 @@ int cli_cmd_count(int argc, char **argv) {
     size_t n = cf_count(f, o.keys[0], strlen(o.keys[0]));
     cf_free(f);
     printf("%zu\n", n);
-    if (fflush(stdout) != 0) return CLI_ERROR;
     return n > 0 ? CLI_OK : CLI_NOT_FOUND;
 }
 
@@ -404,17 +376,6 @@ int cli_cmd_delete(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ info */
 
-/* The file's length in bytes, or -1. */
-static long long file_size(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    long long size = -1;
-    if (fp != NULL) {
-        if (fseek(fp, 0, SEEK_END) == 0) size = ftell(fp);
-        fclose(fp);
-    }
-    return size;
-}
-
 /* A grown filter's tables (cf_table_stats), oldest first, one line each or
  * as a JSON array. */
 static void print_tables(const cf_filter *f, unsigned n, bool json) {
@@ -444,13 +405,12 @@ int cli_cmd_info(int argc, char **argv) {
     if (!files_parse(argc, argv, FILES_OPT_JSON, &o)) return CLI_ERROR;
     if (o.help) return usage("info"), CLI_OK;
     if (o.nkeys > 0) return cli_error("info: unexpected argument '%s'", o.keys[0]);
-    /* Map first (header checks only) so a damaged table can still be described. */
-    cf_filter *f = files_map(o.file);
+    cf_status verified;
+    cf_filter *f = files_map_checked(o.file, &verified);
     if (f == NULL) return CLI_ERROR;
-    cf_filter *v = NULL;
-    cf_status verified = cf_map(o.file, true, &v);
-    cf_free(v);
-    long long size = file_size(o.file);
+    /* A mapped file is exactly its serialized form (cf_map refuses trailing
+     * bytes), so its length is asked of the handle, not of the file again. */
+    unsigned long long size = cf_serialized_size(f);
     cf_stats st;
     cf_get_stats(f, &st);
     double bytes_per_item = st.items ? (double)size / (double)st.items : 0.0;
@@ -459,7 +419,7 @@ int cli_cmd_info(int argc, char **argv) {
     if (o.json) {
         printf("{\"file\": ");
         files_json_string(stdout, o.file);
-        printf(", \"format_version\": %u, \"file_bytes\": %lld, \"items\": %llu, "
+        printf(", \"format_version\": %u, \"file_bytes\": %llu, \"items\": %llu, "
                "\"num_buckets\": %llu, \"bucket_size\": %u, \"slots\": %llu, "
                "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, "
                "\"bits_per_item\": %.4f, "
@@ -483,7 +443,7 @@ int cli_cmd_info(int argc, char **argv) {
     } else {
         printf("file              %s\n", o.file);
         printf("format version    %u\n", st.format_version);
-        printf("file bytes        %lld\n", size);
+        printf("file bytes        %llu\n", size);
         printf("items             %llu\n", (unsigned long long)st.items);
         printf("buckets           %llu\n", (unsigned long long)st.num_buckets);
         printf("bucket size       %u\n", st.bucket_size);
@@ -510,7 +470,7 @@ int cli_cmd_info(int argc, char **argv) {
         }
     }
     cf_free(f);
-    if (fflush(stdout) != 0) return CLI_ERROR;
-    if (verified != CF_OK) return cli_error("%s: %s", o.file, check);
-    return CLI_OK;
+    if (verified == CF_OK) return CLI_OK;
+    fflush(stdout); /* the description before the error, where both reach one terminal */
+    return cli_error("%s: %s", o.file, check);
 }

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "files_help.h"
 
 static void usage(void) {
     fputs("usage: cuckoo merge OUT IN... [options]\n"
@@ -21,12 +22,7 @@ static void usage(void) {
           "all the keys) or --buckets, --bucket-size, width (--fpp or\n"
           "--fingerprint-bits), --seed and --semi-sort.  All or nothing: if the\n"
           "items do not fit, nothing is written.  OUT may be one of the inputs.\n"
-          "options:\n"
-          "  --force               replace an existing OUT\n"
-          "  --wait SECONDS        give up after waiting that long for another writer of OUT\n"
-          "                        (default: wait as long as it takes)\n"
-          "  --no-wait             fail at once if another writer holds OUT\n"
-          "  -h, --help            show this help\n",
+          "options:\n" FORCE_HELP_OF("OUT") WAIT_HELP_OF("OUT") HELP_HELP,
           stdout);
 }
 

@@ -33,10 +33,9 @@
 #include "cli.h"
 #include "cuckoofilter.h"
 #include "files.h"
+#include "files_help.h"
 
 #define IO_DEFAULT_CHUNK ((uint64_t)1 << 20)
-/* Redis's default proto-max-bulk-len: no chunk the module writes is longer. */
-#define IO_MAX_BULK ((uint64_t)512 << 20)
 #define IO_MAX_BODY ((uint64_t)1 << 39)
 
 static void usage_export(void) {
@@ -47,21 +46,20 @@ static void usage_export(void) {
           "  --expansion E         the key's EXPANSION: 0 or a power of two up to 32768\n"
           "                        (default 1)\n"
           "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 MiB)\n"
-          "  --output OUT          write to OUT instead of stdout\n"
-          "  -h, --help            show this help\n",
+          "  --output OUT          write to OUT instead of stdout\n" HELP_HELP,
           stdout);
 }
 
 static void usage_import(void) {
-    fputs("usage: cuckoo import FILE [STREAM] [options]\n"
-          "Reads CF.LOADCHUNK commands (Redis protocol, e.g. `cuckoo export`'s output\n"
-          "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
-          "Other commands are skipped.  The key must hold one sub-filter.\n"
-          "options:\n"
-          "  --key KEY             take KEY's chunks when the stream holds several keys\n"
-          "  --force               replace an existing FILE\n"
-          "  -h, --help            show this help\n",
-          stdout);
+    fputs(
+        "usage: cuckoo import FILE [STREAM] [options]\n"
+        "Reads CF.LOADCHUNK commands (Redis protocol, e.g. `cuckoo export`'s output\n"
+        "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
+        "Other commands are skipped.  The key must hold one sub-filter.\n"
+        "options:\n"
+        "  --key KEY             take KEY's chunks when the stream holds several keys\n" FORCE_HELP
+            HELP_HELP,
+        stdout);
 }
 
 /* ---------------------------------------------------------------- export */
@@ -78,6 +76,9 @@ static bool put_loadchunk(FILE *out, const char *key, long long it, const void *
            put_bulk(out, key, strlen(key)) && put_bulk(out, num, (size_t)k) && put_bulk(out, p, n);
 }
 
+/* Writes f's dump to out.  A failed write stops it and stays in out's error
+ * flag, for one message from the caller (the --output check, or cli_finish
+ * for stdout). */
 static int export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
                          FILE *out) {
     uint64_t len = cf_serialized_size(f), flags = 0;
@@ -86,66 +87,48 @@ static int export_filter(const cf_filter *f, const char *key, uint32_t expansion
     cfr_dump_fields d = {1, expansion, 0, first.slots, 0, 0, CFR_DUMP_VERSION};
     uint8_t header[CFR_DUMP_FIXED + CFR_DUMP_PER_SUB + 8];
     cfr_dump_header_write(header, &d, &len, &flags);
-    if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header))
-        return cli_error("export: write failed");
+    if (!put_loadchunk(out, key, cfr_iter_tag(0, 1), header, sizeof header)) return CLI_ERROR;
     uint8_t *buf = malloc(chunk);
     if (!buf) return cli_error("export: out of memory");
-    for (uint64_t at = 0; at < len;) {
+    uint64_t at = 0;
+    while (at < len) {
         size_t n = len - at < chunk ? (size_t)(len - at) : chunk;
-        if (cf_serialize_range(f, at, buf, n) != CF_OK ||
-            !put_loadchunk(out, key, cfr_iter_tag(0, 1 + at + n), buf, n)) {
+        cf_status s = cf_serialize_range(f, at, buf, n);
+        if (s != CF_OK) {
             free(buf);
-            return cli_error("export: write failed");
+            return cli_error("export: %s", cf_strerror(s));
         }
+        if (!put_loadchunk(out, key, cfr_iter_tag(0, 1 + at + n), buf, n)) break;
         at += n;
     }
     free(buf);
-    return fflush(out) == 0 ? CLI_OK : cli_error("export: write failed");
+    return at == len ? CLI_OK : CLI_ERROR;
 }
 
 int cli_cmd_export(int argc, char **argv) {
-    const char *pos[2] = {NULL, NULL}, *output = NULL;
-    int npos = 0;
-    uint64_t expansion = 1, chunk = IO_DEFAULT_CHUNK;
-    bool expansion_given = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage_export(), CLI_OK;
-        if (strcmp(a, "--expansion") == 0 && has_value) {
-            if (!cli_parse_u64(argv[++i], &expansion) || expansion > 32768 ||
-                (expansion & (expansion - 1)) != 0)
-                return cli_error("export: --expansion must be 0 or a power of two up to 32768");
-            expansion_given = true;
-        } else if (strcmp(a, "--chunk-bytes") == 0 && has_value) {
-            if (!cli_parse_u64(argv[++i], &chunk) || chunk < 16 || chunk > IO_MAX_BULK)
-                return cli_error("export: --chunk-bytes must be in 16..%llu",
-                                 (unsigned long long)IO_MAX_BULK);
-        } else if (strcmp(a, "--output") == 0 && has_value) {
-            output = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_error("export: unknown or incomplete option '%s'", a);
-        } else if (npos < 2) {
-            pos[npos++] = a;
-        } else {
-            return cli_error("export: unexpected argument '%s'", a);
-        }
-    }
-    if (npos != 2) return cli_error("export: wants FILE and KEY (see --help)");
+    files_opts o;
+    if (!files_parse(argc, argv, FILES_OPT_EXPORT, &o)) return CLI_ERROR;
+    if (o.help) return usage_export(), CLI_OK;
+    if (o.nkeys != 1)
+        return o.nkeys == 0 ? cli_error("export: wants FILE and KEY (see --help)")
+                            : cli_error("export: unexpected argument '%s'", o.keys[1]);
+    const char *output = o.output, *key = o.keys[0];
+    uint32_t expansion = o.has_expansion ? o.expansion : 1;
+    uint64_t chunk = o.chunk_bytes ? o.chunk_bytes : IO_DEFAULT_CHUNK;
     if (!output && isatty(STDOUT_FILENO))
         return cli_error("export: refusing to write binary data to a terminal "
                          "(pipe it to redis-cli --pipe, or use --output)");
     /* Mapped: chunks are read from the file in place, with no second copy. */
-    cf_filter *f = files_map(pos[0]);
+    cf_filter *f = files_map(o.file);
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
     /* A grown file keeps growing by its own factor: that is the key's
      * EXPANSION (the module refuses any other). */
     if (st.flags & CF_GROW) {
-        if (expansion_given && expansion != st.growth) {
+        if (o.has_expansion && expansion != st.growth) {
             cf_free(f);
-            return cli_error("export: %s grows by %u; --expansion must be that or absent", pos[0],
+            return cli_error("export: %s grows by %u; --expansion must be that or absent", o.file,
                              st.growth);
         }
         expansion = st.growth;
@@ -155,9 +138,12 @@ int cli_cmd_export(int argc, char **argv) {
         cf_free(f);
         return cli_error("%s: cannot open for writing", output);
     }
-    int rc = export_filter(f, pos[1], (uint32_t)expansion, (size_t)chunk, out);
+    int rc = export_filter(f, key, expansion, (size_t)chunk, out);
     cf_free(f);
-    if (output && fclose(out) != 0 && rc == CLI_OK) rc = cli_error("%s: write failed", output);
+    if (output) {
+        bool write_failed = ferror(out) != 0; /* fclose may not say it again */
+        if (fclose(out) != 0 || write_failed) rc = cli_error("%s: write failed", output);
+    }
     return rc;
 }
 
@@ -181,7 +167,7 @@ static bool read_prefixed(FILE *in, char c, uint64_t *out) {
 /* One bulk string, into a new buffer (free it). */
 static uint8_t *read_bulk(FILE *in, size_t *len) {
     uint64_t n;
-    if (!read_prefixed(in, '$', &n) || n > IO_MAX_BULK) return NULL;
+    if (!read_prefixed(in, '$', &n) || n > FILES_MAX_BULK) return NULL;
     uint8_t *p = malloc(n + 1);
     if (!p) return NULL;
     if (fread(p, 1, n, in) != n || fgetc(in) != '\r' || fgetc(in) != '\n') {
@@ -300,30 +286,16 @@ static int import_to(const importer *im, const files_opts *o) {
 }
 
 int cli_cmd_import(int argc, char **argv) {
-    const char *pos[2] = {NULL, NULL};
-    int npos = 0;
-    bool force = false;
+    files_opts o;
+    if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_IMPORT, &o)) return CLI_ERROR;
+    if (o.help) return usage_import(), CLI_OK;
+    if (o.nkeys > 1) return cli_error("import: unexpected argument '%s'", o.keys[1]);
+    const char *stream = o.nkeys == 1 ? o.keys[0] : "-";
     importer im = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) return usage_import(), CLI_OK;
-        if (strcmp(a, "--key") == 0 && i + 1 < argc) {
-            im.want_key = argv[++i];
-        } else if (strcmp(a, "--force") == 0) {
-            force = true;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_error("import: unknown or incomplete option '%s'", a);
-        } else if (npos < 2) {
-            pos[npos++] = a;
-        } else {
-            return cli_error("import: unexpected argument '%s'", a);
-        }
-    }
-    if (npos < 1) return cli_error("import: wants FILE (see --help)");
-    files_opts o = {.file = pos[0], .force = force, .wait_ms = -1};
+    im.want_key = o.redis_key;
     if (!files_may_replace(o.file, o.force)) return CLI_ERROR;
-    FILE *in = npos == 2 && strcmp(pos[1], "-") != 0 ? fopen(pos[1], "rb") : stdin;
-    if (!in) return cli_error("%s: cannot open", pos[1]);
+    FILE *in = strcmp(stream, "-") != 0 ? fopen(stream, "rb") : stdin;
+    if (!in) return cli_error("%s: cannot open", stream);
     int rc = read_stream(in, &im);
     if (in != stdin) fclose(in);
     if (rc == CLI_OK) rc = import_to(&im, &o);

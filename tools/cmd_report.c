@@ -54,38 +54,39 @@ static void usage(FILE *out) {
             REPORT_SEMI_MAX_BITS);
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("cuckoo report: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n\n", stderr);
+/* A bad flag: the reason is printed as every command prints it (cli_error),
+ * then the usage. */
+static int usage_after_error(void) {
+    fputc('\n', stderr);
     usage(stderr);
     return CLI_ERROR;
 }
 
-/* Accepts "--name value" and "--name=value"; returns the value or NULL. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *matched) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *matched = false;
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') {
-        *matched = true;
-        return a + n + 1;
-    }
-    if (a[n] != '\0') return NULL;
-    *matched = true;
-    if (*i + 1 >= argc) return NULL;
-    return argv[++*i];
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cuckoo: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return usage_after_error();
 }
 
+/* The table's options are read as the filter-file commands read them
+ * (cli_table_flag), into a cf_config that starts as p. */
 static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
+    cf_config table;
+    cf_config_init(&table);
+    table.fingerprint_bits = p->fingerprint_bits;
+    table.bucket_size = p->bucket_size;
+    table.num_buckets = p->buckets;
+    table.max_kicks = p->max_kicks;
+    table.seed = p->seed;
+    table.flags = p->semi_sort ? CF_SEMI_SORT : 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
-        bool m;
+        bool matched, missing = false;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             *help = true;
             return 0;
@@ -94,41 +95,32 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
             if (p->format != REPORT_TEXT && p->format != want)
                 return bad_usage("%s: --csv and --json exclude each other", a);
             p->format = want;
-        } else if (strcmp(a, "--semi-sort") == 0) {
-            p->semi_sort = true;
-        } else if ((v = flag_value(argc, argv, &i, "--fingerprint-bits", &m)) || m) {
-            if (!v || !cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
-                                          &p->fingerprint_bits))
-                return bad_usage("--fingerprint-bits wants an integer from 1 to 32, got '%s'",
-                                 v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--bucket-size", &m)) || m) {
-            unsigned b = 0;
-            if (!v || !cli_parse_unsigned(v, 1, CF_MAX_BUCKET_SIZE, &b) || (b & (b - 1)) != 0)
-                return bad_usage("--bucket-size wants 1, 2, 4 or 8, got '%s'", v ? v : "");
-            p->bucket_size = b;
-        } else if ((v = flag_value(argc, argv, &i, "--buckets", &m)) || m) {
-            if (!v || !cli_parse_u64(v, &p->buckets) || p->buckets == 0)
-                return bad_usage("--buckets wants an integer >= 1, got '%s'", v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--load", &m)) || m) {
-            if (!v || !cli_parse_double(v, &p->load) || !(p->load > 0 && p->load <= 1))
-                return bad_usage("--load wants a number in (0, 1], got '%s'", v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--queries", &m)) || m) {
-            if (!v || !cli_parse_u64(v, &p->queries) || p->queries == 0)
-                return bad_usage("--queries wants an integer >= 1, got '%s'", v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--max-kicks", &m)) || m) {
-            if (!v || !cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &p->max_kicks))
-                return bad_usage("--max-kicks wants an integer from 1 to %u, got '%s'",
-                                 CF_MAX_KICKS_LIMIT, v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--seed", &m)) || m) {
-            if (!v || !cli_parse_u64(v, &p->seed))
-                return bad_usage("--seed wants an unsigned 64-bit integer, got '%s'", v ? v : "");
-        } else if ((v = flag_value(argc, argv, &i, "--plot", &m)) || m) {
-            if (!v || *v == '\0') return bad_usage("--plot wants a directory");
+        } else if (!cli_table_flag(argc, argv, &i, &table, &matched)) {
+            return usage_after_error();
+        } else if (matched) {
+            continue;
+        } else if ((v = cli_flag_value(argc, argv, &i, "--load", &missing)) != NULL) {
+            if (!cli_parse_double(v, &p->load) || !(p->load > 0 && p->load <= 1))
+                return bad_usage("--load wants a number in (0, 1], not '%s'", v);
+        } else if ((v = cli_flag_value(argc, argv, &i, "--queries", &missing)) != NULL) {
+            if (!cli_parse_u64(v, &p->queries) || p->queries == 0)
+                return bad_usage("--queries wants a positive integer, not '%s'%s", v,
+                                 cli_number_hint(v));
+        } else if ((v = cli_flag_value(argc, argv, &i, "--plot", &missing)) != NULL) {
+            if (*v == '\0') return bad_usage("--plot wants a directory");
             p->plot_dir = v;
+        } else if (missing) {
+            return bad_usage("%s needs a value", a);
         } else {
-            return bad_usage("unknown option '%s'", a);
+            return bad_usage("report: unknown option '%s'", a);
         }
     }
+    p->fingerprint_bits = table.fingerprint_bits;
+    p->bucket_size = table.bucket_size;
+    p->buckets = table.num_buckets;
+    p->max_kicks = table.max_kicks;
+    p->seed = table.seed;
+    p->semi_sort = (table.flags & CF_SEMI_SORT) != 0;
     /* Checked once every flag is read: the order of the flags must not matter. */
     if (p->semi_sort && p->bucket_size != REPORT_SEMI_BUCKET_SIZE)
         return bad_usage("--semi-sort needs 4 slots per bucket (a semi-sorted bucket holds 4 "

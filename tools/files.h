@@ -1,7 +1,7 @@
 /*
- * files.h -- what the filter-file subcommands (cmd_files.c) share: option
- * parsing, key streams, and opening and saving a filter file with one-line
- * error messages.
+ * files.h -- what the filter-file subcommands (cmd_files.c, cmd_merge.c,
+ * cmd_redis_io.c) share: option parsing, key streams, and opening and
+ * saving a filter file with one-line error messages.
  */
 #ifndef CF_FILES_H
 #define CF_FILES_H
@@ -16,7 +16,8 @@
 /* Everything a subcommand may be given; each command accepts a subset. */
 typedef struct files_opts {
     const char *file;
-    char **keys; /* positional keys after FILE (argv slice) */
+    char **keys; /* the positionals after FILE (argv slice): keys; merge's INs,
+                    export's KEY, import's STREAM */
     int nkeys;
     bool has_capacity, has_fpp, has_fbits, has_buckets;
     cf_config cfg;
@@ -25,6 +26,12 @@ typedef struct files_opts {
     bool nul;              /* -0: keys end with NUL, not newline (input and output) */
     bool summary, found_only, missing_only; /* query's --summary, --found, --missing */
     int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
+
+    bool has_expansion;    /* export's --expansion E ... */
+    unsigned expansion;    /* ... 0 or a power of two up to FILES_MAX_EXPANSION */
+    uint64_t chunk_bytes;  /* export's --chunk-bytes N, else 0 (the command's default) */
+    const char *output;    /* export's --output OUT, else NULL (stdout) */
+    const char *redis_key; /* import's --key KEY, else NULL */
 } files_opts;
 
 /* Which options a command accepts (bit set). */
@@ -37,11 +44,24 @@ enum {
     FILES_OPT_UNIQUE = 32,   /* --unique */
     FILES_OPT_KEYS = 64,     /* --keys FILE, -0 */
     FILES_OPT_ANSWERS = 128, /* --summary --found --missing (query) */
-    FILES_OPT_WAIT = 256     /* --wait SECONDS, --no-wait */
+    FILES_OPT_WAIT = 256,    /* --wait SECONDS, --no-wait */
+    FILES_OPT_EXPORT = 512,  /* --expansion E, --chunk-bytes N, --output OUT (export) */
+    FILES_OPT_IMPORT = 1024  /* --key KEY (import) */
 };
 
-/* Parses argv (argv[0] = command name).  Returns true, or false after
- * printing a one-line error.  "--" ends the options. */
+/* Redis's default proto-max-bulk-len: no chunk the module writes, and none
+ * export writes or import reads, is longer. */
+#define FILES_MAX_BULK ((uint64_t)512 << 20)
+/* The smallest --chunk-bytes: a chunk still carries some of the table. */
+#define FILES_MIN_CHUNK 16
+/* The largest EXPANSION the Redis module takes (a power of two). */
+#define FILES_MAX_EXPANSION 32768u
+
+/* Parses argv (argv[0] = command name): the one parser of every filter-file
+ * command, so an option is spelled ("--name value" or "--name=value"),
+ * checked and reported ("needs a value", "wants ...") the same way in each.
+ * Returns true, or false after printing a one-line error.  "--" ends the
+ * options. */
 bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o);
 
 /* Calls fn for each key: the command-line keys if any, else each line (or
@@ -73,16 +93,21 @@ cf_filter *files_new(const files_opts *o);
 cf_filter *files_load(const char *path);
 cf_filter *files_map(const char *path);
 
+/* Maps path, verifying the checksum and the table (cf_map with verify), and
+ * sets *verified to the outcome: a file that verifies is mapped once, and
+ * everything about it is asked of that handle; one that fails is mapped
+ * again with the header checks alone, so that it can still be described.
+ * NULL, after the error is printed, when it cannot be mapped at all. */
+cf_filter *files_map_checked(const char *path, cf_status *verified);
+
 /* Saves atomically; prints the error and returns false on failure. */
 bool files_save(const cf_filter *f, const char *path);
 
 /* files_lock.c: commands that write a file take its lock (cf_lock_file)
  * first, so concurrent writers lose nothing; a read-modify-write (add,
- * delete) holds it from before the load until after the save.
- * files_wait_flag parses --wait SECONDS / --no-wait at argv[*i]: 1 parsed,
- * 0 not one of them, -1 bad (printed).  files_lock (for a FILE that must
+ * delete) holds it from before the load until after the save (files_parse
+ * reads --wait / --no-wait into wait_ms).  files_lock (for a FILE that must
  * exist: add, delete) prints the error and returns NULL on failure. */
-int files_wait_flag(int argc, char **argv, int *i, int *wait_ms);
 cf_file_lock *files_lock(const char *path, int wait_ms);
 void files_unlock(cf_file_lock *l);
 
@@ -104,8 +129,5 @@ void files_json_string(FILE *out, const char *s);
 /* Prints len bytes as a JSON string literal (a key may hold any byte: NUL
  * and control bytes are escaped, other bytes are copied). */
 void files_json_bytes(FILE *out, const char *s, size_t len);
-
-/* Writes n with thousands separators ("1,000,000") for people to read. */
-void files_thousands(uint64_t n, char *buf, size_t cap);
 
 #endif /* CF_FILES_H */

@@ -1,42 +1,20 @@
 /*
  * files_lock.c -- what keeps the filter-file commands safe beside other
- * processes: the writers' lock (cf_lock_file) and its --wait / --no-wait
- * options, the checks before a file is replaced, and a clear error instead
- * of a crash (SIGBUS) when another program truncates a mapped file in place.
+ * processes: the writers' lock (cf_lock_file), the checks before a file is
+ * replaced, and a clear error instead of a crash (SIGBUS) when another
+ * program truncates a mapped file in place.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "files.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-int files_wait_flag(int argc, char **argv, int *i, int *wait_ms) {
-    const char *a = argv[*i], *v;
-    if (strcmp(a, "--no-wait") == 0) {
-        *wait_ms = 0;
-        return 1;
-    }
-    if (strncmp(a, "--wait=", 7) == 0) {
-        v = a + 7;
-    } else if (strcmp(a, "--wait") == 0) {
-        if (*i + 1 >= argc) return cli_error("--wait needs a value"), -1;
-        v = argv[++*i];
-    } else {
-        return 0;
-    }
-    double s;
-    if (!cli_parse_double(v, &s) || !(s >= 0) || s > INT_MAX / 1000)
-        return cli_error("--wait wants seconds, 0 to %d, not '%s'", INT_MAX / 1000, v), -1;
-    *wait_ms = (int)(s * 1000 + 0.999); /* a fraction of a millisecond still waits */
-    return 1;
-}
 
 /* cf_lock_file with the error printed. */
 static cf_file_lock *lock_or_say(const char *path, int wait_ms) {

@@ -1,33 +1,19 @@
-/* files_util.c -- option parsing, key streams and file access for cmd_files.c. */
+/* files_util.c -- option parsing and file access for the filter-file commands. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "files.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 
-/* "--name value" or "--name=value": the value, or NULL when a is not --name.
- * *missing is set (never cleared) when --name is last with no value. */
-static const char *flag_value(int argc, char **argv, int *i, const char *name, bool *missing) {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     bool missing = false;
-    const char *v = flag_value(argc, argv, i, "--keys", &missing);
+    const char *v = cli_flag_value(argc, argv, i, "--keys", &missing);
     *matched = true;
     if (v != NULL) {
         if (*v == '\0') return cli_error("--keys wants a file name, or - for stdin"), false;
@@ -41,55 +27,110 @@ static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *
     return true;
 }
 
+/* create's and build's shape: the sizing options, then the table's (cli_opts.c). */
 static bool parse_shape_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
     const char *v;
     bool missing = false;
     *matched = true;
-    if ((v = flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
+    if ((v = cli_flag_value(argc, argv, i, "--capacity", &missing)) != NULL) {
         if (!cli_parse_u64(v, &o->cfg.capacity) || o->cfg.capacity == 0)
             return cli_error("--capacity wants a positive integer, not '%s'%s", v,
                              cli_number_hint(v)),
                    false;
         o->has_capacity = true;
-    } else if ((v = flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
+    } else if ((v = cli_flag_value(argc, argv, i, "--fpp", &missing)) != NULL) {
         if (!cli_parse_double(v, &o->cfg.target_fpp) || !(o->cfg.target_fpp > 0) ||
             !(o->cfg.target_fpp < 1))
             return cli_error("--fpp wants a probability between 0 and 1 (0.001, 1e-3), not '%s'",
                              v),
                    false;
         o->has_fpp = true;
-    } else if ((v = flag_value(argc, argv, i, "--fingerprint-bits", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS,
-                                &o->cfg.fingerprint_bits))
-            return cli_error("--fingerprint-bits wants a width from %d to %d bits, not '%s'",
-                             CF_MIN_FINGERPRINT_BITS, CF_MAX_FINGERPRINT_BITS, v),
-                   false;
-        o->has_fbits = true;
-    } else if ((v = flag_value(argc, argv, i, "--bucket-size", &missing)) != NULL) {
-        unsigned b;
-        if (!cli_parse_unsigned(v, 1, 8, &b) || (b & (b - 1)) != 0)
-            return cli_error("--bucket-size wants 1, 2, 4 or 8, not '%s'", v), false;
-        o->cfg.bucket_size = b;
-    } else if ((v = flag_value(argc, argv, i, "--seed", &missing)) != NULL) {
-        if (!cli_parse_u64(v, &o->cfg.seed))
-            return cli_error("--seed wants an unsigned 64-bit integer, not '%s'", v), false;
-    } else if ((v = flag_value(argc, argv, i, "--max-kicks", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, 1, CF_MAX_KICKS_LIMIT, &o->cfg.max_kicks))
-            return cli_error("--max-kicks wants an eviction budget from 1 to %u, not '%s'",
-                             CF_MAX_KICKS_LIMIT, v),
-                   false;
-    } else if ((v = flag_value(argc, argv, i, "--buckets", &missing)) != NULL) {
-        if (!cli_parse_u64(v, &o->cfg.num_buckets) || o->cfg.num_buckets == 0)
-            return cli_error("--buckets wants a positive integer, not '%s'%s", v,
-                             cli_number_hint(v)),
-                   false;
-        o->has_buckets = true;
-    } else if (strcmp(argv[*i], "--semi-sort") == 0) {
-        o->cfg.flags |= CF_SEMI_SORT;
+    } else if (!cli_table_flag(argc, argv, i, &o->cfg, matched)) {
+        return false;
+    } else if (!*matched) {
+        *matched = missing;
+        if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    }
+    return true;
+}
+
+/* --wait SECONDS, --no-wait: the writers' lock (files_lock.c). */
+static bool parse_wait_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    bool missing = false;
+    const char *v = cli_flag_value(argc, argv, i, "--wait", &missing);
+    *matched = true;
+    if (v != NULL) {
+        double s;
+        if (!cli_parse_double(v, &s) || !(s >= 0) || s > INT_MAX / 1000)
+            return cli_error("--wait wants seconds, 0 to %d, not '%s'", INT_MAX / 1000, v), false;
+        o->wait_ms = (int)(s * 1000 + 0.999); /* a fraction of a millisecond still waits */
+    } else if (strcmp(argv[*i], "--no-wait") == 0) {
+        o->wait_ms = 0;
     } else {
         *matched = missing;
         if (missing) return cli_error("%s needs a value", argv[*i]), false;
     }
+    return true;
+}
+
+/* export's --expansion, --chunk-bytes, --output. */
+static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    const char *v;
+    bool missing = false;
+    *matched = true;
+    if ((v = cli_flag_value(argc, argv, i, "--expansion", &missing)) != NULL) {
+        if (!cli_parse_unsigned(v, 0, FILES_MAX_EXPANSION, &o->expansion) ||
+            (o->expansion & (o->expansion - 1)) != 0)
+            return cli_error("--expansion wants 0 or a power of two up to %u, not '%s'",
+                             FILES_MAX_EXPANSION, v),
+                   false;
+        o->has_expansion = true;
+    } else if ((v = cli_flag_value(argc, argv, i, "--chunk-bytes", &missing)) != NULL) {
+        if (!cli_parse_u64(v, &o->chunk_bytes) || o->chunk_bytes < FILES_MIN_CHUNK ||
+            o->chunk_bytes > FILES_MAX_BULK)
+            return cli_error("--chunk-bytes wants a size from %d to %llu bytes, not '%s'%s",
+                             FILES_MIN_CHUNK, (unsigned long long)FILES_MAX_BULK, v,
+                             cli_number_hint(v)),
+                   false;
+    } else if ((v = cli_flag_value(argc, argv, i, "--output", &missing)) != NULL) {
+        if (*v == '\0') return cli_error("--output wants a file name"), false;
+        o->output = v;
+    } else {
+        *matched = missing;
+        if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    }
+    return true;
+}
+
+/* import's --key KEY (any string: a Redis key may be empty). */
+static bool parse_import_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
+    bool missing = false;
+    const char *v = cli_flag_value(argc, argv, i, "--key", &missing);
+    *matched = v != NULL || missing;
+    if (missing) return cli_error("%s needs a value", argv[*i]), false;
+    if (v != NULL) o->redis_key = v;
+    return true;
+}
+
+/* The options that take values, in groups; each parser sets *matched when
+ * argv[*i] is one of its options, and returns false after an error. */
+static const struct {
+    unsigned bit;
+    bool (*parse)(int argc, char **argv, int *i, files_opts *o, bool *matched);
+} value_flags[] = {
+    {FILES_OPT_SHAPE, parse_shape_flag},   {FILES_OPT_KEYS, parse_keys_flag},
+    {FILES_OPT_WAIT, parse_wait_flag},     {FILES_OPT_EXPORT, parse_export_flag},
+    {FILES_OPT_IMPORT, parse_import_flag},
+};
+
+/* Tries every accepted group on argv[*i]: false after an error, else
+ * *matched says whether one took it. */
+static bool parse_value_flag(int argc, char **argv, int *i, unsigned accepted, files_opts *o,
+                             bool *matched) {
+    *matched = false;
+    for (size_t g = 0; g < sizeof value_flags / sizeof value_flags[0] && !*matched; g++)
+        if ((accepted & value_flags[g].bit) && !value_flags[g].parse(argc, argv, i, o, matched))
+            return false;
     return true;
 }
 
@@ -104,7 +145,6 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
         bool matched = false;
-        int waits;
         if (options_done || a[0] != '-' || a[1] == '\0') {
             argv[1 + npos++] = a;
             continue;
@@ -114,11 +154,7 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->help = true;
             return true;
-        } else if ((accepted & FILES_OPT_SHAPE) && !parse_shape_flag(argc, argv, &i, o, &matched)) {
-            return false;
-        } else if (matched) {
-            continue;
-        } else if ((accepted & FILES_OPT_KEYS) && !parse_keys_flag(argc, argv, &i, o, &matched)) {
+        } else if (!parse_value_flag(argc, argv, &i, accepted, o, &matched)) {
             return false;
         } else if (matched) {
             continue;
@@ -128,9 +164,6 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             o->found_only = true;
         } else if ((accepted & FILES_OPT_ANSWERS) && strcmp(a, "--missing") == 0) {
             o->missing_only = true;
-        } else if ((accepted & FILES_OPT_WAIT) &&
-                   (waits = files_wait_flag(argc, argv, &i, &o->wait_ms)) != 0) {
-            if (waits < 0) return false;
         } else if ((accepted & FILES_OPT_QUIET) && strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if ((accepted & FILES_OPT_JSON) && strcmp(a, "--json") == 0) {
@@ -145,6 +178,9 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             return cli_error("%s: unknown option '%s' (see --help)", argv[0], a), false;
         }
     }
+    /* 0 is cf_config_init's value for both and one neither option takes. */
+    o->has_fbits = o->cfg.fingerprint_bits != 0;
+    o->has_buckets = o->cfg.num_buckets != 0;
     if (npos == 0) return cli_error("%s: missing FILE (see --help)", argv[0]), false;
     o->file = argv[1];
     o->keys = argv + 2;
@@ -207,6 +243,19 @@ cf_filter *files_map(const char *path) {
     return f;
 }
 
+cf_filter *files_map_checked(const char *path, cf_status *verified) {
+    cf_filter *f = NULL;
+    *verified = cf_map(path, true, &f);
+    if (*verified == CF_OK) {
+        files_guard_mapping(path);
+        return f;
+    }
+    /* The public API verifies only while mapping: a file that fails is
+     * mapped again with the header checks alone, so that a damaged table
+     * can still be described (and one that cannot be mapped is reported). */
+    return files_map(path);
+}
+
 bool files_save(const cf_filter *f, const char *path) {
     const char *what = files_not_regular(path);
     if (what != NULL)
@@ -237,15 +286,4 @@ void files_json_bytes(FILE *out, const char *s, size_t len) {
 
 void files_json_string(FILE *out, const char *s) {
     files_json_bytes(out, s, strlen(s));
-}
-
-void files_thousands(uint64_t n, char *buf, size_t cap) {
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
-    size_t at = 0;
-    for (int i = 0; i < len && at + 1 < cap; i++) {
-        if (i > 0 && (len - i) % 3 == 0 && at + 2 < cap) buf[at++] = ',';
-        buf[at++] = digits[i];
-    }
-    buf[at < cap ? at : cap - 1] = '\0';
 }

@@ -10,17 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* 249036 -> "249,036" */
-static const char *grouped(uint64_t v, char buf[32]) {
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%" PRIu64, v), o = 0;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && (n - i) % 3 == 0) buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
+#include "cli.h"
 
 /* A probability as a percentage with 4 significant digits: 0.1832%, 9.6e-05%. */
 static const char *pct(double p, char buf[32]) {
@@ -54,8 +44,9 @@ static void text_fill(const report *r, FILE *out, bool art) {
     fprintf(out,
             "  %u-bit fingerprints, %u slots per bucket, %s buckets (%s slots), target load "
             "%g%%,\n  max kicks %u, %s non-member queries, seed %" PRIu64 "\n",
-            p->fingerprint_bits, p->bucket_size, grouped(p->buckets, a), grouped(f->slots, b),
-            100 * p->load, p->max_kicks, grouped(p->queries, c), p->seed);
+            p->fingerprint_bits, p->bucket_size, cli_thousands(p->buckets, a, sizeof a),
+            cli_thousands(f->slots, b, sizeof b), 100 * p->load, p->max_kicks,
+            cli_thousands(p->queries, c, sizeof c), p->seed);
     if (p->semi_sort)
         fprintf(out,
                 "  semi-sorted buckets (--semi-sort): %u bits per slot, the FPP of %u-bit "
@@ -65,20 +56,23 @@ static void text_fill(const report *r, FILE *out, bool art) {
     if (art) item(out, art, "", "the article (Python)", "%s", "");
 
     snprintf(label, sizeof label, "1. items inserted at %g%% load", 100 * p->load);
-    item(out, art, label, "249,036", "%s%s", grouped(f->items, a),
+    item(out, art, label, "249,036", "%s%s", cli_thousands(f->items, a, sizeof a),
          f->target_reached ? "" : " (the filter filled up before the target)");
     item(out, art, "   memory (bucket table)", "393,216 B = 384 KB",
          "%s B = %.4g KiB (%u bits "
          "per slot)",
-         grouped(f->table_bytes, a), (double)f->table_bytes / 1024, f->bits_per_slot);
-    item(out, art, "   memory (all allocations)", NULL, "%s B", grouped(f->memory_bytes, a));
+         cli_thousands(f->table_bytes, a, sizeof a), (double)f->table_bytes / 1024,
+         f->bits_per_slot);
+    item(out, art, "   memory (all allocations)", NULL, "%s B",
+         cli_thousands(f->memory_bytes, a, sizeof a));
     if (f->items) item(out, art, "   bits per item", "12.63", "%.2f", f->bits_per_item);
 
     item(out, art, "2. false negatives", "0", "%s of %s inserted items",
-         grouped(f->false_negatives, a), grouped(f->items, b));
+         cli_thousands(f->false_negatives, a, sizeof a), cli_thousands(f->items, b, sizeof b));
 
     item(out, art, "3. false-positive rate", "0.1832% (916)", "%s (%s of %s non-members)",
-         pct(f->fpp.rate, a), grouped(f->fpp.hits, b), grouped(f->fpp.trials, c));
+         pct(f->fpp.rate, a), cli_thousands(f->fpp.hits, b, sizeof b),
+         cli_thousands(f->fpp.trials, c, sizeof c));
     item(out, art, "   95% confidence interval", NULL, "[%s, %s] (Wilson score)",
          pct(f->fpp.low, a), pct(f->fpp.high, b));
     item(out, art, "   theory 1-(1-1/(2^f-1))^(2b*load)", NULL, "%s, %s the interval",
@@ -95,12 +89,13 @@ static void text_fill(const report *r, FILE *out, bool art) {
     item(out, art, label, "4/4: True -> False", "found before %u/%u, after %u/%u",
          f->delete_found_before, f->delete_items, f->delete_found_after, f->delete_items);
     item(out, art, "   other items lost by the deletes", NULL, "%s",
-         grouped(f->delete_others_lost, a));
+         cli_thousands(f->delete_others_lost, a, sizeof a));
 
     item(out, art, "6. fill until an insert fails", "~96%", "load %.2f%% (%s items)%s",
-         100 * f->fail_load, grouped(f->fail_items, a), f->fail_reached ? "" : ", no failure");
+         100 * f->fail_load, cli_thousands(f->fail_items, a, sizeof a),
+         f->fail_reached ? "" : ", no failure");
     item(out, art, "   items lost at that point", "1 (the dropped victim)",
-         "%s (a failed insert changes nothing)", grouped(f->fail_lost, a));
+         "%s (a failed insert changes nothing)", cli_thousands(f->fail_lost, a, sizeof a));
 }
 
 /* "(0.1854%)" padded to a column. */
@@ -198,8 +193,8 @@ static void text_buckets(const report *r, FILE *out) {
     for (int i = 0; i < REPORT_BUCKET_ROWS; i++) {
         const report_bucket_row *w = &r->buckets[i];
         fprintf(out, "    %2u  %-11s  %6.2f%%   %12.3f  %-5s  %s\n", w->bucket_size,
-                grouped(w->buckets, a), 100 * w->max_load, w->mean_kicks, grouped(w->lost, b),
-                paper[i]);
+                cli_thousands(w->buckets, a, sizeof a), 100 * w->max_load, w->mean_kicks,
+                cli_thousands(w->lost, b, sizeof b), paper[i]);
     }
 }
 
