@@ -79,12 +79,19 @@ grep -q 'checksum mismatch' "$dir/out" || fail "info of a damaged file: $(cat "$
 "$cuckoo" info "$dir/damaged.cf" >"$dir/both" 2>&1
 [[ $(tail -n 1 "$dir/both") == "cuckoo: $dir/damaged.cf: checksum mismatch" ]] ||
   fail "info's error is not last: $(cat "$dir/both")"
-# info maps the file once and asks that handle everything, its length too.
-if strace -f -e trace=openat,open -o "$dir/trace" true 2>/dev/null; then
-  strace -f -e trace=openat,open -o "$dir/trace" "$cuckoo" info "$f" >/dev/null
-  opens=$(grep -c "\"$f\"" "$dir/trace")
-  [[ $opens == 1 ]] || fail "info opened $f $opens times"
-fi
+# info maps the file once and asks that handle everything, its length too
+# (scripts/deps.sh installs strace; a kernel that forbids tracing says so).
+info_opens_once() {
+  if ! strace -f -e trace=openat,open -o "$dir/trace" true 2>/dev/null; then
+    echo "test_files: strace cannot trace here; info's single open of $1 not checked" >&2
+    return
+  fi
+  strace -f -e trace=openat,open -o "$dir/trace" "$cuckoo" info "$1" >/dev/null
+  local opens
+  opens=$(grep -c "\"$1\"" "$dir/trace")
+  [[ $opens == 1 ]] || fail "info opened $1 $opens times"
+}
+info_opens_once "$f"
 expect 2 "$cuckoo" add "$dir/damaged.cf" x; one_line_error
 expect 2 "$cuckoo" info tests-do-not-exist.cf; one_line_error
 
@@ -120,6 +127,7 @@ for x in "$f" "$dir/g.cf"; do
   "$cuckoo" info --json "$x" | grep -q "\"file_bytes\": $(stat -c %s "$x")," ||
     fail "info's file_bytes is not the length of $x"
 done
+info_opens_once "$dir/g.cf"
 expect 0 "$cuckoo" create "$dir/p.cf" --capacity 50
 expect 2 bash -c "seq 1 2000 | '$cuckoo' add '$dir/p.cf' 2>/dev/null"
 expect 0 bash -c "seq 1 2000 | '$cuckoo' add --grow '$dir/p.cf'"
