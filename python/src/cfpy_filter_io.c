@@ -59,17 +59,42 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify) {
     return cfpy_filter_wrap((PyTypeObject *)cls, f);
 }
 
+/* Makes the filter just loaded thread-safe (the library's CF_CONCURRENT,
+ * which files never carry); ValueError for one that cannot be (grown or
+ * semi-sorted), NotImplementedError when the library lacks the flag. */
+static PyObject *make_concurrent(PyObject *filter) {
+    if (filter == NULL) return NULL;
+#ifdef CF_CONCURRENT
+    cf_status s = cf_make_concurrent(((cfpy_filter *)filter)->f);
+    if (s == CF_OK) return filter;
+    Py_DECREF(filter);
+    return cfpy_raise(s, CFPY_READ, NULL, 0, NULL);
+#else
+    Py_DECREF(filter);
+    PyErr_Format(PyExc_NotImplementedError,
+                 "concurrent=True needs a library built with that feature; this one (%s) has none",
+                 cf_version_string());
+    return NULL;
+#endif
+}
+
 const char cfpy_doc_load[] =
-    "load($type, path)\n--\n\n"
+    "load($type, path, *, concurrent=False)\n--\n\n"
     "Read and validate a filter file (every field, the table's invariants and\n"
     "the checksum) into memory.  Raises OSError, or FormatError naming what is\n"
-    "wrong (truncated, corrupt, bad magic, unknown version, bad checksum).";
+    "wrong (truncated, corrupt, bad magic, unknown version, bad checksum).\n"
+    "concurrent=True makes the loaded filter thread-safe, as\n"
+    "CuckooFilter(concurrent=True) is (files do not record it); ValueError for\n"
+    "a growing or semi-sorted filter.";
 
 PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"path", NULL};
+    static char *kwlist[] = {"path", "concurrent", NULL};
     PyObject *path;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:load", kwlist, &path)) return NULL;
-    return open_file(cls, path, -1);
+    int concurrent = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$p:load", kwlist, &path, &concurrent))
+        return NULL;
+    PyObject *f = open_file(cls, path, -1);
+    return concurrent ? make_concurrent(f) : f;
 }
 
 const char cfpy_doc_map[] =

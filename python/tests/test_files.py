@@ -42,6 +42,28 @@ def test_round_trips(tmp_path):
     assert g != f and "more" in g
 
 
+def test_load_concurrent(tmp_path):
+    f = cf.CuckooFilter(capacity=2000, seed=3)
+    f.update(range(1500))
+    f.save(tmp_path / "a.cf")
+    if not hasattr(cf._cuckoofilter, "CONCURRENT"):
+        with pytest.raises(NotImplementedError, match="concurrent"):
+            cf.CuckooFilter.load(tmp_path / "a.cf", concurrent=True)
+        return
+    g = cf.CuckooFilter.load(tmp_path / "a.cf", concurrent=True)
+    assert g.stats.flags == cf._cuckoofilter.CONCURRENT
+    assert g.stats.items == f.stats.items == 1500
+    assert g.contains_many(range(1500)) == [True] * 1500
+    g.discard(7)
+    f.discard(7)
+    assert g.to_bytes() == f.to_bytes()  # files never record the flag
+    grown = cf.CuckooFilter(capacity=100, grow=True)
+    grown.save(tmp_path / "g.cf")
+    with pytest.raises(ValueError):
+        cf.CuckooFilter.load(tmp_path / "g.cf", concurrent=True)
+    assert cf.CuckooFilter.load(tmp_path / "a.cf").stats.flags == 0
+
+
 def test_save_is_atomic_replacement(tmp_path):
     path = tmp_path / "f.cf"
     f = cf.CuckooFilter(capacity=100)
