@@ -120,8 +120,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         return RedisModule_ReplyWithError(ctx, "BUCKETSIZE: value must be in the range [1, 255]");
     if (ex && RedisModule_StringToLongLong(argv[ex], &e) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Couldn't parse EXPANSION");
-    if (e < 0 || e > 32768)
-        return RedisModule_ReplyWithError(ctx, "EXPANSION: value must be in the range [0, 32768]");
+    if (e < 0 || e > CFR_MAX_EXPANSION)
+        return RedisModule_ReplyWithError(
+            ctx, "EXPANSION: value must be in the range [0, " CFR_STR(CFR_MAX_EXPANSION) "]");
     if (er && fp)
         return RedisModule_ReplyWithError(ctx,
                                           "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");

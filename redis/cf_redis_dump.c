@@ -74,7 +74,8 @@ bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_d
         return false;
     if (get_le(h + len - 8, 8) != fnv1a64(h, len - 8)) return false;
     uint64_t e = get_le(h + 16, 4), fl = get_le(h + 20, 4);
-    if (e > 32768 || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0) return false;
+    if (e > CFR_MAX_EXPANSION || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0)
+        return false;
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t sl = cfr_dump_sub_len(h, i);

@@ -16,7 +16,7 @@
  *                 filter, format version 2 if it has grown, else 1);
  *                 version 1: 1..CFR_MAX_FILTERS_LIMIT single-table images,
  *                 one per sub-filter of the old chain
- *   16      4     expansion (0 or a power of two <= 32768)
+ *   16      4     expansion (0 or a power of two <= CFR_MAX_EXPANSION)
  *   20      4     key flags (bit 0: exhausted -- inserts are refused
  *                 without a search until a delete)
  *   24      8     requested capacity of the first table
@@ -47,6 +47,12 @@
 #include <stdint.h>
 
 #define CFR_DUMP_VERSION 2
+/* The largest EXPANSION (RedisBloom's range, [0, 32768]): CF.RESERVE's
+ * check, the dump header's and `cuckoo export --expansion`'s.  A bare
+ * literal, so that CFR_STR can put it in their messages. */
+#define CFR_MAX_EXPANSION 32768
+#define CFR_STR_(x) #x
+#define CFR_STR(x) CFR_STR_(x)
 #define CFR_MAX_FILTERS_LIMIT 1024 /* version 1 headers only */
 #define CFR_DUMP_FIXED 48u
 #define CFR_DUMP_PER_SUB 16u

@@ -39,15 +39,18 @@
 #define IO_MAX_BODY ((uint64_t)1 << 39)
 
 static void usage_export(void) {
-    fputs("usage: cuckoo export FILE KEY [options]\n"
-          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
-          "`redis-cli --pipe`.\n"
-          "options:\n"
-          "  --expansion E         the key's EXPANSION: 0 or a power of two up to 32768\n"
-          "                        (default 1)\n"
-          "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 MiB)\n"
-          "  --output OUT          write to OUT instead of stdout\n" HELP_HELP,
-          stdout);
+    fputs(
+        "usage: cuckoo export FILE KEY [options]\n"
+        "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
+        "`redis-cli --pipe`.\n"
+        "options:\n"
+        "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
+            CFR_MAX_EXPANSION) "\n"
+                               "                        (default 1)\n"
+                               "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
+                               "MiB)\n"
+                               "  --output OUT          write to OUT instead of stdout\n" HELP_HELP,
+        stdout);
 }
 
 static void usage_import(void) {

@@ -28,7 +28,7 @@ typedef struct files_opts {
     int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
 
     bool has_expansion;    /* export's --expansion E ... */
-    unsigned expansion;    /* ... 0 or a power of two up to FILES_MAX_EXPANSION */
+    unsigned expansion;    /* ... 0 or a power of two up to CFR_MAX_EXPANSION */
     uint64_t chunk_bytes;  /* export's --chunk-bytes N, else 0 (the command's default) */
     const char *output;    /* export's --output OUT, else NULL (stdout) */
     const char *redis_key; /* import's --key KEY, else NULL */
@@ -54,8 +54,6 @@ enum {
 #define FILES_MAX_BULK ((uint64_t)512 << 20)
 /* The smallest --chunk-bytes: a chunk still carries some of the table. */
 #define FILES_MIN_CHUNK 16
-/* The largest EXPANSION the Redis module takes (a power of two). */
-#define FILES_MAX_EXPANSION 32768u
 
 /* Parses argv (argv[0] = command name): the one parser of every filter-file
  * command, so an option is spelled ("--name value" or "--name=value"),

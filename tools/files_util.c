@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cf_redis_dump.h" /* CFR_MAX_EXPANSION */
 #include "cli.h"
 
 static bool parse_keys_flag(int argc, char **argv, int *i, files_opts *o, bool *matched) {
@@ -79,10 +80,10 @@ static bool parse_export_flag(int argc, char **argv, int *i, files_opts *o, bool
     bool missing = false;
     *matched = true;
     if ((v = cli_flag_value(argc, argv, i, "--expansion", &missing)) != NULL) {
-        if (!cli_parse_unsigned(v, 0, FILES_MAX_EXPANSION, &o->expansion) ||
+        if (!cli_parse_unsigned(v, 0, CFR_MAX_EXPANSION, &o->expansion) ||
             (o->expansion & (o->expansion - 1)) != 0)
             return cli_error("--expansion wants 0 or a power of two up to %u, not '%s'",
-                             FILES_MAX_EXPANSION, v),
+                             CFR_MAX_EXPANSION, v),
                    false;
         o->has_expansion = true;
     } else if ((v = cli_flag_value(argc, argv, i, "--chunk-bytes", &missing)) != NULL) {
