@@ -62,6 +62,9 @@ expect 2 "$cuckoo" add --no-wait "$f" x; one_line_error; err_says 'locked by ano
 expect 2 "$cuckoo" delete "$f" w1-0 --no-wait; one_line_error
 expect 2 "$cuckoo" add --wait 0.2 "$f" x; one_line_error; err_says 'gave up after --wait 0.2'
 expect 2 "$cuckoo" create "$f" --capacity 10 --force --wait=0.1; one_line_error
+expect 0 "$cuckoo" export "$f" k --output "$dir/stream"  # a reader too
+expect 2 "$cuckoo" import "$f" "$dir/stream" --force --no-wait; one_line_error
+err_says 'locked by another writer'
 expect 0 "$cuckoo" query -q "$f" w1-0                   # readers take no lock
 "$cuckoo" add "$f" waited 3>&- 2>"$dir/waiter.err" &   # waits as long as it takes
 waiter=$!

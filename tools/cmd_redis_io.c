@@ -61,7 +61,7 @@ static void usage_import(void) {
         "Other commands are skipped.  The key must hold one sub-filter.\n"
         "options:\n"
         "  --key KEY             take KEY's chunks when the stream holds several keys\n" FORCE_HELP
-            HELP_HELP,
+            WAIT_HELP HELP_HELP,
         stdout);
 }
 
@@ -290,7 +290,8 @@ static int import_to(const importer *im, const files_opts *o) {
 
 int cli_cmd_import(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_IMPORT, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_WAIT | FILES_OPT_IMPORT, &o))
+        return CLI_ERROR;
     if (o.help) return usage_import(), CLI_OK;
     if (o.nkeys > 1) return cli_error("import: unexpected argument '%s'", o.keys[1]);
     const char *stream = o.nkeys == 1 ? o.keys[0] : "-";
