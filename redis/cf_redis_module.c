@@ -57,14 +57,24 @@ static uint64_t saved_body_len(const cfr_chain *c) {
     return cfr_dump_body_len(c) + (c->loading ? c->partial_len : 0);
 }
 
+/* The buffer for_each_chunk falls back to when it cannot allocate one of
+ * `piece` bytes: a save must not stop halfway (Redis would write the
+ * truncated value and fail to load its own file), and smaller pieces are
+ * valid everywhere (1..CHUNK_BYTES). */
+#define FALLBACK_PIECE 4096
+
 /* Calls fn for the body of c in pieces of 1..`piece` bytes, read from the
  * live tables through one buffer, then for a loading key's partial bytes
- * (saved_body_len bytes in all).  False if memory ran out. */
+ * (saved_body_len bytes in all).  False if a read of the tables failed. */
 static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, void *arg) {
     uint64_t body = cfr_dump_body_len(c);
     size_t cap = body < piece ? (size_t)body : piece;
+    uint8_t fallback[FALLBACK_PIECE];
     uint8_t *buf = cfr_alloc(cap ? cap : 1);
-    if (!buf) return false;
+    if (!buf) {
+        buf = fallback;
+        cap = cap < sizeof fallback ? cap : sizeof fallback;
+    }
     bool ok = true;
     for (uint64_t at = 0; ok && at < body;) {
         size_t n = body - at < cap ? (size_t)(body - at) : cap;
@@ -72,7 +82,7 @@ static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, vo
         if (ok) fn(arg, buf, n);
         at += n;
     }
-    cfr_free(buf);
+    if (buf != fallback) cfr_free(buf);
     if (ok && c->loading && c->partial_len) {
         for (size_t at = 0; at < c->partial_len; at += piece)
             fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
@@ -99,7 +109,7 @@ static void type_rdb_save(RedisModuleIO *io, void *value) {
     cfr_free(h);
     RedisModule_SaveUnsigned(io, saved_body_len(c));
     if (!for_each_chunk(c, cfr_lim.chunk_bytes, save_piece, io))
-        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
+        RedisModule_LogIOError(io, "warning", "cuckoo: a filter could not be read while saving");
 }
 
 static bool io_failed(RedisModuleIO *io) {
@@ -204,7 +214,7 @@ static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *va
                         hl);
     cfr_free(h);
     if (!for_each_chunk(c, cfr_lim.chunk_bytes, emit_piece, &a))
-        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
+        RedisModule_LogIOError(io, "warning", "cuckoo: a filter could not be read in AOF rewrite");
 }
 
 /* ---- the other callbacks ---- */

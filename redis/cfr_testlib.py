@@ -98,7 +98,8 @@ class Server:
         raise RuntimeError("redis-server did not start:\n" + self.log_tail())
 
     def client(self, **kw):
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=30, **kw)
+        kw.setdefault("socket_timeout", 30)
+        return redis.Redis(host="127.0.0.1", port=self.port, **kw)
 
     def cli(self, *args, raw=False):
         """Runs redis-cli; returns its stdout as text (bytes if raw)."""

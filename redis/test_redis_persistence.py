@@ -105,12 +105,15 @@ CHUNK = 4096
 def large_mallocs(r, at_least):
     """jemalloc's count of allocations of at least `at_least` bytes so far
     (MEMORY MALLOC-STATS, the table of large size classes): exact, unlike
-    used_memory_peak, which Redis samples between commands."""
+    used_memory_peak, which Redis samples between commands.  Only the first
+    such table counts: with several arenas jemalloc prints the merged totals
+    first, then each arena's."""
     text = r.execute_command("MEMORY", "MALLOC-STATS").decode()
-    total, rows = 0, False
+    total, rows, tables = 0, False, 0
     for line in text.splitlines():
         if re.match(r"large:\s+size\s+ind\s+allocated\s+nmalloc", line):
-            rows = True
+            tables += 1
+            rows = tables == 1
             continue
         if rows and line.strip() == "---":
             continue

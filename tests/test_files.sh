@@ -82,13 +82,13 @@ grep -q 'checksum mismatch' "$dir/out" || fail "info of a damaged file: $(cat "$
 # info maps the file once and asks that handle everything, its length too
 # (scripts/deps.sh installs strace; a kernel that forbids tracing says so).
 info_opens_once() {
-  if ! strace -f -e trace=openat,open -o "$dir/trace" true 2>/dev/null; then
+  if ! strace -f -e trace=%file -o "$dir/trace" true 2>/dev/null; then
     echo "test_files: strace cannot trace here; info's single open of $1 not checked" >&2
     return
   fi
-  strace -f -e trace=openat,open -o "$dir/trace" "$cuckoo" info "$1" >/dev/null
+  strace -f -e trace=%file -o "$dir/trace" "$cuckoo" info "$1" >/dev/null
   local opens
-  opens=$(grep -c "\"$1\"" "$dir/trace")
+  opens=$(grep -cE "open(at)?\(.*\"$1\"" "$dir/trace")
   [[ $opens == 1 ]] || fail "info opened $1 $opens times"
 }
 info_opens_once "$f"
