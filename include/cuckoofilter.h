@@ -37,8 +37,8 @@
  *
  * Threads: a plain filter may be read from many threads at once (cf_contains
  * and friends are const and allocate nothing); writes need external locking.
- * A filter created with CF_CONCURRENT in cfg.flags needs no lock of the
- * caller's: cf_insert, cf_insert_unique, cf_delete, cf_contains, cf_count,
+ * A filter created with CF_CONCURRENT in cfg.flags (or made so by
+ * cf_make_concurrent) needs no lock of the caller's: cf_insert, cf_insert_unique, cf_delete, cf_contains, cf_count,
  * their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
  * cf_memory_usage, cf_serialize, cf_save and cf_clear may run at the same
  * time on it from any number of threads (only cf_free must come after all
@@ -313,10 +313,10 @@ CF_API void cf_free(cf_filter *f);
  * cfg->max_bytes and cfg->target_fpp, the bound of the whole filter, which
  * must be above the table's FPP at full load (cf_stats.fpp_bound).
  * target_fpp 0 asks for the library's choice (cf_config_init sets another
- * default, so set 0 yourself): four
- * times fpp_bound (the bound cf_new gives a CF_GROW filter with this first
- * table), at least (CF_MAX_TABLES + 4) times the full-load FPP of 32-bit
- * fingerprints (widths do not run out before the table cap), and below
+ * default, so set 0 yourself): four times fpp_bound (the bound cf_new
+ * gives a CF_GROW filter with this first table), at least
+ * (CF_MAX_TABLES + 4) times the full-load FPP of 32-bit fingerprints (a
+ * table near 32 bits still leaves budget for more tables), and at most
  * (1 + fpp_bound) / 2.  The other fields of cfg are ignored.  On CF_OK *f is
  * the new handle, which owns the old one's table (do not free the old
  * handle).  Returns CF_OK, CF_E_PARAM (NULL, *f already grows, is
@@ -328,8 +328,11 @@ CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
 /* Makes the plain filter f a CF_CONCURRENT one, in place, keeping its
  * table and counters: for a filter loaded with cf_load or cf_deserialize
  * (files never carry the flag).  Call it before any other thread sees f.
- * Returns CF_OK, CF_E_PARAM (NULL, f grows, is semi-sorted, is already
- * concurrent, or is mapped by cf_map) or CF_E_NOMEM (f unchanged). */
+ * The allocator f was loaded with must then meet CF_CONCURRENT's terms
+ * ("Threads" at the top).  Returns CF_OK, CF_E_PARAM (NULL, f grows, is
+ * semi-sorted, is already concurrent, is mapped by cf_map, or its
+ * allocator's memory is not aligned for uint64_t) or CF_E_NOMEM (f
+ * unchanged). */
 CF_API cf_status cf_make_concurrent(cf_filter *f);
 
 /* Steering a CF_GROW filter (programs with their own growth policy, e.g.

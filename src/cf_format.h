@@ -107,8 +107,10 @@ size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset);
  * files' records, ranges) goes through them. */
 
 /* Starts the trailer's checksum with the header (cf_load then feeds the
- * table chunk by chunk as it reads it). */
+ * table chunk by chunk as it reads it), and tells whether the state so fed
+ * gives trailer. */
 void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZE]);
+bool cf__checksum_ok(const XXH3_state_t *state, const uint8_t trailer[CF__TRAILER_SIZE]);
 
 /* The trailer of the image made of header and table. */
 void cf__image_trailer(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,

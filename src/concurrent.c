@@ -10,7 +10,8 @@
  *            found -> true (the fingerprint was there)
  *            fence; v1, v2 unchanged and even -> false, else read again
  *
- *   insert:  lock stripe(i1), free slot in i1? store; unlock      (then i2)
+ *   insert:  free slot in i1 (read unlocked)? lock stripe(i1), store if
+ *            still free, unlock; then the same for i2;
  *            else search an eviction path without locks (breadth-first,
  *            as evict.c), and move along it from the free end:
  *
@@ -120,17 +121,23 @@ static inline void cf__cc_slot_change(cf_filter *f, uint64_t bucket, uint64_t bi
     cf__cc_flip(f, bit, f->fp_bits, old ^ v, shared);
 }
 
+/* Buckets of at most 64 bits are searched as one word: cf__cc_bits reads
+ * any of them, unlike the plain code's single load (f->swar). */
+static inline bool cf__cc_one_word(const cf_filter *f) {
+    return f->bucket_bits <= 64;
+}
+
 /* Returned by cf__cc_find when no slot matches. */
 #define CF__CC_NONE UINT64_MAX
 
 /* The table bit where the first slot of bucket holding v starts (v = 0: the
  * first free slot), or CF__CC_NONE.  Buckets of up to 64 bits are searched
- * as one word (f->swar: a filter with CF_CONCURRENT is never semi-sorted),
- * where the lowest bit of the zero-lane mask is the top bit of that slot;
- * wider ones slot by slot. */
+ * as one word (cf__cc_one_word; a filter with CF_CONCURRENT is never
+ * semi-sorted), where the lowest bit of the zero-lane mask is the top bit
+ * of that slot; wider ones slot by slot. */
 static inline uint64_t cf__cc_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
     uint64_t at = bucket * f->bucket_bits;
-    if (f->swar) {
+    if (cf__cc_one_word(f)) {
         uint64_t w = cf__cc_bits(f, at, f->bucket_bits);
         uint64_t z = cf__zero_lanes(f, w ^ (f->lane_ones * v));
         return z == 0 ? CF__CC_NONE : at + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
@@ -146,7 +153,7 @@ static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
 
 static inline void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
                                       uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    if (f->swar) {
+    if (cf__cc_one_word(f)) {
         uint64_t w = cf__cc_bits(f, bucket * f->bucket_bits, f->bucket_bits);
         for (unsigned s = 0; s < f->bucket_size; s++)
             fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
@@ -280,6 +287,10 @@ static cf_status cf__cc_attach(cf_filter *f) {
         for (uint64_t i = 0; i < f->num_buckets; i++)
             cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
     cc->stripes[0].kicks = f->total_kicks;
+    /* Concurrent searches keep their scratch per call (cf__cc_evict). */
+    cf__free(&f->alloc, f->queue);
+    f->queue = NULL;
+    f->queue_cap = 0;
     f->cc = cc;
     f->flags |= CF_CONCURRENT;
     return CF_OK;
@@ -354,7 +365,7 @@ __attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, 
 }
 
 bool cf__cc_contains(const cf_filter *f, uint64_t h) {
-    if (!f->swar) return cf__cc_contains_slots(f, h);
+    if (!cf__cc_one_word(f)) return cf__cc_contains_slots(f, h);
     bool found;
     if (__builtin_expect(cf__cc_lookup_once(f, h, &found), 1)) return found;
     return cf__cc_contains_retry(f, h);
@@ -408,11 +419,14 @@ static bool cf__cc_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
     return true;
 }
 
-/* cf__cc_place under the bucket's stripe lock, which is taken only when a
- * read without it sees a free slot: at high load most candidate buckets are
- * full, and a full one then costs no locked instruction. */
-static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    if (!cf__cc_has(f, bucket, 0)) return false;
+/* cf__cc_place under the bucket's stripe lock.  With `peek` the lock is
+ * taken only when a read without it sees a free slot: at high load most
+ * candidate buckets are full, and a full one then costs no locked
+ * instruction.  (That read joins two words read apart, so a delete and an
+ * insert between them can make a bucket look full that never was; an
+ * insert that would fail looks again under the locks: cf__cc_insert.) */
+static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool peek) {
+    if (peek && !cf__cc_has(f, bucket, 0)) return false;
     cf__stripe *s = cf__cc_stripe(f, bucket);
     cf__cc_lock(s);
     bool placed = cf__cc_place(f, bucket, fp);
@@ -422,9 +436,9 @@ static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp) {
 
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
-static bool cf__cc_try_place(cf_filter *f, const cf__slots *p) {
+static bool cf__cc_try_place(cf_filter *f, const cf__slots *p, bool peek) {
     cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
-    return cf__cc_place_locked(f, p->i1, p->fp) || cf__cc_place_locked(f, p->i2, p->fp);
+    return cf__cc_place_locked(f, p->i1, p->fp, peek) || cf__cc_place_locked(f, p->i2, p->fp, peek);
 }
 
 /* Check and store under both buckets' stripes: atomic with respect to
@@ -529,9 +543,9 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, boo
 cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
     cf__slots p = cf__locate(f, h);
     for (;;) {
-        cf_status st = unique                    ? cf__cc_try_unique(f, &p)
-                       : cf__cc_try_place(f, &p) ? CF_OK
-                                                 : CF_E_FULL;
+        cf_status st = unique                          ? cf__cc_try_unique(f, &p)
+                       : cf__cc_try_place(f, &p, true) ? CF_OK
+                                                       : CF_E_FULL;
         if (st != CF_E_FULL) return st;
         /* Both buckets were full: search and move.  A stale path means other
          * writers changed the table meanwhile, so the insert starts over
@@ -539,6 +553,9 @@ cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
         bool retry;
         st = cf__cc_evict(f, &p, unique, &retry);
         if (retry) continue;
+        /* No path: before failing, the key's own buckets once more under
+         * their locks (the peeks above read them without). */
+        if (st == CF_E_FULL && !unique && cf__cc_try_place(f, &p, false)) return CF_OK;
         if (st == CF_E_FULL)
             atomic_fetch_add_explicit(&f->cc->failed_inserts, 1, memory_order_relaxed);
         return st;

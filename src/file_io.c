@@ -144,7 +144,7 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
         s = got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
         goto fail;
     }
-    if (cf__get_le(trailer, CF__TRAILER_SIZE) != XXH3_64bits_digest(&state)) {
+    if (!cf__checksum_ok(&state, trailer)) {
         s = CF_E_CHECKSUM;
         goto fail;
     }

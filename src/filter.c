@@ -35,9 +35,12 @@ void cf__derive_layout(cf_filter *f) {
     bool mixed = f->partner_map != CF__MAP_GOLDEN;
     f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
     f->alt_mul = mixed ? CF__GOLDEN : 1;
+    /* Lane masks for every bucket of at most 64 bits: the plain code uses
+     * them where one unaligned load holds the bucket (swar), the concurrent
+     * code for all of them (it joins two aligned words, concurrent.c). */
     f->lane_ones = 0;
     f->lane_highs = 0;
-    if (f->swar) {
+    if (!f->semi_sort && f->bucket_bits <= 64) {
         for (unsigned s = 0; s < b; s++) {
             f->lane_ones |= (uint64_t)1 << (s * fb);
             f->lane_highs |= (uint64_t)1 << (s * fb + fb - 1);

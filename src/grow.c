@@ -184,8 +184,8 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
 /* Newest to oldest: the newest table holds the most items.  The tables are
  * probed one after another; while one is read, branch prediction already
  * runs the next probes.  Locating every table and prefetching its buckets
- * first was measured (docs/BENCHMARKS.md, "Growth"): misses 1.7x faster on
- * a 37 MB filter but hits 1.2-1.5x slower there, and both slower or equal
+ * first was measured (docs/BENCHMARKS.md, "Growth"): misses 1.3-1.6x faster
+ * on a 37 MB filter but hits 1.2-1.5x slower there, and both slower or equal
  * on 9 MB and 2 MB filters. */
 bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = f->chain;
@@ -304,9 +304,11 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
 
 /* The bound a table made growable gets when the caller names none: the one
  * cf_new gives a CF_GROW filter whose first table this is (its full-load
- * FPP is the first share of the bound), at least enough for CF_MAX_TABLES
- * more tables of the widest fingerprints (so widths do not run out before
- * the table cap), and below 1. */
+ * FPP is the first share of the bound); at least CF_MAX_TABLES + 4 full
+ * tables of the widest fingerprints, so that a table near 32 bits still
+ * leaves budget for more (each new table takes a quarter of what is left,
+ * so this buys some tables, not the cap: 14-16 from 28-32 bits); at most
+ * halfway from the table's FPP to 1. */
 static double cf__grow_default_target(const cf_filter *t) {
     double first = cf__table_fpp(t);
     double want = first / CF__GROW_SHARE;

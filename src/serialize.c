@@ -99,6 +99,10 @@ void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZ
     XXH3_64bits_update(state, header, CF__HEADER_SIZE);
 }
 
+bool cf__checksum_ok(const XXH3_state_t *state, const uint8_t trailer[CF__TRAILER_SIZE]) {
+    return cf__get_le(trailer, CF__TRAILER_SIZE) == XXH3_64bits_digest(state);
+}
+
 static uint64_t cf__image_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
                                    size_t table_bytes) {
     XXH3_state_t state; /* on the stack: the library allocates only via the filter */

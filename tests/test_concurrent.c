@@ -141,13 +141,16 @@ static void test_out_of_memory(void) {
 }
 
 /* Layouts: SWAR buckets at bit offsets, byte-aligned ones, words shared by
- * several buckets (b = 2, f = 7), and buckets wider than 64 bits. */
+ * several buckets (b = 2, f = 7), buckets of 58-63 bits (searched as one
+ * word here, slot by slot by the plain filter), and buckets wider than 64
+ * bits. */
 typedef struct shape {
     unsigned f, b;
     uint64_t nb;
 } shape;
-static const shape shapes[] = {{12, 4, 1001}, {8, 4, 777},  {7, 2, 1500}, {12, 8, 333},
-                               {20, 4, 501},  {4, 1, 3000}, {32, 2, 999}, {16, 8, 1}};
+static const shape shapes[] = {{12, 4, 1001}, {8, 4, 777},  {7, 2, 1500}, {15, 4, 700},
+                               {29, 2, 900},  {12, 8, 333}, {20, 4, 501}, {4, 1, 3000},
+                               {32, 2, 999},  {16, 8, 1}};
 
 /* Random operations on a plain and a concurrent filter: same answers, and
  * the same bytes at the end (and after each failed insert, unchanged). */

@@ -61,21 +61,13 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify) {
 
 /* Makes the filter just loaded thread-safe (the library's CF_CONCURRENT,
  * which files never carry); ValueError for one that cannot be (grown or
- * semi-sorted), NotImplementedError when the library lacks the flag. */
+ * semi-sorted). */
 static PyObject *make_concurrent(PyObject *filter) {
     if (filter == NULL) return NULL;
-#ifdef CF_CONCURRENT
     cf_status s = cf_make_concurrent(((cfpy_filter *)filter)->f);
     if (s == CF_OK) return filter;
     Py_DECREF(filter);
     return cfpy_raise(s, CFPY_READ, NULL, 0, NULL);
-#else
-    Py_DECREF(filter);
-    PyErr_Format(PyExc_NotImplementedError,
-                 "concurrent=True needs a library built with that feature; this one (%s) has none",
-                 cf_version_string());
-    return NULL;
-#endif
 }
 
 const char cfpy_doc_load[] =
