@@ -38,8 +38,8 @@
  * Threads: a plain filter may be read from many threads at once (cf_contains
  * and friends are const and allocate nothing); writes need external locking.
  * A filter created with CF_CONCURRENT in cfg.flags (or made so by
- * cf_make_concurrent) needs no lock of the caller's: cf_insert, cf_insert_unique, cf_delete, cf_contains, cf_count,
- * their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
+ * cf_make_concurrent) needs no lock of the caller's: cf_insert,
+ * cf_insert_unique, cf_delete, cf_contains, cf_count, their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
  * cf_memory_usage, cf_serialize, cf_save and cf_clear may run at the same
  * time on it from any number of threads (only cf_free must come after all
  * of them).  Then:
