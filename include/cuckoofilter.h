@@ -39,10 +39,10 @@
  * and friends are const and allocate nothing); writes need external locking.
  * A filter created with CF_CONCURRENT in cfg.flags (or made so by
  * cf_make_concurrent) needs no lock of the caller's: cf_insert,
- * cf_insert_unique, cf_delete, cf_contains, cf_count, their _hash forms, cf_insert_batch, cf_contains_batch, cf_get_stats,
- * cf_memory_usage, cf_serialize, cf_save and cf_clear may run at the same
- * time on it from any number of threads (only cf_free must come after all
- * of them).  Then:
+ * cf_insert_unique, cf_delete, cf_contains, cf_count, their _hash forms,
+ * cf_insert_batch, cf_contains_batch, cf_get_stats, cf_memory_usage,
+ * cf_serialize, cf_save and cf_clear may run at the same time on it from
+ * any number of threads (only cf_free must come after all of them).  Then:
  *   - Lookups take no lock and never return a false negative: an item
  *     inserted before the lookup began and not deleted is found, also while
  *     evictions move fingerprints.  A lookup reads again when an eviction
