@@ -16,6 +16,15 @@
 #include <stdint.h>
 #include <time.h>
 
+/* The compiler that built the benchmark, for the first line of its output. */
+#if defined(__clang__)
+#define BENCH_COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define BENCH_COMPILER "gcc " __VERSION__
+#else
+#define BENCH_COMPILER "unknown compiler"
+#endif
+
 /* Keeps timed loops from being optimised away without costing a store per
  * operation: each loop folds its results into one value and sinks it once
  * (defined in bench_report.c). */

@@ -642,15 +642,8 @@ static void print_machine(FILE *out, const options *o) {
     fprintf(out,
             "cf-bench: libcuckoofilter %s, %s, cpu \"%s\" x %ld, seed %" PRIu64
             ", load %.2f, reps %u, lookups %" PRIu64 ", batch %zu\n",
-            cf_version_string(),
-#if defined(__clang__)
-            "clang " __clang_version__,
-#elif defined(__GNUC__)
-            "gcc " __VERSION__,
-#else
-            "unknown compiler",
-#endif
-            model, sysconf(_SC_NPROCESSORS_ONLN), o->seed, o->load, o->reps, o->lookups, o->batch);
+            cf_version_string(), BENCH_COMPILER, model, sysconf(_SC_NPROCESSORS_ONLN), o->seed,
+            o->load, o->reps, o->lookups, o->batch);
 }
 
 /* Whether impl runs in case c: selected, and its layout exists for the width. */

@@ -627,15 +627,8 @@ int main(int argc, char **argv) {
     if (rc >= 0) return rc;
     printf("cf-lookup-bench: libcuckoofilter %s, %s, %ld cpus, seed %" PRIu64 ", reps %u, "
            "lookups %" PRIu64 ", batch %zu\n",
-           cf_version_string(),
-#if defined(__clang__)
-           "clang " __clang_version__,
-#elif defined(__GNUC__)
-           "gcc " __VERSION__,
-#else
-           "unknown compiler",
-#endif
-           sysconf(_SC_NPROCESSORS_ONLN), o.seed, o.reps, o.lookups, o.batch);
+           cf_version_string(), BENCH_COMPILER, sysconf(_SC_NPROCESSORS_ONLN), o.seed, o.reps,
+           o.lookups, o.batch);
     static result rs[MAX_NB];
     bool measured[MAX_NB] = {false};
     int status = 0;
