@@ -5,25 +5,8 @@
 # filters built apart.
 #
 #   bash tests/test_cli.sh path/to/cuckoo scratch-dir     (from tests/)
-set -uo pipefail
-cuckoo=$1
-dir=$2
-rm -rf "$dir" && mkdir -p "$dir"
-failures=0
+source "$(dirname "$0")/cli_testlib.sh"
 top=..
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# expect CODE CMD...: runs CMD, checks its exit code.
-expect() {
-  local want=$1; shift
-  "$@" >"$dir/out" 2>"$dir/err"
-  local got=$?
-  [[ $got == "$want" ]] || fail "exit $got (want $want): $* -- $(cat "$dir/err")"
-}
-one_line_error() {
-  [[ $(wc -l <"$dir/err") == 1 ]] || fail "stderr is not one line: $(cat "$dir/err")"
-}
-err_has() { grep -qF -- "$1" "$dir/err" || fail "stderr lacks '$1': $(cat "$dir/err")"; }
 
 # ---- help, man page, README and completion agree on every command's options
 commands=$("$cuckoo" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
@@ -324,5 +307,4 @@ expect 2 "$cuckoo" merge "$dir/m1.cf" "$dir/m1.cf" "$dir/m2.cf"; one_line_error
 err_has "nothing written"
 cmp -s "$dir/m1.cf" "$dir/m1.before" || fail "a failed merge changed its output"
 
-[[ $failures == 0 ]] && echo "all passed" && rm -rf "$dir"
-exit $((failures > 0))
+finish

@@ -5,24 +5,7 @@
 # and answers every query like the library's file.
 #
 #   bash tests/test_files.sh path/to/cuckoo scratch-dir     (from tests/)
-set -uo pipefail
-cuckoo=$1
-dir=$2
-rm -rf "$dir" && mkdir -p "$dir"
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# expect CODE CMD...: runs CMD, checks its exit code.
-expect() {
-  local want=$1; shift
-  "$@" >"$dir/out" 2>"$dir/err"
-  local got=$?
-  [[ $got == "$want" ]] || fail "exit $got (want $want): $* -- $(cat "$dir/err")"
-}
-# An error is exactly one line on stderr.
-one_line_error() {
-  [[ $(wc -l <"$dir/err") == 1 ]] || fail "stderr is not one line: $(cat "$dir/err")"
-}
+source "$(dirname "$0")/cli_testlib.sh"
 
 f=$dir/f.cf
 # ---- create, add, query, count, delete, exit codes
@@ -186,5 +169,4 @@ for i in $(seq 1 25); do
 done
 echo "kill test: 25 rounds, $olds left the old file, $news the new one"
 
-[[ $failures == 0 ]] && echo "all passed" && rm -rf "$dir"
-exit $((failures > 0))
+finish

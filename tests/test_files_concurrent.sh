@@ -8,24 +8,7 @@
 # place is an error message, not a crash.
 #
 #   bash tests/test_files_concurrent.sh path/to/cuckoo scratch-dir
-set -uo pipefail
-cuckoo=$1
-dir=$2
-rm -rf "$dir" && mkdir -p "$dir"
-failures=0
-
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# expect CODE CMD...: runs CMD (at most 20 s: a hang is a failure), checks its exit code.
-expect() {
-  local want=$1; shift
-  timeout 20 "$@" >"$dir/out" 2>"$dir/err"
-  local got=$?
-  [[ $got == "$want" ]] || fail "exit $got (want $want): $* -- $(cat "$dir/err")"
-}
-one_line_error() {
-  [[ $(wc -l <"$dir/err") == 1 ]] || fail "stderr is not one line: $(cat "$dir/err")"
-}
-err_says() { grep -q -- "$1" "$dir/err" || fail "stderr lacks '$1': $(cat "$dir/err")"; }
+source "$(dirname "$0")/cli_testlib.sh"
 # Temporary files of saves (FILE.<pid>.<n>.tmp) in $dir.
 temps() { find "$dir" -mindepth 1 -maxdepth 1 -name '*.tmp' | wc -l; }
 # Waits until process $1 holds (or, with "->", waits for) a flock: /proc/locks.
@@ -58,13 +41,13 @@ exec 3<>"$dir/keys"
 "$cuckoo" add "$f" <"$dir/keys" 3>&- 2>"$dir/holder.err" &
 holder=$!
 wait_lock "$holder"
-expect 2 "$cuckoo" add --no-wait "$f" x; one_line_error; err_says 'locked by another writer'
+expect 2 "$cuckoo" add --no-wait "$f" x; one_line_error; err_has 'locked by another writer'
 expect 2 "$cuckoo" delete "$f" w1-0 --no-wait; one_line_error
-expect 2 "$cuckoo" add --wait 0.2 "$f" x; one_line_error; err_says 'gave up after --wait 0.2'
+expect 2 "$cuckoo" add --wait 0.2 "$f" x; one_line_error; err_has 'gave up after --wait 0.2'
 expect 2 "$cuckoo" create "$f" --capacity 10 --force --wait=0.1; one_line_error
 expect 0 "$cuckoo" export "$f" k --output "$dir/stream"  # a reader too
 expect 2 "$cuckoo" import "$f" "$dir/stream" --force --no-wait; one_line_error
-err_says 'locked by another writer'
+err_has 'locked by another writer'
 expect 0 "$cuckoo" query -q "$f" w1-0                   # readers take no lock
 "$cuckoo" add "$f" waited 3>&- 2>"$dir/waiter.err" &   # waits as long as it takes
 waiter=$!
@@ -87,7 +70,7 @@ expect 1 "$cuckoo" query -q "$f" never-saved
 expect 0 "$cuckoo" query -q "$f" after-kill w8-999
 
 # ---- a missing file: the error, and no lock file beside the mistyped name
-expect 2 "$cuckoo" add "$dir/missing.cf" x; one_line_error; err_says 'No such file'
+expect 2 "$cuckoo" add "$dir/missing.cf" x; one_line_error; err_has 'No such file'
 expect 2 "$cuckoo" delete "$dir/missing.cf" x; one_line_error
 [[ -e $dir/missing.cf.lock ]] && fail "a failed add created a lock file"
 
@@ -126,20 +109,20 @@ expect 0 "$cuckoo" info "$k"
 mkfifo "$dir/fifo"
 for cmd in "query $dir/fifo x" "count $dir/fifo x" "info $dir/fifo" "add $dir/fifo x" \
            "delete $dir/fifo x" "create $dir/fifo --capacity 10 --force"; do
-  expect 2 "$cuckoo" $cmd; one_line_error; err_says 'not a regular file'
+  expect 2 "$cuckoo" $cmd; one_line_error; err_has 'not a regular file'
 done
 expect 2 bash -c "seq 1 10 | '$cuckoo' build '$dir/fifo' --capacity 100 --force"
-one_line_error; err_says 'not a regular file'
+one_line_error; err_has 'not a regular file'
 [[ -p $dir/fifo ]] || fail "the FIFO was replaced"
 # A device node: as root a private twin of /dev/null (harmless to replace if
 # the check failed), else /dev/null itself (its directory is not writable).
 if [[ $(id -u) == 0 ]]; then dev=$dir/null; mknod "$dev" c 1 3; else dev=/dev/null; fi
-expect 2 "$cuckoo" create "$dev" --capacity 10 --force; one_line_error; err_says 'not a regular file'
+expect 2 "$cuckoo" create "$dev" --capacity 10 --force; one_line_error; err_has 'not a regular file'
 expect 2 bash -c "seq 1 10 | '$cuckoo' build '$dev' --capacity 100 --force"
-err_says 'not a regular file'
+err_has 'not a regular file'
 [[ -c $dev ]] || fail "the device node was replaced"
 ln -s "$dir/fifo" "$dir/to-fifo"
-expect 2 "$cuckoo" add "$dir/to-fifo" x; err_says 'not a regular file'
+expect 2 "$cuckoo" add "$dir/to-fifo" x; err_has 'not a regular file'
 
 # ---- add through a symbolic link updates the target; the link stays
 mkdir "$dir/links"
@@ -159,15 +142,15 @@ expect 2 "$cuckoo" create "$dir/dangling.cf" --capacity 10; one_line_error
 expect 0 "$cuckoo" create "$dir/big.cf" --capacity 100000
 cp "$dir/big.cf" "$dir/big.before"
 expect 2 bash -c "ulimit -f 50; '$cuckoo' add '$dir/big.cf' x"
-one_line_error; err_says 'File too large'
+one_line_error; err_has 'File too large'
 cmp -s "$dir/big.cf" "$dir/big.before" || fail "a failed add changed the file"
 [[ $(temps) == 0 ]] || fail "a failed add left a temporary file"
 
 # ---- answers that cannot be written are errors
-expect 2 bash -c "'$cuckoo' count '$f' w1-1 >/dev/full"; one_line_error; err_says 'standard output'
+expect 2 bash -c "'$cuckoo' count '$f' w1-1 >/dev/full"; one_line_error; err_has 'standard output'
 expect 2 bash -c "'$cuckoo' query '$f' w1-1 >/dev/full"; one_line_error
 expect 2 bash -c "'$cuckoo' info '$f' >/dev/full"; one_line_error
-expect 2 bash -c "'$cuckoo' export '$f' k >/dev/full"; one_line_error; err_says 'standard output'
+expect 2 bash -c "'$cuckoo' export '$f' k >/dev/full"; one_line_error; err_has 'standard output'
 expect 2 bash -c "'$cuckoo' --help >/dev/full"; one_line_error
 
 # ---- a mapped file truncated in place by another program: an error, not SIGBUS
@@ -180,7 +163,6 @@ seq 1 1000 >&3; exec 3>&-
 wait "$reader"
 rc=$?
 [[ $rc == 2 ]] || fail "query of a truncated mapping: exit $rc (want 2)"
-one_line_error; err_says 'truncated in place'
+one_line_error; err_has 'truncated in place'
 
-[[ $failures == 0 ]] && echo "all passed" && rm -rf "$dir"
-exit $((failures > 0))
+finish
