@@ -142,4 +142,24 @@ static inline uint8_t *test_serialize(const cf_filter *f, size_t *n) {
     return buf;
 }
 
+/* The exact model of a filter's contents: key k in [0, universe) was
+ * inserted count[k] times (as an 8-byte key), total copies in all. */
+typedef struct test_model {
+    uint32_t *count;
+    uint64_t universe, total;
+} test_model;
+
+/* Checks that every key of the model is found and counted at least as
+ * often as it was inserted: no false negative. */
+static inline void test_model_all_found(const cf_filter *f, const test_model *m) {
+    uint64_t missing = 0, undercount = 0;
+    for (uint64_t k = 0; k < m->universe; k++) {
+        if (m->count[k] == 0) continue;
+        missing += !cf_contains(f, &k, sizeof k);
+        undercount += cf_count(f, &k, sizeof k) < m->count[k];
+    }
+    CHECK_EQ(missing, 0);
+    CHECK_EQ(undercount, 0);
+}
+
 #endif /* CF_TEST_H */
