@@ -71,14 +71,14 @@ __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, u
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
     uint64_t h = cf__hash_keyed(&f->hkey, key, len);
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -226,7 +226,7 @@ bool cf_contains_u64(const cf_filter *f, uint64_t key) {
     if (f == NULL) return false;
     uint64_t h = cf__hash_u64(&f->hkey, key);
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 cf_status cf_delete_u64(cf_filter *f, uint64_t key) {
