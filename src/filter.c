@@ -114,6 +114,7 @@ cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
     /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
     f->table = zeroed ? cf__calloc(&f->alloc, n) : cf__alloc(&f->alloc, n);
     CF__RETURN_IF(f->table == NULL, CF_E_NOMEM);
+    cf__advise_huge(&f->alloc, f->table, n); /* before the pages are touched */
     if (!zeroed) memset(f->table + f->table_bytes, 0, CF__TABLE_PAD);
     f->owns_table = true;
     return CF_OK;
