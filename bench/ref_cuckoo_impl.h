@@ -120,9 +120,11 @@ static inline bool ref_take(ref_cuckoo *r, uint64_t i, uint32_t tag, unsigned f)
     return true;
 }
 
-/* Nonzero when bucket i holds tag. */
+/* Nonzero when bucket i holds tag.  The word's bits above the bucket (the
+ * next bucket's) need no mask, as the paper's lookup has none: a borrow only
+ * moves up, and only the four lanes' high bits are kept. */
 static inline uint64_t ref_tag_lanes(const ref_cuckoo *r, uint64_t i, uint32_t tag, unsigned f) {
-    uint64_t w = ref_load_word(ref_bucket_at(r, i, f)) & ref_bucket_mask(f);
+    uint64_t w = ref_load_word(ref_bucket_at(r, i, f));
     return ref_zero_lanes(w ^ (uint64_t)tag * ref_lane_ones(f), f);
 }
 
