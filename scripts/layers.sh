@@ -121,24 +121,11 @@ for v in sorted(graph):
     if v not in state:
         visit(v)
 
-# Problems known when the check was written, being removed one commit at a
-# time: each must still occur (a fixed one is struck from the list), and no
-# other may appear.
-known_file = pathlib.Path("scripts/layers.known")
-known = set(known_file.read_text().splitlines()) if known_file.exists() else set()
-fresh = [e for e in errors if e not in known]
-gone = sorted(known - set(errors))
-for e in fresh:
+for e in errors:
     print("layers: " + e)
-for e in gone:
-    print("layers: fixed, strike it from scripts/layers.known: " + e)
 n_files = len(files)
-if fresh or gone:
-    print(f"layers: {len(fresh) + len(gone)} problem(s) in {n_files} files (docs/ARCHITECTURE.md)")
+if errors:
+    print(f"layers: {len(errors)} problem(s) in {n_files} files (docs/ARCHITECTURE.md)")
     sys.exit(1)
-if known:
-    print(f"layers: {n_files} files, {len(edges)} arrows; nothing new, "
-          f"{len(known)} known problem(s) left (scripts/layers.known)")
-else:
-    print(f"layers: {n_files} files, {len(edges)} arrows, all pointing down, no cycle")
+print(f"layers: {n_files} files, {len(edges)} arrows, all pointing down, no cycle")
 EOF

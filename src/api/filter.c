@@ -1,198 +1,94 @@
 /*
- * filter.c -- creating, describing and releasing a cuckoo filter.
- *
- *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
- *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
- *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
- *        │                 └──────────┴──────────┴─────┴──────────┘
- *        └──► queue: eviction search scratch, only for budgets too large for
- *             the stack, allocated by the first search that needs it (evict.c)
- *
- * The handle, the table and the queue all come from the filter's allocator.
- * A mapped filter (file_io.c) points its table into a read-only mapping
- * instead and owns no table memory.
+ * filter.c -- the public life cycle of a filter: creating it (of the kind
+ * its configuration asks for), turning a plain one concurrent, describing,
+ * clearing and releasing it.  Each function checks its arguments, then
+ * switches on the kind (kind.h); the work is table/'s and variant/'s.
  */
-#define _POSIX_C_SOURCE 200809L
-
-#include <sys/mman.h>
-
-#include "bucket.h"
 #include "cf_format.h"
-#include "hash.h"
-#include "grow.h"
 #include "concurrent.h"
+#include "file_sys.h"
+#include "grow.h"
+#include "kind.h"
+#include "table.h"
 
-void cf__derive_layout(cf_filter *f) {
-    unsigned fb = f->fp_bits, b = f->bucket_size;
-    f->fp_mask = ((uint64_t)1 << fb) - 1;
-    f->semi_sort = (f->flags & CF_SEMI_SORT) != 0;
-    f->bucket_bits = cf__bucket_bits(b, fb, f->flags);
-    /* A bucket starting at bit offset o within its first byte needs o + b*f
-     * bits in one load; offsets are all 0 when b*f is a multiple of 8. */
-    f->swar = !f->semi_sort &&
-              (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
-    f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
-    bool mixed = f->partner_map != CF__MAP_GOLDEN;
-    f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
-    f->alt_mul = mixed ? CF__GOLDEN : 1;
-    /* Lane masks for every bucket of at most 64 bits: the plain code uses
-     * them where one unaligned load holds the bucket (swar), the concurrent
-     * code for all of them (it joins two aligned words, concurrent.c). */
-    f->lane_ones = 0;
-    f->lane_highs = 0;
-    if (!f->semi_sort && f->bucket_bits <= 64) {
-        for (unsigned s = 0; s < b; s++) {
-            f->lane_ones |= (uint64_t)1 << (s * fb);
-            f->lane_highs |= (uint64_t)1 << (s * fb + fb - 1);
-        }
-    }
-}
-
-void cf__set_seed(cf_filter *f, uint64_t seed) {
-    f->seed = seed;
-    cf__hash_key_init(&f->hkey, seed);
-}
-
-cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, cf_filter **out) {
-    *out = NULL;
-    cf_allocator alloc;
-    CF__FORWARD_IF_ERROR(cf__allocator_resolve(a, &alloc));
-    cf_filter *f = cf__alloc(&alloc, sizeof *f);
-    CF__RETURN_IF(f == NULL, CF_E_NOMEM);
-    memset(f, 0, sizeof *f);
-    f->alloc = alloc;
-    f->num_buckets = nb;
-    f->bucket_size = b;
-    f->fp_bits = fbits;
-    f->max_kicks = max_kicks;
-    f->flags = flags;
-    f->partner_map = CF__MAP_MIXED;
-    cf__derive_layout(f);
-    *out = f;
-    return CF_OK;
+/* The kind of filter cfg asks for (CF_CONCURRENT and CF_GROW together are
+ * refused by cf__cc_new, which accepts no other flag). */
+static cf__kind cf__config_kind(const cf_config *cfg) {
+    if (cfg->flags & CF_CONCURRENT) return CF__CONCURRENT;
+    if (cfg->flags & CF_GROW) return CF__GROWN;
+    return CF__PLAIN;
 }
 
 cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
-    if (cfg->flags & CF_CONCURRENT) return cf__cc_new(cfg, out);
-    if (cfg->flags & CF_GROW) return cf__grow_new(cfg, out);
-
-    unsigned fbits, b, max_kicks;
-    uint64_t nb;
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
-    size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
-
-    cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
-    cf__set_seed(f, cfg->seed);
-    f->table_bytes = bytes;
-    if (cf__table_alloc(f, true) != CF_OK) {
-        cf_free(f);
-        return CF_E_NOMEM;
+    switch (cf__config_kind(cfg)) {
+    case CF__PLAIN: return cf__table_new(cfg, out);
+    case CF__GROWN: return cf__grow_new(cfg, out);
+    case CF__CONCURRENT: return cf__cc_new(cfg, out);
     }
-    *out = f;
-    return CF_OK;
+    return cf__unsupported();
 }
 
-cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
-    size_t n = f->table_bytes + CF__TABLE_PAD;
-    /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
-    f->table = zeroed ? cf__calloc(&f->alloc, n) : cf__alloc(&f->alloc, n);
-    CF__RETURN_IF(f->table == NULL, CF_E_NOMEM);
-    if (!zeroed) memset(f->table + f->table_bytes, 0, CF__TABLE_PAD);
-    f->owns_table = true;
-    return CF_OK;
+cf_status cf_make_concurrent(cf_filter *f) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    switch (f->kind) {
+    case CF__PLAIN:
+        /* Semi-sorted tables are rewritten whole by every store; a mapped
+         * or borrowed table is not ours to write. */
+        CF__RETURN_IF(f->flags != 0 || !f->owns_table || f->read_only, CF_E_PARAM);
+        return cf__cc_attach(f);
+    case CF__GROWN:
+    case CF__CONCURRENT: return cf__unsupported();
+    }
+    return cf__unsupported();
 }
 
 void cf_free(cf_filter *f) {
     if (f == NULL) return;
-    if (f->chain != NULL) cf__grow_free_chain(f);
-    if (f->map_base != NULL) munmap(f->map_base, f->map_len);
-    if (f->owns_table) cf__free(&f->alloc, f->table);
-    cf__free(&f->alloc, f->queue);
-    cf__free(&f->alloc, f->cc);
-    cf_allocator alloc = f->alloc;
-    cf__free(&alloc, f);
+    cf__unmap(f);
+    switch (f->kind) {
+    case CF__PLAIN: cf__table_free(f); return;
+    case CF__GROWN: cf__grow_free(f); return;
+    case CF__CONCURRENT: cf__cc_free(f); return;
+    }
 }
 
 cf_status cf_clear(cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) {
-        cf__grow_clear(f);
-        return CF_OK;
+    switch (f->kind) {
+    case CF__PLAIN: cf__table_clear(f); return CF_OK;
+    case CF__GROWN: cf__grow_clear(f); return CF_OK;
+    case CF__CONCURRENT: return cf__cc_clear(f);
     }
-    if (f->flags & CF_CONCURRENT) return cf__cc_clear(f);
-    memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
-    f->items = 0;
-    return CF_OK;
+    return cf__unsupported();
 }
 
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
-    if (f->flags & CF_GROW) return cf__grow_memory(f);
-    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue + cf__cc_memory(f);
-    if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
-    return n;
-}
-
-uint64_t cf__count_occupied(const cf_filter *f) {
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < f->num_buckets; i++)
-        for (unsigned s = 0; s < f->bucket_size; s++) n += cf__slot_get(f, i, s) != 0;
-    return n;
-}
-
-cf_status cf__check_semisorted(const cf_filter *f) {
-    uint64_t occupied = 0;
-    for (uint64_t i = 0; i < f->num_buckets; i++) {
-        /* Only codes the encoder produces, and only sorted buckets: one
-         * bucket content has exactly one encoding, so files stay canonical. */
-        CF__RETURN_IF((cf__bucket_word(f, i) & ((1u << CF__SEMISORT_CODE_BITS) - 1)) >=
-                          CF__SEMISORT_CODES,
-                      CF_E_CORRUPT);
-        uint32_t fp[4];
-        cf__semisort_read(f, i, fp);
-        CF__RETURN_IF(fp[0] > fp[1] || fp[1] > fp[2] || fp[2] > fp[3], CF_E_CORRUPT);
-        occupied += (fp[0] != 0) + (fp[1] != 0) + (fp[2] != 0) + (fp[3] != 0);
+    switch (f->kind) {
+    case CF__PLAIN: return cf__table_memory(f);
+    case CF__GROWN: return cf__grow_memory(f);
+    case CF__CONCURRENT: return cf__cc_memory(f);
     }
-    CF__RETURN_IF(occupied != f->items, CF_E_CORRUPT);
-    return CF_OK;
+    return 0;
 }
 
 void cf_get_stats(const cf_filter *f, cf_stats *out) {
-    if (f->flags & CF_GROW) {
+    switch (f->kind) {
+    case CF__PLAIN:
+        cf__table_stats(f, out);
+        out->format_version = CF__FORMAT_VERSION;
+        return;
+    case CF__GROWN:
         cf__grow_stats(f, out);
+        out->format_version = CF__FORMAT_VERSION_GROWN;
         return;
-    }
-    if (f->flags & CF_CONCURRENT) {
+    case CF__CONCURRENT:
         cf__cc_get_stats(f, out);
+        out->format_version = CF__FORMAT_VERSION; /* saved as the plain table it is */
         return;
     }
-    memset(out, 0, sizeof *out);
-    out->items = f->items;
-    out->num_buckets = f->num_buckets;
-    out->slots = f->num_buckets * f->bucket_size;
-    out->bucket_size = f->bucket_size;
-    out->fingerprint_bits = f->fp_bits;
-    out->max_kicks = f->max_kicks;
-    out->flags = f->flags;
-    out->seed = f->seed;
-    out->load_factor = (double)f->items / (double)out->slots;
-    double table_bits = (double)f->num_buckets * f->bucket_bits;
-    out->bits_per_slot = f->bucket_bits / f->bucket_size;
-    out->bits_per_item = f->items ? table_bits / (double)f->items : 0.0;
-    out->expected_fpp = cf_theoretical_fpp(f->fp_bits, f->bucket_size, out->load_factor);
-    out->table_bytes = f->table_bytes;
-    out->memory_bytes = cf_memory_usage(f);
-    out->total_kicks = f->total_kicks;
-    out->failed_inserts = f->failed_inserts;
-    out->read_only = f->read_only;
-    out->format_version = CF__FORMAT_VERSION;
-    out->tables = 1;
-    out->fpp_bound = cf_theoretical_fpp(f->fp_bits, f->bucket_size, 1.0);
 }

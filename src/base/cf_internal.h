@@ -66,7 +66,17 @@ typedef struct cf__bfs_node {
 
 typedef struct cf__chain cf__chain;
 
+/* What a handle is.  api/ decides every operation with one switch on it
+ * (the kinds x operations matrix of docs/ARCHITECTURE.md):
+ *   CF__PLAIN       one table, the fields below (table/)
+ *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
+ *                   table fields of the handle itself are unused (zero)
+ *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
+ *                   variant/concurrent.c), which hold its counters */
+typedef enum cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+
 struct cf_filter {
+    cf__kind kind;        /* which of the fields below are in use           */
     cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
     size_t table_bytes;   /* ceil(nb * bucket_bits / 8)                         */

@@ -41,11 +41,6 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
     return p;
 }
 
-/* Stores p.fp in bucket i1 or i2 (a free slot, else after the eviction
- * search) and counts it: CF_OK, or CF_E_FULL / CF_E_NOMEM with the table
- * unchanged and failed_inserts counting a CF_E_FULL (ops.c). */
-cf_status cf__insert_slots(cf_filter *f, cf__slots p);
-
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
@@ -160,13 +155,13 @@ static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
 }
 
-/* Lookups in layouts without SWAR (semi-sorted, wide buckets): ops.c.  The
+/* Lookups in layouts without SWAR (semi-sorted, wide buckets): lookup.c.  The
  * slots are passed as scalars, in registers: a struct passed by value to a
  * call would be copied to the stack on every lookup. */
 bool cf__contains_other(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
 
 /* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
- * single-table lookup (ops.c) and each table of a grown one (grow.c).  Both
+ * single-table lookup (api/ops.c) and each table of a grown one (grow.c).  Both
  * buckets are read and tested without a branch between them, so the two
  * memory reads overlap and no misprediction on loaded data holds back the
  * next lookup. */
