@@ -16,7 +16,7 @@ size_t cf_serialized_size(const cf_filter *f) {
     case CF__CONCURRENT: return cf__image_size(f);
     case CF__GROWN: return cf__grow_serialized_size(f);
     }
-    return 0;
+    CF__NO_OTHER_KIND();
 }
 
 /* cf_serialize's destination, for cf__cc_with_view. */
@@ -66,7 +66,7 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
          * (cf_serialize takes their locks). */
         return cf__unsupported();
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_filter **out) {
@@ -77,5 +77,5 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     case CF__IMAGE_TABLE: return cf__image_decode(src, len, a, out);
     case CF__IMAGE_CHAIN: return cf__grow_deserialize(src, len, a, out);
     }
-    return CF_E_VERSION;
+    CF__NO_OTHER_KIND();
 }

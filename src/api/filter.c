@@ -28,7 +28,7 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     case CF__GROWN: return cf__grow_new(cfg, out);
     case CF__CONCURRENT: return cf__cc_new(cfg, out);
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_make_concurrent(cf_filter *f) {
@@ -42,7 +42,7 @@ cf_status cf_make_concurrent(cf_filter *f) {
     case CF__GROWN:
     case CF__CONCURRENT: return cf__unsupported();
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 void cf_free(cf_filter *f) {
@@ -63,7 +63,7 @@ cf_status cf_clear(cf_filter *f) {
     case CF__GROWN: cf__grow_clear(f); return CF_OK;
     case CF__CONCURRENT: return cf__cc_clear(f);
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 size_t cf_memory_usage(const cf_filter *f) {
@@ -73,7 +73,7 @@ size_t cf_memory_usage(const cf_filter *f) {
     case CF__GROWN: return cf__grow_memory(f);
     case CF__CONCURRENT: return cf__cc_memory(f);
     }
-    return 0;
+    CF__NO_OTHER_KIND();
 }
 
 void cf_get_stats(const cf_filter *f, cf_stats *out) {

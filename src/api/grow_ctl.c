@@ -25,7 +25,7 @@ static cf_status cf__grown_writable(const cf_filter *f) {
     case CF__PLAIN:
     case CF__CONCURRENT: return cf__unsupported();
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
@@ -35,7 +35,7 @@ cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     case CF__GROWN:
     case CF__CONCURRENT: return cf__unsupported();
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
@@ -52,7 +52,7 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
         out->format_version = CF__FORMAT_VERSION; /* each table is a version-1 record */
         return CF_OK;
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_grow_add_table(cf_filter *f) {

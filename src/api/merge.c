@@ -130,5 +130,5 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     case CF__GROWN: return cf__merge_grown(dst, src);
     case CF__CONCURRENT: return cf__unsupported(); /* changes under other threads: not yet */
     }
-    return cf__unsupported();
+    CF__NO_OTHER_KIND();
 }

@@ -73,10 +73,9 @@ typedef struct cf__chain cf__chain;
  *                   table fields of the handle itself are unused (zero)
  *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
  *                   variant/concurrent.c), which hold its counters */
-typedef enum cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+typedef enum __attribute__((packed)) cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
 
 struct cf_filter {
-    cf__kind kind;        /* which of the fields below are in use           */
     cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
     size_t table_bytes;   /* ceil(nb * bucket_bits / 8)                         */
@@ -102,6 +101,8 @@ struct cf_filter {
     bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
     bool read_only;  /* table lives in a read-only mapping                 */
     bool owns_table; /* table came from alloc (false when mapped)          */
+    cf__kind kind;   /* which fields are in use (above); in the bools' word, so
+                        that the plain fields keep the offsets they had     */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
     cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,

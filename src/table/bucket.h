@@ -155,26 +155,6 @@ static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
 }
 
-/* Lookups in layouts without SWAR (semi-sorted, wide buckets): lookup.c.  The
- * slots are passed as scalars, in registers: a struct passed by value to a
- * call would be copied to the stack on every lookup. */
-bool cf__contains_other(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
-
-/* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
- * single-table lookup (api/ops.c) and each table of a grown one (grow.c).  Both
- * buckets are read and tested without a branch between them, so the two
- * memory reads overlap and no misprediction on loaded data holds back the
- * next lookup. */
-static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
-    uint64_t v = f->lane_ones * p.fp;
-    uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
-    return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
-}
-
-static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
-    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p.i1, p.i2, p.fp);
-}
-
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */
 static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
     if (f->swar) {
@@ -197,6 +177,40 @@ static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t 
     for (unsigned s = 0; s < f->bucket_size; s++)
         if (cf__slot_get(f, bucket, s) == v) return true;
     return false;
+}
+
+/* Semi-sorted buckets: both words read before either is searched. */
+static inline bool cf__contains_semi(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    uint64_t w1 = cf__bucket_bits_at(f, i1), w2 = cf__bucket_bits_at(f, i2);
+    return cf__semisort_find_word(f, w1, fp) >= 0 || cf__semisort_find_word(f, w2, fp) >= 0;
+}
+
+/* Lookups in layouts without SWAR (semi-sorted, wide buckets), out of line:
+ * inlined, they made every lookup save and restore four more registers.
+ * Static, so that each file's copy is seen by the compiler where it is
+ * called and the common lookup keeps the registers the call does not
+ * touch (in another file, a plain lookup cost one more instruction).  The
+ * slots are passed as scalars, in registers: a struct passed by value to a
+ * call would be copied to the stack on every lookup. */
+__attribute__((noinline, unused)) static bool cf__contains_other(const cf_filter *f, uint64_t i1,
+                                                                 uint64_t i2, uint32_t fp) {
+    if (f->semi_sort) return cf__contains_semi(f, i1, i2, fp);
+    return cf__bucket_has(f, i1, fp) || cf__bucket_has(f, i2, fp);
+}
+
+/* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
+ * single-table lookup (api/ops.c) and each table of a grown one (grow.c).  Both
+ * buckets are read and tested without a branch between them, so the two
+ * memory reads overlap and no misprediction on loaded data holds back the
+ * next lookup. */
+static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
+    uint64_t v = f->lane_ones * p.fp;
+    uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
+    return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
+}
+
+static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
+    return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p.i1, p.i2, p.fp);
 }
 
 /* All of a bucket's fingerprints, in slot order, decoded once. */
