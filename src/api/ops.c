@@ -82,7 +82,7 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     switch (cf__kind_of(f)) {
-    case CF__PLAIN: return cf__insert_slots(f, cf__locate(f, h));
+    case CF__PLAIN: return cf__table_insert(f, h);
     case CF__GROWN: return cf__grow_insert_hash(f, h);
     case CF__CONCURRENT: return cf__cc_insert(f, h, false);
     }
@@ -101,7 +101,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     case CF__PLAIN: {
         cf__slots p = cf__locate(f, h);
         CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
-        return cf__insert_slots(f, p);
+        return cf__insert_slots(f, p.i1, p.i2, p.fp);
     }
     case CF__GROWN: return cf__grow_insert_unique_hash(f, h);
     case CF__CONCURRENT: return cf__cc_insert(f, h, true);
@@ -143,6 +143,28 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
 size_t cf_count(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return 0;
     return cf_count_hash(f, cf__hash_keyed(&f->hkey, key, len));
+}
+
+/* 64-bit integer keys: the same as cf_X(f, bytes, 8) on the key's 8 bytes
+ * in little-endian order, hashed without a detour through memory. */
+cf_status cf_insert_u64(cf_filter *f, uint64_t key) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf_insert_hash(f, cf__hash_u64(&f->hkey, key));
+}
+
+bool cf_contains_u64(const cf_filter *f, uint64_t key) {
+    if (f == NULL) return false;
+    return cf__contains(f, cf__hash_u64(&f->hkey, key));
+}
+
+cf_status cf_delete_u64(cf_filter *f, uint64_t key) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf_delete_hash(f, cf__hash_u64(&f->hkey, key));
+}
+
+size_t cf_count_u64(const cf_filter *f, uint64_t key) {
+    if (f == NULL) return 0;
+    return cf_count_hash(f, cf__hash_u64(&f->hkey, key));
 }
 
 cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {

@@ -145,7 +145,8 @@ cf_status cf__table_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
-        cf_status s = cf__insert_slots(f, cf__ring_next(f, ring, hashes, n, j));
+        cf__slots p = cf__ring_next(f, ring, hashes, n, j);
+        cf_status s = cf__insert_slots(f, p.i1, p.i2, p.fp);
         if (s != CF_OK) return s;
         if (inserted != NULL) *inserted = j + 1;
     }

@@ -166,15 +166,14 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *newest = c->tables[c->count - 1];
     uint64_t failed = newest->failed_inserts;
-    cf_status s = cf__insert_slots(newest, cf__locate(newest, h));
+    cf_status s = cf__table_insert(newest, h);
     if (s != CF_E_FULL) return s;
     cf_filter *added;
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
     s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__grow_add_table(f, &added);
-    if (s == CF_OK)
-        return cf__insert_slots(added, cf__locate(added, h)); /* an empty table has room */
+    if (s == CF_OK) return cf__table_insert(added, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
     newest->failed_inserts = failed;
