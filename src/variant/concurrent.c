@@ -439,7 +439,7 @@ static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
 static bool cf__cc_try_place(cf_filter *f, const cf__slots *p, bool peek) {
-    cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
+    cf__prefetch_bucket(f, p->i2); /* as kernel.h does: a full i1 costs no second wait */
     return cf__cc_place_locked(f, p->i1, p->fp, peek) || cf__cc_place_locked(f, p->i2, p->fp, peek);
 }
 
