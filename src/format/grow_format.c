@@ -9,6 +9,7 @@
  * bytes are what they always were and older readers still read them.
  */
 #include "grow_format.h"
+#include "table.h"
 
 static uint64_t cf__double_bits(double d) {
     uint64_t u;
@@ -91,7 +92,7 @@ cf_status cf__grow_plan_finish(const cf__grow_plan *p, uint64_t len) {
     CF__RETURN_IF(p->end != len, CF_E_CORRUPT); /* trailing bytes */
     double spent = 0.0;
     for (unsigned k = 0; k < p->tables; k++)
-        spent += cf_theoretical_fpp(p->rec[k].fp_bits, p->rec[k].bucket_size, 1.0);
+        spent += cf__fpp(p->rec[k].fp_bits, p->rec[k].bucket_size, 1.0);
     CF__RETURN_IF(!(spent < p->target_fpp), CF_E_CORRUPT);
     CF__RETURN_IF(p->max_bytes != 0 && p->table_bytes > p->max_bytes, CF_E_CORRUPT);
     return CF_OK;
@@ -105,21 +106,20 @@ cf_status cf__grow_check_pad(const uint8_t *pad, size_t n) {
 size_t cf__grow_serialized_size(const cf_filter *f) {
     size_t n = CF__HEADER_SIZE;
     for (unsigned k = 0; k < f->chain->count; k++)
-        n += cf__grow_record_size(cf_serialized_size(f->chain->tables[k]));
+        n += cf__grow_record_size(cf__image_size(f->chain->tables[k]));
     return n;
 }
 
-cf_status cf__grow_serialize(const cf_filter *f, uint8_t *dst) {
+void cf__grow_serialize(const cf_filter *f, uint8_t *dst) {
     cf__grow_header_encode(f, dst);
     uint8_t *p = dst + CF__HEADER_SIZE;
     for (unsigned k = 0; k < f->chain->count; k++) {
         const cf_filter *t = f->chain->tables[k];
-        size_t image = cf_serialized_size(t), size = cf__grow_record_size(image);
-        CF__FORWARD_IF_ERROR(cf_serialize(t, p, image, NULL));
+        size_t image = cf__image_size(t), size = cf__grow_record_size(image);
+        cf__image_encode(t, p);
         memset(p + image, 0, size - image);
         p += size;
     }
-    return CF_OK;
 }
 
 /* Validates everything the bytes say before allocating (grow_format.h). */
@@ -153,7 +153,7 @@ cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator
         cf_filter *t;
         cf_status s = cf__table_from_bytes(&p.rec[k], in + p.offset[k] + CF__HEADER_SIZE, a, &t);
         if (s != CF_OK) {
-            cf_free(f);
+            cf__grow_free(f);
             return s;
         }
         cf__grow_attach(f, t);

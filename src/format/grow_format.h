@@ -67,4 +67,14 @@ cf_status cf__grow_check_pad(const uint8_t *pad, size_t n);
 /* The version-2 header of f. */
 void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
 
+/* A CF_GROW filter in memory, format version 2 (grow_format.c): its size,
+ * its bytes (cf__grow_serialized_size of them at dst), the filter from
+ * len bytes at in (everything validated before anything is allocated), and
+ * any range of its bytes (serialize_range.c). */
+size_t cf__grow_serialized_size(const cf_filter *f);
+void cf__grow_serialize(const cf_filter *f, uint8_t *dst);
+cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
+                               cf_filter **out);
+void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len);
+
 #endif /* CF_GROW_FORMAT_H */

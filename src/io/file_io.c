@@ -22,97 +22,19 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "cf_format.h"
+#include "file_io.h"
 #include "file_path.h"
-#include "grow.h"
-#include "concurrent.h"
+#include "file_sys.h"
+#include "table.h"
 
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
-
-/* Bound on one read()/write() call (Linux moves at most ~2 GiB per call). */
-#define CF__IO_CHUNK ((size_t)1 << 20)
-
-bool cf__write_all(int fd, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* Reads up to n bytes at offset; returns how many were read (short at EOF),
- * or (size_t)-1 on an error. */
-size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
-    size_t got = 0;
-    while (got < n) {
-        size_t want = n - got > CF__IO_CHUNK * 64 ? CF__IO_CHUNK * 64 : n - got;
-        ssize_t r = pread(fd, p + got, want, (off_t)(offset + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return (size_t)-1;
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    return got;
-}
-
-/* Opens path, reads the first min(size, 64) bytes (the rest of header is
- * zeroed) and decodes them as a header validated against the file's size.
- * On CF_OK the caller owns *fd_out; also on CF_E_VERSION for a version-2
- * (grown) file, which grow_io.c reads from the same descriptor (*size_out
- * is the file's size); on any other failure fd is closed.  O_NONBLOCK:
- * opening a FIFO would otherwise wait for a writer forever; the fstat then
- * refuses it (and has no effect on the reads of a regular file). */
-static cf_status cf__open_header(const char *path, int *fd_out, uint64_t *size_out,
-                                 uint8_t header[CF__HEADER_SIZE], cf__header *h) {
-    memset(header, 0, CF__HEADER_SIZE);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) { /* a socket cannot be opened at all; say what it is */
-        struct stat st;
-        return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_E_IO;
-    }
-    struct stat st;
-    cf_status s = fstat(fd, &st) != 0 ? CF_E_IO : !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_OK;
-    uint64_t size = 0;
-    if (s == CF_OK) {
-        size = (uint64_t)st.st_size;
-        size_t want = size < CF__HEADER_SIZE ? (size_t)size : CF__HEADER_SIZE;
-        size_t got = cf__pread_all(fd, header, want, 0);
-        s = got == want         ? cf__header_decode(header, size, h)
-            : got == (size_t)-1 ? CF_E_IO
-                                : CF_E_TRUNCATED;
-    }
-    if (s != CF_OK && !cf__is_grown(s, h)) {
-        close(fd);
-        return s;
-    }
-    *fd_out = fd;
-    *size_out = size;
-    return s;
-}
-
-cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
-    CF__RETURN_IF(out == NULL, CF_E_PARAM);
-    *out = NULL;
-    CF__RETURN_IF(path == NULL, CF_E_PARAM);
-
-    int fd;
-    uint64_t size;
-    uint8_t header[CF__HEADER_SIZE];
-    cf__header h;
-    cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
-    if (cf__is_grown(s0, &h)) return cf__grow_load(fd, size, header, a, out);
-    CF__FORWARD_IF_ERROR(s0);
+/* The version-1 path of cf__load_path, on the descriptor it opened (fd, a
+ * regular file whose validated header is h, read into header); closes fd. */
+static cf_status cf__load_table(int fd, const uint8_t header[CF__HEADER_SIZE], const cf__header *hp,
+                                const cf_allocator *a, cf_filter **out) {
+    const cf__header h = *hp;
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
     if (s == CF_OK) s = cf__table_alloc(f, false);
@@ -159,22 +81,29 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     return CF_OK;
 fail:
     close(fd);
-    cf_free(f);
+    cf__table_free(f);
     return s;
 }
 
-cf_status cf_map(const char *path, bool verify, cf_filter **out) {
-    CF__RETURN_IF(out == NULL, CF_E_PARAM);
-    *out = NULL;
-    CF__RETURN_IF(path == NULL, CF_E_PARAM);
-
+cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out) {
     int fd;
     uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
     cf__header h;
-    cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
-    if (cf__is_grown(s0, &h)) return cf__grow_map(fd, size, header, verify, out);
-    CF__FORWARD_IF_ERROR(s0);
+    cf__image_kind kind;
+    CF__FORWARD_IF_ERROR(cf__open_image(path, &fd, &size, header, &kind, &h));
+    switch (kind) {
+    case CF__IMAGE_TABLE: return cf__load_table(fd, header, &h, a, out);
+    case CF__IMAGE_CHAIN: return cf__grow_load(fd, size, header, a, out);
+    }
+    close(fd);
+    return CF_E_VERSION; /* not reached: every kind is a case */
+}
+
+/* The version-1 path of cf__map_path (as cf__load_table); closes fd. */
+static cf_status cf__map_table(int fd, const uint8_t header[CF__HEADER_SIZE], const cf__header *hp,
+                               bool verify, cf_filter **out) {
+    const cf__header h = *hp;
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
@@ -201,7 +130,8 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     f->map_base = map;
     f->map_len = h.total_size;
     if (verify && (s = cf__check_table(f)) != CF_OK) {
-        cf_free(f);
+        cf__unmap(f);
+        cf__table_free(f);
         return s;
     }
     /* Lookups touch two random buckets: read-ahead would only waste I/O. */
@@ -210,20 +140,24 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     return CF_OK;
 }
 
-cf_status cf_save(const cf_filter *f, const char *path) {
-    CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
-    if (f->flags & CF_CONCURRENT) return cf__cc_save(f, path);
-    cf__temp t;
-    CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
-    bool ok = (f->flags & CF_GROW) ? cf__grow_write(f, t.fd) : cf__image_write(t.fd, f);
-    return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
+cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
+    int fd;
+    uint64_t size;
+    uint8_t header[CF__HEADER_SIZE];
+    cf__header h;
+    cf__image_kind kind;
+    CF__FORWARD_IF_ERROR(cf__open_image(path, &fd, &size, header, &kind, &h));
+    switch (kind) {
+    case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, verify, out);
+    case CF__IMAGE_CHAIN: return cf__grow_map(fd, size, header, verify, out);
+    }
+    close(fd);
+    return CF_E_VERSION; /* not reached: every kind is a case */
 }
 
-bool cf__image_write(int fd, const cf_filter *t) {
-    uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
-    cf__header_encode(t, header);
-    cf__image_trailer(header, t->table, t->table_bytes, trailer);
-    return cf__write_all(fd, header, sizeof header) &&
-           cf__write_all(fd, t->table, t->table_bytes) &&
-           cf__write_all(fd, trailer, sizeof trailer);
+cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f) {
+    cf__temp t;
+    CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    bool ok = write(f, t.fd);
+    return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
 }

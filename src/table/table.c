@@ -1,5 +1,5 @@
 /*
- * filter.c -- creating, describing and releasing a cuckoo filter.
+ * table.c -- one bit-packed table: its shape, its memory and its counters.
  *
  *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
  *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
@@ -9,18 +9,14 @@
  *             the stack, allocated by the first search that needs it (evict.c)
  *
  * The handle, the table and the queue all come from the filter's allocator.
- * A mapped filter (file_io.c) points its table into a read-only mapping
- * instead and owns no table memory.
+ * A mapped table (io/) points into a read-only mapping instead and owns no
+ * table memory.  A plain filter is one table; a grown one holds several
+ * (variant/grow.c); a concurrent one is a table with lock stripes
+ * (variant/concurrent.c).
  */
-#define _POSIX_C_SOURCE 200809L
-
-#include <sys/mman.h>
-
 #include "bucket.h"
-#include "cf_format.h"
 #include "hash.h"
-#include "grow.h"
-#include "concurrent.h"
+#include "table.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
@@ -64,8 +60,7 @@ void cf__set_seed(cf_filter *f, uint64_t seed) {
     cf__hash_key_init(&f->hkey, seed);
 }
 
-cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, cf_filter **out) {
+cf_status cf__handle_alloc(const cf_allocator *a, cf_filter **out) {
     *out = NULL;
     cf_allocator alloc;
     CF__FORWARD_IF_ERROR(cf__allocator_resolve(a, &alloc));
@@ -73,6 +68,15 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     CF__RETURN_IF(f == NULL, CF_E_NOMEM);
     memset(f, 0, sizeof *f);
     f->alloc = alloc;
+    f->kind = CF__PLAIN;
+    *out = f;
+    return CF_OK;
+}
+
+cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
+                           unsigned flags, unsigned max_kicks, cf_filter **out) {
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
     f->num_buckets = nb;
     f->bucket_size = b;
     f->fp_bits = fbits;
@@ -80,31 +84,6 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->flags = flags;
     f->partner_map = CF__MAP_MIXED;
     cf__derive_layout(f);
-    *out = f;
-    return CF_OK;
-}
-
-cf_status cf_new(const cf_config *cfg, cf_filter **out) {
-    CF__RETURN_IF(out == NULL, CF_E_PARAM);
-    *out = NULL;
-    CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
-    if (cfg->flags & CF_CONCURRENT) return cf__cc_new(cfg, out);
-    if (cfg->flags & CF_GROW) return cf__grow_new(cfg, out);
-
-    unsigned fbits, b, max_kicks;
-    uint64_t nb;
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
-    size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
-
-    cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
-    cf__set_seed(f, cfg->seed);
-    f->table_bytes = bytes;
-    if (cf__table_alloc(f, true) != CF_OK) {
-        cf_free(f);
-        return CF_E_NOMEM;
-    }
     *out = f;
     return CF_OK;
 }
@@ -120,34 +99,40 @@ cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
     return CF_OK;
 }
 
-void cf_free(cf_filter *f) {
+cf_status cf__table_new(const cf_config *cfg, cf_filter **out) {
+    unsigned fbits, b, max_kicks;
+    uint64_t nb;
+    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
+
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
+    cf__set_seed(f, cfg->seed);
+    f->table_bytes = bytes;
+    if (cf__table_alloc(f, true) != CF_OK) {
+        cf__table_free(f);
+        return CF_E_NOMEM;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+void cf__table_free(cf_filter *f) {
     if (f == NULL) return;
-    if (f->chain != NULL) cf__grow_free_chain(f);
-    if (f->map_base != NULL) munmap(f->map_base, f->map_len);
     if (f->owns_table) cf__free(&f->alloc, f->table);
     cf__free(&f->alloc, f->queue);
-    cf__free(&f->alloc, f->cc);
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
 }
 
-cf_status cf_clear(cf_filter *f) {
-    CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (f->flags & CF_GROW) {
-        cf__grow_clear(f);
-        return CF_OK;
-    }
-    if (f->flags & CF_CONCURRENT) return cf__cc_clear(f);
+void cf__table_clear(cf_filter *f) {
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
-    return CF_OK;
 }
 
-size_t cf_memory_usage(const cf_filter *f) {
-    if (f == NULL) return 0;
-    if (f->flags & CF_GROW) return cf__grow_memory(f);
-    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue + cf__cc_memory(f);
+size_t cf__table_memory(const cf_filter *f) {
+    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue;
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
     return n;
 }
@@ -176,15 +161,7 @@ cf_status cf__check_semisorted(const cf_filter *f) {
     return CF_OK;
 }
 
-void cf_get_stats(const cf_filter *f, cf_stats *out) {
-    if (f->flags & CF_GROW) {
-        cf__grow_stats(f, out);
-        return;
-    }
-    if (f->flags & CF_CONCURRENT) {
-        cf__cc_get_stats(f, out);
-        return;
-    }
+void cf__table_stats(const cf_filter *f, cf_stats *out) {
     memset(out, 0, sizeof *out);
     out->items = f->items;
     out->num_buckets = f->num_buckets;
@@ -198,13 +175,12 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     double table_bits = (double)f->num_buckets * f->bucket_bits;
     out->bits_per_slot = f->bucket_bits / f->bucket_size;
     out->bits_per_item = f->items ? table_bits / (double)f->items : 0.0;
-    out->expected_fpp = cf_theoretical_fpp(f->fp_bits, f->bucket_size, out->load_factor);
+    out->expected_fpp = cf__fpp(f->fp_bits, f->bucket_size, out->load_factor);
     out->table_bytes = f->table_bytes;
-    out->memory_bytes = cf_memory_usage(f);
+    out->memory_bytes = cf__table_memory(f);
     out->total_kicks = f->total_kicks;
     out->failed_inserts = f->failed_inserts;
     out->read_only = f->read_only;
-    out->format_version = CF__FORMAT_VERSION;
     out->tables = 1;
-    out->fpp_bound = cf_theoretical_fpp(f->fp_bits, f->bucket_size, 1.0);
+    out->fpp_bound = cf__fpp(f->fp_bits, f->bucket_size, 1.0);
 }

@@ -18,20 +18,20 @@
  * nothing is removed.  The kept copy is a false positive, never a false
  * negative, and counts stay upper bounds.
  */
-#include "cf_format.h"
-#include "bucket.h"
+#include "batch.h"
 #include "grow.h"
+#include "table.h"
 
 cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
                          double target_fpp, cf_filter **out) {
     cf_filter *f;
-    /* The handle's own shape is never used: every operation goes to tables. */
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, 1, CF_DEFAULT_BUCKET_SIZE, CF_MIN_FINGERPRINT_BITS, 0,
-                                          CF_DEFAULT_MAX_KICKS, &f));
+    /* The handle has no table of its own: every operation goes to tables. */
+    CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
+    f->kind = CF__GROWN;
     f->flags = flags;
     f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
     if (f->chain == NULL) {
-        cf_free(f);
+        cf__free(&f->alloc, f);
         return CF_E_NOMEM;
     }
     memset(f->chain, 0, sizeof *f->chain);
@@ -45,29 +45,29 @@ cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
 void cf__grow_attach(cf_filter *f, cf_filter *table) {
     cf__chain *c = f->chain;
     c->tables[c->count++] = table;
-    /* The handle answers cf_hash and describes the filter by its first table. */
+    /* The handle hashes keys with the seed every table shares, and is as
+     * writable as its tables. */
     cf__set_seed(f, c->tables[0]->seed);
-    f->bucket_size = c->tables[0]->bucket_size;
-    f->max_kicks = c->tables[0]->max_kicks;
     f->read_only = table->read_only;
 }
 
 void cf__grow_drop_newest(cf_filter *f) {
     cf__chain *c = f->chain;
-    cf_free(c->tables[--c->count]);
+    cf__table_free(c->tables[--c->count]);
     c->tables[c->count] = NULL;
     f->read_only = c->tables[c->count - 1]->read_only;
 }
 
-void cf__grow_free_chain(cf_filter *f) {
-    for (unsigned k = 0; k < f->chain->count; k++) cf_free(f->chain->tables[k]);
+void cf__grow_free(cf_filter *f) {
+    for (unsigned k = 0; k < f->chain->count; k++) cf__table_free(f->chain->tables[k]);
     cf__free(&f->alloc, f->chain);
-    f->chain = NULL;
+    cf_allocator alloc = f->alloc;
+    cf__free(&alloc, f);
 }
 
 /* A table's FPP at full load: what it takes from the budget. */
 static double cf__table_fpp(const cf_filter *t) {
-    return cf_theoretical_fpp(t->fp_bits, t->bucket_size, 1.0);
+    return cf__fpp(t->fp_bits, t->bucket_size, 1.0);
 }
 
 double cf__grow_spent(const cf__chain *c) {
@@ -92,7 +92,7 @@ static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf_filter *newest = c->tables[c->count - 1];
     CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_FULL);
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
-    cf_config_init(cfg);
+    cf__config_defaults(cfg);
     cfg->num_buckets = newest->num_buckets * c->growth;
     cfg->bucket_size = newest->bucket_size;
     cfg->max_kicks = newest->max_kicks;
@@ -104,8 +104,8 @@ static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     unsigned fbits, b, kicks;
     uint64_t nb;
     CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_E_FULL);
-    while (fbits < CF_MAX_FINGERPRINT_BITS && cf_theoretical_fpp(fbits, b, 1.0) > budget) fbits++;
-    CF__RETURN_IF(cf_theoretical_fpp(fbits, b, 1.0) > budget, CF_E_FULL);
+    while (fbits < CF_MAX_FINGERPRINT_BITS && cf__fpp(fbits, b, 1.0) > budget) fbits++;
+    CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_E_FULL);
     cfg->fingerprint_bits = fbits;
     if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
@@ -127,7 +127,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
     cf_filter *f, *t;
     CF__FORWARD_IF_ERROR(
         cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
-    cf_status s = cf_new(&first, &t);
+    cf_status s = cf__table_new(&first, &t);
     if (s == CF_OK) {
         cf__grow_attach(f, t);
         /* An explicit width must leave budget to the tables after it. */
@@ -137,7 +137,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
             s = CF_E_PARAM;
     }
     if (s != CF_OK) {
-        cf_free(f);
+        cf__grow_free(f);
         return s;
     }
     *out = f;
@@ -148,7 +148,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
     CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
-    CF__FORWARD_IF_ERROR(cf_new(&cfg, added));
+    CF__FORWARD_IF_ERROR(cf__table_new(&cfg, added));
     cf__grow_attach(f, *added);
     return CF_OK;
 }
@@ -159,21 +159,21 @@ cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
 static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
     cf__slots p = cf__locate(t, h);
     size_t slots = (p.i2 == p.i1 ? 1u : 2u) * (size_t)t->bucket_size;
-    return cf_count_hash(t, h) >= slots;
+    return cf__table_count(t, h) >= slots;
 }
 
 cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *newest = c->tables[c->count - 1];
     uint64_t failed = newest->failed_inserts;
-    cf_status s = cf_insert_hash(newest, h);
+    cf_status s = cf__table_insert(newest, h);
     if (s != CF_E_FULL) return s;
     cf_filter *added;
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
     s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__grow_add_table(f, &added);
-    if (s == CF_OK) return cf_insert_hash(added, h); /* an empty table has room */
+    if (s == CF_OK) return cf__table_insert(added, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
     newest->failed_inserts = failed;
@@ -205,18 +205,18 @@ cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *holder = NULL;
     for (unsigned k = c->count; k-- > 0;) {
-        if (cf_count_hash(c->tables[k], h) == 0) continue;
+        if (cf__table_count(c->tables[k], h) == 0) continue;
         if (holder != NULL) return CF_OK; /* ambiguous: keep every copy (top comment) */
         holder = c->tables[k];
     }
     CF__RETURN_IF(holder == NULL, CF_E_NOT_FOUND);
-    return cf_delete_hash(holder, h);
+    return cf__table_delete(holder, h);
 }
 
 size_t cf__grow_count_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = f->chain;
     size_t n = 0;
-    for (unsigned k = 0; k < c->count; k++) n += cf_count_hash(c->tables[k], h);
+    for (unsigned k = 0; k < c->count; k++) n += cf__table_count(c->tables[k], h);
     return n;
 }
 
@@ -232,7 +232,7 @@ size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_
         size_t m = n - base < CF__GROW_ROUND ? n - base : CF__GROW_ROUND;
         memset(any, 0, m);
         for (unsigned k = c->count; k-- > 0;) {
-            cf_contains_batch(c->tables[k], hashes + base, m, hit);
+            cf__table_contains_batch(c->tables[k], hashes + base, m, hit);
             for (size_t j = 0; j < m; j++) any[j] |= hit[j];
         }
         for (size_t j = 0; j < m; j++) found += any[j];
@@ -251,24 +251,24 @@ cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, 
 
 size_t cf__grow_memory(const cf_filter *f) {
     size_t n = sizeof *f + sizeof *f->chain;
-    for (unsigned k = 0; k < f->chain->count; k++) n += cf_memory_usage(f->chain->tables[k]);
+    for (unsigned k = 0; k < f->chain->count; k++) n += cf__table_memory(f->chain->tables[k]);
     return n;
 }
 
 void cf__grow_clear(cf_filter *f) {
-    for (unsigned k = 0; k < f->chain->count; k++) cf_clear(f->chain->tables[k]);
+    for (unsigned k = 0; k < f->chain->count; k++) cf__table_clear(f->chain->tables[k]);
 }
 
 void cf__grow_stats(const cf_filter *f, cf_stats *out) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    cf_get_stats(newest, out);
+    cf__table_stats(newest, out);
     double table_bits = 0.0;
     out->items = out->num_buckets = out->slots = out->table_bytes = out->total_kicks = 0;
     out->expected_fpp = 0.0;
     for (unsigned k = 0; k < c->count; k++) {
         cf_stats t;
-        cf_get_stats(c->tables[k], &t);
+        cf__table_stats(c->tables[k], &t);
         out->items += t.items;
         out->num_buckets += t.num_buckets;
         out->slots += t.slots;
@@ -287,19 +287,6 @@ void cf__grow_stats(const cf_filter *f, cf_stats *out) {
     out->max_bytes = c->max_bytes;
     out->fpp_bound = cf__grow_spent(c);
     out->target_fpp = c->target_fpp;
-    out->format_version = CF__FORMAT_VERSION_GROWN;
-}
-
-cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
-    CF__RETURN_IF(f == NULL || out == NULL, CF_E_PARAM);
-    if (!(f->flags & CF_GROW)) {
-        CF__RETURN_IF(k != 0, CF_E_PARAM);
-        cf_get_stats(f, out);
-        return CF_OK;
-    }
-    CF__RETURN_IF(k >= f->chain->count, CF_E_PARAM);
-    cf_get_stats(f->chain->tables[k], out);
-    return CF_OK;
 }
 
 /* The bound a table made growable gets when the caller names none: the one
@@ -312,17 +299,14 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
 static double cf__grow_default_target(const cf_filter *t) {
     double first = cf__table_fpp(t);
     double want = first / CF__GROW_SHARE;
-    double widest =
-        (CF_MAX_TABLES + 4) * cf_theoretical_fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
+    double widest = (CF_MAX_TABLES + 4) * cf__fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
     if (want < widest) want = widest;
     double half_rest = (1 + first) / 2;
     return want < half_rest ? want : half_rest;
 }
 
-cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
-    CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
+cf_status cf__grow_wrap(cf_filter **fp, const cf_config *cfg) {
     cf_filter *t = *fp;
-    CF__RETURN_IF((t->flags & (CF_GROW | CF_CONCURRENT)) || t->read_only, CF_E_PARAM);
     unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
     double target = cfg->target_fpp == 0 ? cf__grow_default_target(t) : cfg->target_fpp;

@@ -15,7 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "file_io.h"
+#include "file_sys.h"
 #include "grow_format.h"
+#include "table.h"
 
 static const uint8_t cf__zeros[64];
 
@@ -25,20 +28,12 @@ bool cf__grow_write(const cf_filter *f, int fd) {
     if (!cf__write_all(fd, header, sizeof header)) return false;
     for (unsigned k = 0; k < f->chain->count; k++) {
         const cf_filter *t = f->chain->tables[k];
-        size_t image = cf_serialized_size(t);
-        if (!cf__image_write(fd, t) ||
+        size_t image = cf__image_size(t);
+        if (!cf__image_write(t, fd) ||
             !cf__write_all(fd, cf__zeros, (size_t)(cf__grow_record_size(image) - image)))
             return false;
     }
     return true;
-}
-
-/* Reads exactly n bytes at offset; CF_E_TRUNCATED or CF_E_IO otherwise. */
-static cf_status cf__read_exact(int fd, uint8_t *p, size_t n, uint64_t offset) {
-    size_t got = cf__pread_all(fd, p, n, offset);
-    CF__RETURN_IF(got == (size_t)-1, CF_E_IO);
-    CF__RETURN_IF(got != n, CF_E_TRUNCATED);
-    return CF_OK;
 }
 
 /* Validates the header (head, the first min(size, 64) bytes of fd), the
@@ -83,7 +78,7 @@ static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k,
     *out = t;
     return CF_OK;
 fail:
-    cf_free(t);
+    cf__table_free(t);
     return s;
 }
 
@@ -106,7 +101,7 @@ cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_all
     }
     close(fd);
     if (s != CF_OK) {
-        cf_free(f);
+        cf__grow_free(f);
         return s;
     }
     *out = f;
@@ -126,7 +121,7 @@ static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p,
     t->read_only = true;
     cf_status s = verify ? cf__check_table(t) : CF_OK;
     if (s != CF_OK) {
-        cf_free(t);
+        cf__table_free(t);
         return s;
     }
     *out = t;
@@ -159,7 +154,8 @@ cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, 
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
         if ((s = cf__grow_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
-            cf_free(f); /* unmaps */
+            cf__unmap(f);
+            cf__grow_free(f);
             return s;
         }
         cf__grow_attach(f, t);

@@ -7,12 +7,11 @@
  */
 #include "cuckoofilter_inline.h"
 
-#include "cf_internal.h"
+#include "kind.h"
 
-cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t size) {
-    CF__RETURN_IF(abi != CF_VIEW_ABI || size != sizeof(cf_view), CF_E_VERSION);
-    CF__RETURN_IF(v == NULL || f == NULL, CF_E_PARAM);
-    CF__RETURN_IF((f->flags & (CF_GROW | CF_CONCURRENT)) != 0, CF_E_PARAM);
+/* A plain filter's lookup constants: grown and concurrent filters look up
+ * by their own code. */
+static void cf__view_of_table(cf_view *v, const cf_filter *f) {
     memset(v, 0, sizeof *v);
     v->table_ = f->table;
     v->filter_ = f;
@@ -32,5 +31,15 @@ cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t 
     v->alt_xmask_ = f->alt_xmask;
     v->alt_mul_ = f->alt_mul;
     v->flip48_ = f->hkey.flip48;
-    return CF_OK;
+}
+
+cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t size) {
+    CF__RETURN_IF(abi != CF_VIEW_ABI || size != sizeof(cf_view), CF_E_VERSION);
+    CF__RETURN_IF(v == NULL || f == NULL, CF_E_PARAM);
+    switch (f->kind) {
+    case CF__PLAIN: cf__view_of_table(v, f); return CF_OK;
+    case CF__GROWN:
+    case CF__CONCURRENT: return cf__unsupported();
+    }
+    CF__NO_OTHER_KIND();
 }

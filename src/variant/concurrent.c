@@ -53,6 +53,7 @@
 
 #include "bfs.h"
 #include "concurrent.h"
+#include "table.h"
 
 /* ---- the table as aligned atomic little-endian words ---- */
 
@@ -257,7 +258,7 @@ static void cf__cc_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift)
 /* Gives the plain filter f its stripes: each stripe's items counted from
  * the table, the filter's kicks and failed inserts carried over.  CF_OK,
  * CF_E_NOMEM, or CF_E_PARAM for memory not aligned for atomic words. */
-static cf_status cf__cc_attach(cf_filter *f) {
+cf_status cf__cc_attach(cf_filter *f) {
     /* Atomic words need the natural alignment that malloc gives. */
     CF__RETURN_IF((uintptr_t)f->table % sizeof(uint64_t) != 0, CF_E_PARAM);
     uint64_t nstripes;
@@ -293,6 +294,7 @@ static cf_status cf__cc_attach(cf_filter *f) {
     f->queue_cap = 0;
     f->cc = cc;
     f->flags |= CF_CONCURRENT;
+    f->kind = CF__CONCURRENT;
     return CF_OK;
 }
 
@@ -304,23 +306,23 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     cf_config plain = *cfg;
     plain.flags = 0;
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf_new(&plain, &f));
+    CF__FORWARD_IF_ERROR(cf__table_new(&plain, &f));
     cf_status st = cf__cc_attach(f);
     if (st != CF_OK) {
-        cf_free(f);
+        cf__table_free(f);
         return st;
     }
     *out = f;
     return CF_OK;
 }
 
-cf_status cf_make_concurrent(cf_filter *f) {
-    CF__RETURN_IF(f == NULL || f->flags != 0 || !f->owns_table || f->read_only, CF_E_PARAM);
-    return cf__cc_attach(f);
+void cf__cc_free(cf_filter *f) {
+    cf__free(&f->alloc, f->cc);
+    cf__table_free(f);
 }
 
 size_t cf__cc_memory(const cf_filter *f) {
-    return f->cc == NULL ? 0 : f->cc->bytes;
+    return cf__table_memory(f) + f->cc->bytes;
 }
 
 /* ---- lookups ---- */
@@ -437,7 +439,7 @@ static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
 static bool cf__cc_try_place(cf_filter *f, const cf__slots *p, bool peek) {
-    cf__prefetch_bucket(f, p->i2); /* as ops.c does: a full i1 costs no second wait */
+    cf__prefetch_bucket(f, p->i2); /* as kernel.h does: a full i1 costs no second wait */
     return cf__cc_place_locked(f, p->i1, p->fp, peek) || cf__cc_place_locked(f, p->i2, p->fp, peek);
 }
 
@@ -609,6 +611,7 @@ static void cf__cc_unlock_all(const cf_filter *f) {
  * write.  The caller holds every stripe. */
 static cf_filter cf__cc_view(const cf_filter *f) {
     cf_filter v = *f;
+    v.kind = CF__PLAIN;
     v.cc = NULL;
     v.flags &= ~CF_CONCURRENT;
     v.items = 0;
@@ -624,26 +627,16 @@ static cf_filter cf__cc_view(const cf_filter *f) {
 void cf__cc_get_stats(const cf_filter *f, cf_stats *out) {
     cf__cc_lock_all(f);
     cf_filter v = cf__cc_view(f);
-    cf_get_stats(&v, out);
+    cf__table_stats(&v, out);
     cf__cc_unlock_all(f);
     out->flags = f->flags;
-    out->memory_bytes = cf_memory_usage(f);
+    out->memory_bytes = cf__cc_memory(f);
 }
 
-/* Files hold no CF_CONCURRENT: it describes how this process uses the
- * table, not the table, and loaded filters are plain. */
-cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
+cf_status cf__cc_with_view(const cf_filter *f, cf__cc_view_fn fn, void *arg) {
     cf__cc_lock_all(f);
     cf_filter v = cf__cc_view(f);
-    cf_status st = cf_serialize(&v, dst, cap, written);
-    cf__cc_unlock_all(f);
-    return st;
-}
-
-cf_status cf__cc_save(const cf_filter *f, const char *path) {
-    cf__cc_lock_all(f);
-    cf_filter v = cf__cc_view(f);
-    cf_status st = cf_save(&v, path);
+    cf_status st = fn(&v, arg);
     cf__cc_unlock_all(f);
     return st;
 }

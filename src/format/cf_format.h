@@ -1,6 +1,6 @@
 /*
  * cf_format.h -- the file format's constants and the pieces that
- * serialize.c (memory buffers) and file_io.c (files, mappings) share.
+ * serialize.c (memory buffers) and io/ (files, mappings) share.
  * docs/FORMAT.md is the specification; this header only implements it.
  *
  *   offset 0            64                        64 + T       64 + T + 8
@@ -80,11 +80,15 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
  * against the exact size.  Reads nothing else; allocates nothing. */
 cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h);
 
-/* Whether cf__header_decode's answer s says the input is a version-2
- * (grown) filter, which grow_format.c reads instead. */
-static inline bool cf__is_grown(cf_status s, const cf__header *h) {
-    return s == CF_E_VERSION && h->version == CF__FORMAT_VERSION_GROWN;
-}
+/* Which reader an input is for: a version-1 image of one table
+ * (cf__header_decode and serialize.c, also for every input that is no
+ * filter at all: they say what is wrong) or a version-2 chain of them
+ * (grow_format.c).  The one place that routes inputs by version. */
+typedef enum cf__image_kind { CF__IMAGE_TABLE, CF__IMAGE_CHAIN } cf__image_kind;
+
+/* The reader of an input of input_len bytes of which buf holds the first
+ * min(input_len, 64): reads the magic and the version only. */
+cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len);
 
 /* The same, for a table record followed by more input: everything but the
  * last check (input_len may exceed the record's size). */
@@ -95,11 +99,6 @@ cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__h
  * invariants (cf__check_table). */
 cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const cf_allocator *a,
                                cf_filter **out);
-
-/* write()/pread() loops over EINTR and short transfers (file_io.c).
- * cf__pread_all returns the bytes read (short at EOF) or (size_t)-1. */
-bool cf__write_all(int fd, const uint8_t *p, size_t n);
-size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset);
 
 /* An image is a header, its table and a trailer holding XXH3-64 (seed 0) of
  * the header followed by the table.  These are the one owner of that rule:
@@ -127,9 +126,18 @@ static inline bool cf__image_ok(const uint8_t *img, size_t table_bytes) {
                                 img + CF__HEADER_SIZE + table_bytes);
 }
 
-/* Writes the image of the single table t to fd (file_io.c); false on a
- * write error. */
-bool cf__image_write(int fd, const cf_filter *t);
+/* Bytes of the image of the single table t: header, table, trailer. */
+size_t cf__image_size(const cf_filter *t);
+
+/* Writes the image of t to dst (cf__image_size(t) bytes). */
+void cf__image_encode(const cf_filter *t, uint8_t *dst);
+
+/* The single table (a plain filter) of the version-1 image of len bytes at
+ * in: header, checksum and table invariants checked. */
+cf_status cf__image_decode(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out);
+
+/* Bytes [offset, offset + len) of t's image, within it (serialize_range.c). */
+void cf__image_range(const cf_filter *t, uint64_t offset, uint8_t *dst, size_t len);
 
 /* Builds a handle (no table) with every parameter and statistic of h. */
 cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_filter **out);

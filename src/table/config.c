@@ -18,9 +18,13 @@
  */
 #include <math.h>
 
-#include "cf_internal.h"
+#include "table.h"
 
 void cf_config_init(cf_config *cfg) {
+    cf__config_defaults(cfg);
+}
+
+void cf__config_defaults(cf_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->target_fpp = CF_DEFAULT_TARGET_FPP;
     cfg->bucket_size = CF_DEFAULT_BUCKET_SIZE;
@@ -72,6 +76,10 @@ cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, s
 }
 
 double cf_theoretical_fpp(unsigned fingerprint_bits, unsigned bucket_size, double load) {
+    return cf__fpp(fingerprint_bits, bucket_size, load);
+}
+
+double cf__fpp(unsigned fingerprint_bits, unsigned bucket_size, double load) {
     if (fingerprint_bits < 1 || fingerprint_bits > 64 || load <= 0) return 0.0;
     double per_slot = 1.0 / (ldexp(1.0, (int)fingerprint_bits) - 1.0);
     /* 1 - (1 - p)^n computed without cancellation for tiny p. */

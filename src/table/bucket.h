@@ -41,17 +41,6 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
     return p;
 }
 
-/* Stores fp in bucket i1 or i2 (a free slot, else after the eviction
- * search) and counts it: CF_OK, or CF_E_FULL / CF_E_NOMEM with the table
- * unchanged and failed_inserts counting a CF_E_FULL (ops.c).
- * It takes the slots as scalars, not as a cf__slots: a 24-byte struct
- * passed to a function that is not inlined goes through the stack, and the
- * callee's 16-byte reload of two 8-byte stores cannot be forwarded, so each
- * insert waited for the store buffer to drain, the previous insert's table
- * store (often a cache miss) included: inserts ran one at a time, 2.6x
- * slower at 2^25 buckets (issue 20). */
-cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
-
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
@@ -166,13 +155,51 @@ static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
 }
 
-/* Lookups in layouts without SWAR (semi-sorted, wide buckets): ops.c.  The
+/* First slot of bucket holding value v (0 = first empty slot), or -1. */
+static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    if (f->swar) {
+        uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
+        uint64_t z = cf__zero_lanes(f, x);
+        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
+    }
+    if (f->semi_sort) return cf__semisort_find(f, bucket, v);
+    for (unsigned s = 0; s < f->bucket_size; s++)
+        if (cf__slot_get(f, bucket, s) == v) return (int)s;
+    return -1;
+}
+
+static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    if (f->swar) {
+        uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
+        return cf__zero_lanes(f, x) != 0;
+    }
+    if (f->semi_sort) return cf__semisort_find(f, bucket, v) >= 0;
+    for (unsigned s = 0; s < f->bucket_size; s++)
+        if (cf__slot_get(f, bucket, s) == v) return true;
+    return false;
+}
+
+/* Semi-sorted buckets: both words read before either is searched. */
+static inline bool cf__contains_semi(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    uint64_t w1 = cf__bucket_bits_at(f, i1), w2 = cf__bucket_bits_at(f, i2);
+    return cf__semisort_find_word(f, w1, fp) >= 0 || cf__semisort_find_word(f, w2, fp) >= 0;
+}
+
+/* Lookups in layouts without SWAR (semi-sorted, wide buckets), out of line:
+ * inlined, they made every lookup save and restore four more registers.
+ * Static, so that each file's copy is seen by the compiler where it is
+ * called and the common lookup keeps the registers the call does not
+ * touch (in another file, a plain lookup cost one more instruction).  The
  * slots are passed as scalars, in registers: a struct passed by value to a
  * call would be copied to the stack on every lookup. */
-bool cf__contains_other(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+__attribute__((noinline, unused)) static bool cf__contains_other(const cf_filter *f, uint64_t i1,
+                                                                 uint64_t i2, uint32_t fp) {
+    if (f->semi_sort) return cf__contains_semi(f, i1, i2, fp);
+    return cf__bucket_has(f, i1, fp) || cf__bucket_has(f, i2, fp);
+}
 
 /* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
- * single-table lookup (ops.c) and each table of a grown one (grow.c).  Both
+ * single-table lookup (api/ops.c) and each table of a grown one (grow.c).  Both
  * buckets are read and tested without a branch between them, so the two
  * memory reads overlap and no misprediction on loaded data holds back the
  * next lookup. */
@@ -224,30 +251,6 @@ static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
         return cf__contains_other(f, p.i1, p.i2, p.fp);
     }
     }
-}
-
-/* First slot of bucket holding value v (0 = first empty slot), or -1. */
-static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    if (f->swar) {
-        uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
-        uint64_t z = cf__zero_lanes(f, x);
-        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
-    }
-    if (f->semi_sort) return cf__semisort_find(f, bucket, v);
-    for (unsigned s = 0; s < f->bucket_size; s++)
-        if (cf__slot_get(f, bucket, s) == v) return (int)s;
-    return -1;
-}
-
-static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    if (f->swar) {
-        uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
-        return cf__zero_lanes(f, x) != 0;
-    }
-    if (f->semi_sort) return cf__semisort_find(f, bucket, v) >= 0;
-    for (unsigned s = 0; s < f->bucket_size; s++)
-        if (cf__slot_get(f, bucket, s) == v) return true;
-    return false;
 }
 
 /* All of a bucket's fingerprints, in slot order, decoded once. */

@@ -12,6 +12,7 @@
  * call reads the filter as it is then; pieces taken across a change do not
  * fit together, and the trailer (or the header's item count) shows it to
  * cf_deserialize.  A grown filter (version 2) is served table by table.
+ * The public cf_serialize_range (api/bytes.c) checks the range first.
  */
 #include "cf_format.h"
 #include "grow_format.h"
@@ -20,7 +21,7 @@
  * version-1 image padded to a multiple of 64 bytes: the ranges of each
  * record come from that table, the padding is zeros.  The caller checked
  * the range against the whole form. */
-static void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
+void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
     uint8_t header[CF__HEADER_SIZE];
     cf__grow_header_encode(f, header);
     uint64_t start = 0, end = CF__HEADER_SIZE; /* the current piece: [start, end) */
@@ -32,9 +33,9 @@ static void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, si
                 memcpy(out, header + in, n);
             } else {
                 const cf_filter *t = f->chain->tables[k - 1];
-                uint64_t image = cf_serialized_size(t);
+                uint64_t image = cf__image_size(t);
                 size_t from_image = in < image ? (image - in < n ? (size_t)(image - in) : n) : 0;
-                if (from_image > 0) (void)cf_serialize_range(t, in, out, from_image);
+                if (from_image > 0) cf__image_range(t, in, out, from_image);
                 memset(out + from_image, 0, n - from_image);
             }
             out += n;
@@ -43,22 +44,12 @@ static void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, si
         }
         if (k < f->chain->count) {
             start = end;
-            end += cf__grow_record_size(cf_serialized_size(f->chain->tables[k]));
+            end += cf__grow_record_size(cf__image_size(f->chain->tables[k]));
         }
     }
 }
 
-cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len) {
-    CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
-    /* Read in place: not a table that other threads change meanwhile
-     * (cf_serialize takes their locks). */
-    CF__RETURN_IF((f->flags & CF_CONCURRENT) != 0, CF_E_PARAM);
-    uint64_t total = cf_serialized_size(f);
-    CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
-    if (f->flags & CF_GROW) {
-        cf__grow_range(f, offset, dst, len);
-        return CF_OK;
-    }
+void cf__image_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
     uint8_t header[CF__HEADER_SIZE];
     cf__header_encode(f, header);
     uint8_t *out = dst;
@@ -76,12 +67,11 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
             /* The trailer: the only part that needs the whole table. */
             uint8_t trailer[CF__TRAILER_SIZE];
             cf__image_trailer(header, f->table, f->table_bytes, trailer);
-            n = len; /* the range check above keeps it within the trailer */
+            n = len; /* the caller keeps the range within the image */
             memcpy(out, trailer + (offset - table_end), n);
         }
         out += n;
         offset += n;
         len -= n;
     }
-    return CF_OK;
 }

@@ -77,6 +77,15 @@ typedef struct cf__bfs_node {
 
 typedef struct cf__chain cf__chain;
 
+/* What a handle is.  api/ decides every operation with one switch on it
+ * (the kinds x operations matrix of docs/ARCHITECTURE.md):
+ *   CF__PLAIN       one table, the fields below (table/)
+ *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
+ *                   table fields of the handle itself are unused (zero)
+ *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
+ *                   variant/concurrent.c), which hold its counters */
+typedef enum __attribute__((packed)) cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+
 struct cf_filter {
     cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
     uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
@@ -106,6 +115,8 @@ struct cf_filter {
     bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
     bool read_only;  /* table lives in a read-only mapping                 */
     bool owns_table; /* table came from alloc (false when mapped)          */
+    cf__kind kind;   /* which fields are in use (above); in the bools' word, so
+                        that the plain fields keep the offsets they had     */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
     cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,

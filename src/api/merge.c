@@ -21,8 +21,9 @@
  * copy costs one table of memory for the duration of the call; undoing
  * evictions one by one would need a log as large in the worst case.
  */
-#include "bucket.h"
 #include "grow.h"
+#include "kernel.h"
+#include "kind.h"
 
 /* The same buckets for every key: shape, seed, layout and partner map (a
  * table of 0.1.0's map and one of today's pair buckets differently). */
@@ -104,13 +105,7 @@ static cf_status cf__merge_grown(cf_filter *dst, const cf_filter *src) {
     return st;
 }
 
-cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
-    CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
-    CF__RETURN_IF(dst->read_only, CF_E_READONLY);
-    /* Concurrent filters change under other threads: not merged (yet). */
-    CF__RETURN_IF(((dst->flags | src->flags) & CF_CONCURRENT) != 0, CF_E_PARAM);
-    CF__RETURN_IF(((dst->flags ^ src->flags) & CF_GROW) != 0, CF_E_PARAM);
-    if (dst->flags & CF_GROW) return cf__merge_grown(dst, src);
+static cf_status cf__merge_plain(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(!cf__same_shape(dst, src), CF_E_PARAM);
     /* More fingerprints than free slots can never fit: fail before copying. */
     CF__RETURN_IF(src->items > dst->num_buckets * dst->bucket_size - dst->items, CF_E_FULL);
@@ -122,4 +117,17 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     if (st != CF_OK) cf__restore(dst, &saved);
     cf__free(&dst->alloc, saved.table);
     return st;
+}
+
+cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
+    CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
+    CF__RETURN_IF(dst->read_only, CF_E_READONLY);
+    /* Only filters of one kind merge: their tables pair up. */
+    CF__RETURN_IF(dst->kind != src->kind, cf__unsupported());
+    switch (dst->kind) {
+    case CF__PLAIN: return cf__merge_plain(dst, src);
+    case CF__GROWN: return cf__merge_grown(dst, src);
+    case CF__CONCURRENT: return cf__unsupported(); /* changes under other threads: not yet */
+    }
+    CF__NO_OTHER_KIND();
 }

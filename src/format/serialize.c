@@ -16,8 +16,7 @@
  * "serialize, deserialize, serialize" is byte-identical (the fuzzers check).
  */
 #include "cf_format.h"
-#include "concurrent.h"
-#include "grow.h"
+#include "table.h"
 
 /* PNG's trick: a non-ASCII first byte (catches 7-bit channels and text
  * sniffing), CR LF (catches newline translation), ^Z (stops DOS `type`) and
@@ -85,6 +84,13 @@ cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__h
 
     CF__RETURN_IF(input_len < h->total_size, CF_E_TRUNCATED);
     return CF_OK;
+}
+
+cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len) {
+    bool chain = input_len >= CF__OFF_VERSION + 2 &&
+                 memcmp(buf, cf__magic, sizeof cf__magic) == 0 &&
+                 cf__get_le(buf + CF__OFF_VERSION, 2) == CF__FORMAT_VERSION_GROWN;
+    return chain ? CF__IMAGE_CHAIN : CF__IMAGE_TABLE;
 }
 
 cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h) {
@@ -193,41 +199,19 @@ cf_status cf__check_table(const cf_filter *f) {
     return CF_OK;
 }
 
-size_t cf_serialized_size(const cf_filter *f) {
-    if (f == NULL) return 0;
-    if (f->flags & CF_GROW) return cf__grow_serialized_size(f);
-    return CF__HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
+size_t cf__image_size(const cf_filter *t) {
+    return CF__HEADER_SIZE + t->table_bytes + CF__TRAILER_SIZE;
 }
 
-cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
-    if (written != NULL) *written = 0;
-    CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
-    if (f->flags & CF_CONCURRENT) return cf__cc_serialize(f, dst, cap, written);
-    size_t need = cf_serialized_size(f);
-    CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
-    uint8_t *p = dst;
-    if (f->flags & CF_GROW) {
-        CF__FORWARD_IF_ERROR(cf__grow_serialize(f, p));
-        if (written != NULL) *written = need;
-        return CF_OK;
-    }
-    cf__header_encode(f, p);
-    memcpy(p + CF__HEADER_SIZE, f->table, f->table_bytes);
-    cf__image_trailer(p, f->table, f->table_bytes, p + CF__HEADER_SIZE + f->table_bytes);
-    if (written != NULL) *written = need;
-    return CF_OK;
+void cf__image_encode(const cf_filter *t, uint8_t *dst) {
+    cf__header_encode(t, dst);
+    memcpy(dst + CF__HEADER_SIZE, t->table, t->table_bytes);
+    cf__image_trailer(dst, t->table, t->table_bytes, dst + CF__HEADER_SIZE + t->table_bytes);
 }
 
-cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_filter **out) {
-    CF__RETURN_IF(out == NULL, CF_E_PARAM);
-    *out = NULL;
-    CF__RETURN_IF(src == NULL, CF_E_PARAM);
-    const uint8_t *in = src;
-
+cf_status cf__image_decode(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out) {
     cf__header h;
-    cf_status st = cf__header_decode(in, len, &h);
-    if (cf__is_grown(st, &h)) return cf__grow_deserialize(in, len, a, out);
-    CF__FORWARD_IF_ERROR(st);
+    CF__FORWARD_IF_ERROR(cf__header_decode(in, len, &h));
     CF__RETURN_IF(!cf__image_ok(in, h.table_bytes), CF_E_CHECKSUM);
     return cf__table_from_bytes(&h, in + CF__HEADER_SIZE, a, out);
 }
@@ -237,13 +221,13 @@ cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const 
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &f));
     if (cf__table_alloc(f, false) != CF_OK) {
-        cf_free(f);
+        cf__table_free(f);
         return CF_E_NOMEM;
     }
     memcpy(f->table, table, h->table_bytes);
     cf_status s = cf__check_table(f);
     if (s != CF_OK) {
-        cf_free(f);
+        cf__table_free(f);
         return s;
     }
     *out = f;

@@ -6,10 +6,11 @@
  *                           nb0 buckets nb0*g buckets       nb0*g^(n-1)
  *                           f0 bits     f1 >= f0            newest: inserts go here
  *
- * Each table is a complete single-table cf_filter (same seed, bucket size
- * and eviction budget) used through the single-table code, so a filter
- * without CF_GROW runs exactly the code it ran before; the only cost to it
- * is one flag test at the top of each public function.  The key is hashed
+ * Each table is a complete plain table (a cf_filter of kind CF__PLAIN, same
+ * seed, bucket size and eviction budget) used through table/'s code
+ * (kernel.h, batch.h), so a filter without CF_GROW runs exactly the code it
+ * ran before; the only cost to it is the kind switch at the top of each
+ * public function (api/).  The key is hashed
  * once; every table derives its own fingerprint and buckets from that hash.
  *
  * FPP budget.  A lookup is a false positive when any table's is, so the
@@ -69,8 +70,13 @@ cf_status cf__grow_add_table(cf_filter *f, cf_filter **added);
 /* Drops the newest table (count >= 2): undoes cf__grow_add_table. */
 void cf__grow_drop_newest(cf_filter *f);
 
-/* Releases the tables and the chain (cf_free calls it, then frees f). */
-void cf__grow_free_chain(cf_filter *f);
+/* Releases the tables, the chain and the handle (not a mapping: io/'s
+ * cf__unmap is for that). */
+void cf__grow_free(cf_filter *f);
+
+/* cf_make_growable for the plain, writable filter *fp (api/ checked it):
+ * *fp becomes a grown filter whose first table it is. */
+cf_status cf__grow_wrap(cf_filter **fp, const cf_config *cfg);
 
 /* The sum of the tables' FPPs at full load: what the budget has spent. */
 double cf__grow_spent(const cf__chain *c);
@@ -87,20 +93,5 @@ cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, 
 void cf__grow_stats(const cf_filter *f, cf_stats *out);
 size_t cf__grow_memory(const cf_filter *f);
 void cf__grow_clear(cf_filter *f);
-
-/* Serialization of a CF_GROW filter (format version 2, docs/FORMAT.md;
- * grow_format.c, grow_io.c). */
-size_t cf__grow_serialized_size(const cf_filter *f);
-cf_status cf__grow_serialize(const cf_filter *f, uint8_t *dst);
-cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
-                               cf_filter **out);
-/* Writes f's bytes to fd (cf_save does the rest); false on a write error. */
-bool cf__grow_write(const cf_filter *f, int fd);
-/* The version-2 paths of cf_load and cf_map, on the file cf_load or cf_map
- * opened (fd, a regular file of size bytes, whose first min(size, 64)
- * bytes are head).  They close fd. */
-cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
-                        cf_filter **out);
-cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
 
 #endif /* CF_GROW_H */

@@ -45,7 +45,13 @@ struct cf__cc {
 
 /* cf_new with CF_CONCURRENT in cfg->flags (cfg and out checked by cf_new). */
 cf_status cf__cc_new(const cf_config *cfg, cf_filter **out);
-/* Bytes of f's stripes (0 without CF_CONCURRENT). */
+/* Gives the plain filter f (which owns an aligned, writable table) its
+ * stripes and makes it CF__CONCURRENT: cf_make_concurrent.  CF_OK,
+ * CF_E_NOMEM, or CF_E_PARAM for a table not aligned for atomic words. */
+cf_status cf__cc_attach(cf_filter *f);
+/* Releases the stripes, the table and the handle. */
+void cf__cc_free(cf_filter *f);
+/* Bytes of the handle, the table and the stripes. */
 size_t cf__cc_memory(const cf_filter *f);
 
 bool cf__cc_contains(const cf_filter *f, uint64_t h);
@@ -57,8 +63,14 @@ cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 
 /* These take every stripe's lock, in order, and work on a consistent cut. */
 void cf__cc_get_stats(const cf_filter *f, cf_stats *out);
-cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written);
-cf_status cf__cc_save(const cf_filter *f, const char *path);
 cf_status cf__cc_clear(cf_filter *f);
+
+/* Runs fn on a plain view of f (kind CF__PLAIN, sharing f's table, with the
+ * stripes' counters summed) while every stripe is locked, and returns its
+ * status: how api/ serializes and saves a concurrent filter with the plain
+ * code.  Files hold no CF_CONCURRENT: it describes how this process uses the
+ * table, not the table, and loaded filters are plain. */
+typedef cf_status (*cf__cc_view_fn)(const cf_filter *view, void *arg);
+cf_status cf__cc_with_view(const cf_filter *f, cf__cc_view_fn fn, void *arg);
 
 #endif /* CF_CONCURRENT_H */
