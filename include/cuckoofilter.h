@@ -201,6 +201,29 @@ typedef struct cf_filter cf_filter;
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
 #define CF_GROW 4u
+/* cf_config.growth_mode: how a CF_GROW filter grows.
+ * CF_GROWTH_CHAIN (the default, and what every file and Redis key written
+ * before it holds): a chain of tables; a lookup probes every table.
+ * CF_GROWTH_INPLACE: one table of 2^k buckets of four fixed-width slots
+ * that doubles in place when an insert finds no room; a lookup reads two
+ * buckets however often it doubled.  Each slot holds a variable-length
+ * fingerprint (a marker bit ends it), and each doubling moves one bit of
+ * every stored fingerprint into the bucket index, so old items keep
+ * shorter fingerprints and new ones full ones (design and FPP arithmetic:
+ * src/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
+ * doublings within it (target_fpp >= 0.27%), else 32 bits; an insert whose
+ * doubling could take the FPP at full load past target_fpp returns
+ * CF_E_FULL (with 16-bit slots at 1%, after about 80 doublings).  Memory:
+ * one table, between a half and all of it used; a doubling grows it with
+ * realloc(3) under the default allocator (large blocks move by mremap:
+ * no copy, no second table), while a custom allocator gets the doubled
+ * table allocated before the old one is freed (1.5 times the new table for
+ * a moment).  Bucket size 4 only; no CF_SEMI_SORT; not yet: cf_merge,
+ * cf_serialize_range, cf_grow_* (CF_E_PARAM) and files (see cf_serialize).
+ * Chosen per filter; the default stays CF_GROWTH_CHAIN until files and the
+ * Redis module know the new kind. */
+#define CF_GROWTH_CHAIN 0u
+#define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
 #define CF_MAX_TABLES 64
 #define CF_DEFAULT_GROWTH 2
@@ -246,6 +269,12 @@ typedef struct cf_config {
      * cf_stats.table_bytes); an insert that would need a table past it
      * returns CF_E_FULL and changes nothing.  0 = no limit. */
     uint64_t max_bytes;
+    /* CF_GROW only: CF_GROWTH_CHAIN (0, the default) or CF_GROWTH_INPLACE.
+     * With CF_GROWTH_INPLACE, capacity (or num_buckets) is rounded up to a
+     * power of two of buckets, fingerprint_bits is 0 (derived) or the slot
+     * width, 16 or 32, growth is ignored, and max_bytes limits the table.
+     * Any other value: CF_E_PARAM. */
+    unsigned growth_mode;
 } cf_config;
 
 /* Fills cfg with the defaults: capacity 0, target_fpp CF_DEFAULT_TARGET_FPP,
@@ -498,6 +527,15 @@ typedef struct cf_stats {
                                 below target_fpp; else the FPP at full load  */
     double target_fpp;  /* CF_GROW: the bound every table added respects;
                                 else 0 (single tables do not store it)       */
+    /* Added with CF_GROWTH_INPLACE: the growth mode (CF_GROWTH_CHAIN for
+     * every filter without it) and the doublings since creation.  For an
+     * in-place filter, fingerprint_bits is the length a new entry gets
+     * (slot width - 1), bits_per_slot the slot width, load_factor counts
+     * occupied slots (items plus the copies doublings made of used-up
+     * entries), expected_fpp is 2S/nb (src/grow_inplace.h), fpp_bound the
+     * FPP once every free slot is filled, tables 1, growth 2. */
+    unsigned growth_mode;
+    uint64_t doublings;
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */

@@ -99,6 +99,8 @@ struct cf_filter {
     size_t queue_cap;        /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
     struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
+    struct cf__ip *ip;       /* CF_GROWTH_INPLACE: growth state (grow_inplace.h); the
+                               table is f->table, 2^k buckets; else NULL           */
 };
 
 /* ---- allocation through the filter's allocator ---- */
@@ -109,6 +111,9 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 /* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
 void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
+/* Resizes p (old_size bytes) to new_size > 0 bytes: realloc(3) for the
+ * default allocator, else alloc + copy + free.  NULL on failure, p untouched. */
+void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size);
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
 

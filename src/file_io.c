@@ -213,6 +213,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
     if (f->flags & CF_CONCURRENT) return cf__cc_save(f, path);
+    CF__RETURN_IF(f->ip != NULL, CF_E_PARAM);
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
     bool ok = (f->flags & CF_GROW) ? cf__grow_write(f, t.fd) : cf__image_write(t.fd, f);

@@ -20,6 +20,7 @@
 #include "cf_format.h"
 #include "hash.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "concurrent.h"
 
 void cf__derive_layout(cf_filter *f) {
@@ -78,6 +79,8 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
     if (cfg->flags & CF_CONCURRENT) return cf__cc_new(cfg, out);
+    if ((cfg->flags & CF_GROW) && cfg->growth_mode == CF_GROWTH_INPLACE) return cf__ip_new(cfg, out);
+    CF__RETURN_IF(cfg->growth_mode > CF_GROWTH_INPLACE, CF_E_PARAM);
     if (cfg->flags & CF_GROW) return cf__grow_new(cfg, out);
 
     unsigned fbits, b, max_kicks;
@@ -115,6 +118,7 @@ void cf_free(cf_filter *f) {
     if (f->owns_table) cf__free(&f->alloc, f->table);
     cf__free(&f->alloc, f->queue);
     cf__free(&f->alloc, f->cc);
+    cf__free(&f->alloc, f->ip);
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
 }
@@ -122,6 +126,10 @@ void cf_free(cf_filter *f) {
 cf_status cf_clear(cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (f->ip != NULL) {
+        cf__ip_clear(f);
+        return CF_OK;
+    }
     if (f->flags & CF_GROW) {
         cf__grow_clear(f);
         return CF_OK;
@@ -134,6 +142,7 @@ cf_status cf_clear(cf_filter *f) {
 
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
+    if (f->ip != NULL) return cf__ip_memory(f);
     if (f->flags & CF_GROW) return cf__grow_memory(f);
     size_t n = sizeof *f + f->queue_cap * sizeof *f->queue + cf__cc_memory(f);
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
@@ -165,6 +174,10 @@ cf_status cf__check_semisorted(const cf_filter *f) {
 }
 
 void cf_get_stats(const cf_filter *f, cf_stats *out) {
+    if (f->ip != NULL) {
+        cf__ip_stats(f, out);
+        return;
+    }
     if (f->flags & CF_GROW) {
         cf__grow_stats(f, out);
         return;

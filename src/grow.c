@@ -297,6 +297,11 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
         cf_get_stats(f, out);
         return CF_OK;
     }
+    if (f->ip != NULL) {
+        CF__RETURN_IF(k != 0, CF_E_PARAM);
+        cf_get_stats(f, out);
+        return CF_OK;
+    }
     CF__RETURN_IF(k >= f->chain->count, CF_E_PARAM);
     cf_get_stats(f->chain->tables[k], out);
     return CF_OK;

@@ -15,7 +15,7 @@
 
 /* The statuses every call here starts with (the header's contract). */
 static cf_status cf__grown_writable(const cf_filter *f) {
-    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW), CF_E_PARAM);
+    CF__RETURN_IF(f == NULL || !(f->flags & CF_GROW) || f->ip != NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     return CF_OK;
 }

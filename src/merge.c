@@ -110,6 +110,8 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     /* Concurrent filters change under other threads: not merged (yet). */
     CF__RETURN_IF(((dst->flags | src->flags) & CF_CONCURRENT) != 0, CF_E_PARAM);
     CF__RETURN_IF(((dst->flags ^ src->flags) & CF_GROW) != 0, CF_E_PARAM);
+    /* In-place growth: not merged yet. */
+    CF__RETURN_IF(dst->ip != NULL || src->ip != NULL, CF_E_PARAM);
     if (dst->flags & CF_GROW) return cf__merge_grown(dst, src);
     CF__RETURN_IF(!cf__same_shape(dst, src), CF_E_PARAM);
     /* More fingerprints than free slots can never fit: fail before copying. */

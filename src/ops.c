@@ -28,6 +28,7 @@
  */
 #include "bucket.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "concurrent.h"
 #include "hash.h"
 
@@ -64,6 +65,7 @@ static inline bool cf__special(const cf_filter *f) {
 
 /* Out of line: inlined, the two calls cost plain lookups register saves. */
 __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, uint64_t h) {
+    if (f->ip != NULL) return cf__ip_contains_hash(f, h);
     if (f->flags & CF_GROW) return cf__grow_contains_hash(f, h);
     return cf__cc_contains(f, h);
 }
@@ -131,8 +133,10 @@ cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
 cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (cf__special(f))
+    if (cf__special(f)) {
+        if (f->ip != NULL) return cf__ip_insert_hash(f, h);
         return f->flags & CF_GROW ? cf__grow_insert_hash(f, h) : cf__cc_insert(f, h, false);
+    }
     cf__slots p = cf__locate(f, h);
     return cf__insert_slots(f, p.i1, p.i2, p.fp);
 }
@@ -145,8 +149,10 @@ cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (cf__special(f))
+    if (cf__special(f)) {
+        if (f->ip != NULL) return cf__ip_insert_unique_hash(f, h);
         return f->flags & CF_GROW ? cf__grow_insert_unique_hash(f, h) : cf__cc_insert(f, h, true);
+    }
     cf__slots p = cf__locate(f, h);
     CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
     return cf__insert_slots(f, p.i1, p.i2, p.fp);
@@ -187,8 +193,10 @@ static inline bool cf__take(cf_filter *f, cf__slots p) {
 cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    if (cf__special(f))
+    if (cf__special(f)) {
+        if (f->ip != NULL) return cf__ip_delete_hash(f, h);
         return f->flags & CF_GROW ? cf__grow_delete_hash(f, h) : cf__cc_delete(f, h);
+    }
     cf__slots p = cf__locate(f, h);
     cf__prefetch_bucket(f, p.i2); /* as for inserts */
     if (!cf__take(f, p)) return CF_E_NOT_FOUND;
@@ -203,7 +211,10 @@ cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
-    if (cf__special(f)) return f->flags & CF_GROW ? cf__grow_count_hash(f, h) : cf__cc_count(f, h);
+    if (cf__special(f)) {
+        if (f->ip != NULL) return cf__ip_count_hash(f, h);
+        return f->flags & CF_GROW ? cf__grow_count_hash(f, h) : cf__cc_count(f, h);
+    }
     cf__slots p = cf__locate(f, h);
     size_t n = cf__bucket_count(f, p.i1, p.fp);
     if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
@@ -273,6 +284,7 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (cf__special(f) && f->ip != NULL) return cf__ip_insert_batch(f, hashes, n, inserted);
     if (cf__special(f))
         return f->flags & CF_GROW ? cf__grow_insert_batch(f, hashes, n, inserted)
                                   : cf__cc_insert_batch(f, hashes, n, inserted);
@@ -381,6 +393,7 @@ CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
+    if (cf__special(f) && f->ip != NULL) return cf__ip_contains_batch(f, hashes, n, out);
     if (cf__special(f))
         return f->flags & CF_GROW ? cf__grow_contains_batch(f, hashes, n, out)
                                   : cf__cc_contains_batch(f, hashes, n, out);

@@ -195,6 +195,7 @@ cf_status cf__check_table(const cf_filter *f) {
 
 size_t cf_serialized_size(const cf_filter *f) {
     if (f == NULL) return 0;
+    if (f->ip != NULL) return 0; /* no file format yet */
     if (f->flags & CF_GROW) return cf__grow_serialized_size(f);
     return CF__HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
 }
@@ -203,6 +204,7 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
     if (written != NULL) *written = 0;
     CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
     if (f->flags & CF_CONCURRENT) return cf__cc_serialize(f, dst, cap, written);
+    CF__RETURN_IF(f->ip != NULL, CF_E_PARAM);
     size_t need = cf_serialized_size(f);
     CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
     uint8_t *p = dst;

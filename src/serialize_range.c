@@ -52,7 +52,7 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
     CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
     /* Read in place: not a table that other threads change meanwhile
      * (cf_serialize takes their locks). */
-    CF__RETURN_IF((f->flags & CF_CONCURRENT) != 0, CF_E_PARAM);
+    CF__RETURN_IF((f->flags & CF_CONCURRENT) != 0 || f->ip != NULL, CF_E_PARAM);
     uint64_t total = cf_serialized_size(f);
     CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
     if (f->flags & CF_GROW) {

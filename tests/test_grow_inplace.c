@@ -1,0 +1,351 @@
+/*
+ * test_grow_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
+ * through many doublings (fingerprints used up included), FPP under the
+ * target, deletes, copies, limits, allocation failures, determinism, and
+ * the table's own invariants (src/grow_inplace.h).
+ */
+#include "test.h"
+
+#include "grow_inplace.h"
+
+static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator *a) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = capacity;
+    cfg.target_fpp = fpp;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.seed = 7;
+    cfg.allocator = a;
+    cf_filter *f = NULL;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    return f;
+}
+
+/* Every slot empty or with its marker leaving at least the tag; entries and
+ * weight as the filter counts them. */
+static void check_table(const cf_filter *f) {
+    const cf__ip *ip = f->ip;
+    uint64_t entries = 0, weight = 0;
+    unsigned wb = ip->w / 8;
+    for (uint64_t i = 0; i < f->num_buckets * CF__IP_SLOTS; i++) {
+        uint64_t v = 0;
+        for (unsigned b = 0; b < wb; b++) v |= (uint64_t)f->table[i * wb + b] << (8 * b);
+        if (v == 0) continue;
+        unsigned len = ip->w - 1 - (unsigned)__builtin_ctzll(v);
+        CHECK(len >= ip->tag_bits);
+        entries++;
+        weight += (uint64_t)1 << (ip->w - 1 - len);
+    }
+    CHECK_EQ(entries, ip->entries);
+    CHECK_EQ(weight, ip->weight);
+    CHECK_EQ(f->num_buckets, (uint64_t)1 << ip->level);
+}
+
+static uint64_t *keys_of(size_t n, uint64_t seed) {
+    uint64_t *k = malloc(n * sizeof *k);
+    REQUIRE(k != NULL);
+    for (size_t i = 0; i < n; i++) k[i] = test_rand(&seed);
+    return k;
+}
+
+static size_t count_found(const cf_filter *f, const uint64_t *k, size_t n) {
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++) found += cf_contains(f, &k[i], sizeof k[i]);
+    return found;
+}
+
+/* Grown from 4 buckets over 14 doublings: entries of the first generations
+ * use up their 9 index bits and are copied into both halves. */
+static void grows_without_losing(unsigned w, double fpp, size_t n) {
+    cf_filter *f = new_inplace(16, fpp, NULL);
+    uint64_t *in = keys_of(n, 1), *out = keys_of(n, 2);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.bits_per_slot, w);
+    CHECK_EQ(st.growth_mode, CF_GROWTH_INPLACE);
+    for (size_t i = 0; i < n; i++) {
+        REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
+        if ((i & (i + 1)) == 0) CHECK_EQ(count_found(f, in, i + 1), i + 1);
+    }
+    CHECK_EQ(count_found(f, in, n), n);
+    check_table(f);
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.items, n);
+    CHECK_GE(st.doublings, 12);
+    CHECK_EQ(st.tables, 1);
+    CHECK(st.fpp_bound < fpp);
+    CHECK(st.expected_fpp <= st.fpp_bound);
+    /* The four-at-once probe and the slot-by-slot count agree. */
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ(cf_contains(f, &out[i], sizeof out[i]), cf_count(f, &out[i], sizeof out[i]) > 0);
+        CHECK(cf_count(f, &in[i], sizeof in[i]) >= 1);
+    }
+    double measured = (double)count_found(f, out, n) / (double)n;
+    CHECK(measured <= fpp);
+    /* Within 3 sigma + a little of what the filter expects. */
+    CHECK(measured <= st.expected_fpp * 1.3 + 3e-4);
+    cf_free(f);
+    free(in), free(out);
+}
+
+static void test_grows_16(void) {
+    grows_without_losing(16, 0.01, 200000);
+}
+
+static void test_grows_32(void) {
+    grows_without_losing(32, 0.001, 100000);
+}
+
+/* A doubling keeps every key and the expected FPP (S doubles with nb). */
+static void test_double_keeps_fpp(void) {
+    cf_filter *f = new_inplace(1000, 0.01, NULL);
+    uint64_t *in = keys_of(900, 3);
+    for (size_t i = 0; i < 900; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
+    for (int d = 0; d < 12; d++) {
+        cf_stats a, b;
+        cf_get_stats(f, &a);
+        REQUIRE(cf__ip_double(f) == CF_OK);
+        cf_get_stats(f, &b);
+        CHECK_EQ(b.num_buckets, 2 * a.num_buckets);
+        CHECK_DBL_NEAR(b.expected_fpp, a.expected_fpp, 1e-15);
+        CHECK_EQ(count_found(f, in, 900), 900);
+        check_table(f);
+    }
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK(st.load_factor > 900.0 / (double)st.slots); /* used-up entries were copied */
+    cf_free(f);
+    free(in);
+}
+
+static void test_deletes(void) {
+    size_t n = 60000;
+    cf_filter *f = new_inplace(100, 0.01, NULL);
+    uint64_t *in = keys_of(n, 4);
+    for (size_t i = 0; i < n; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
+    for (size_t i = 0; i < n; i += 2) CHECK_STATUS(cf_delete(f, &in[i], sizeof in[i]), CF_OK);
+    size_t gone_found = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool found = cf_contains(f, &in[i], sizeof in[i]);
+        if (i % 2)
+            CHECK(found);
+        else
+            gone_found += found;
+    }
+    /* Deleted keys answer like absent ones (false positives, plus the rare
+     * copy of a used-up entry left in the other half). */
+    CHECK(gone_found <= n / 2 / 50);
+    check_table(f);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.items, n / 2);
+    for (size_t i = 1; i < n; i += 2) CHECK_STATUS(cf_delete(f, &in[i], sizeof in[i]), CF_OK);
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.items, 0);
+    CHECK(st.load_factor < 0.01);
+    cf_free(f);
+    free(in);
+}
+
+/* One key's copies fill its two buckets: CF_E_FULL, and no doubling. */
+static void test_copies(void) {
+    cf_filter *f = new_inplace(1000, 0.01, NULL);
+    uint64_t key = 42;
+    unsigned stored = 0;
+    while (cf_insert(f, &key, sizeof key) == CF_OK) stored++;
+    CHECK(stored == 4 || stored == 8);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.doublings, 0);
+    CHECK_EQ(st.failed_inserts, 1);
+    CHECK_EQ(cf_count(f, &key, sizeof key), stored);
+    for (unsigned i = 0; i < stored; i++) CHECK_STATUS(cf_delete(f, &key, sizeof key), CF_OK);
+    CHECK_STATUS(cf_delete(f, &key, sizeof key), CF_E_NOT_FOUND);
+    CHECK(!cf_contains(f, &key, sizeof key));
+    CHECK_STATUS(cf_insert_unique(f, &key, sizeof key), CF_OK);
+    CHECK_STATUS(cf_insert_unique(f, &key, sizeof key), CF_E_EXISTS);
+    cf_free(f);
+}
+
+static void test_max_bytes(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 100;
+    cfg.target_fpp = 0.01;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.max_bytes = 8192; /* 1024 buckets of 8 bytes */
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    uint64_t *in = keys_of(10000, 5);
+    size_t n = 0;
+    cf_status s;
+    while ((s = cf_insert(f, &in[n], sizeof in[n])) == CF_OK) n++;
+    CHECK_STATUS(s, CF_E_FULL);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.table_bytes, 8192);
+    CHECK(n > 3800); /* over 93% of 4096 slots */
+    CHECK_EQ(count_found(f, in, n), n);
+    check_table(f);
+    cf_free(f);
+    free(in);
+}
+
+/* Every allocation a doubling makes fails in turn (a custom allocator:
+ * alloc, copy, free): CF_E_NOMEM, and the filter is as it was (same table
+ * bytes, every key found). */
+static void test_alloc_failures(void) {
+    for (long fail = 1; fail < 12; fail++) {
+        test_counting c = {0, 0, 0};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_filter *f = new_inplace(16, 0.01, &a);
+        uint64_t *in = keys_of(4000, 6);
+        c.fail_at = c.calls + fail;
+        size_t n = 0;
+        cf_status s = CF_OK;
+        uint8_t *before = NULL;
+        size_t before_bytes = 0;
+        for (; n < 4000; n++) {
+            /* A copy of the table before each insert, to compare after a failure. */
+            free(before);
+            before_bytes = f->table_bytes;
+            before = malloc(before_bytes);
+            REQUIRE(before != NULL);
+            memcpy(before, f->table, before_bytes);
+            if ((s = cf_insert(f, &in[n], sizeof in[n])) != CF_OK) break;
+        }
+        /* Either an allocation failed, or the doublings made fewer calls. */
+        CHECK(n < 4000 || c.calls < c.fail_at);
+        if (n < 4000) {
+            CHECK_STATUS(s, CF_E_NOMEM);
+            CHECK_EQ(f->table_bytes, before_bytes);
+            CHECK(memcmp(before, f->table, before_bytes) == 0);
+            CHECK_EQ(count_found(f, in, n), n);
+            c.fail_at = 0;
+            for (; n < 4000; n++) REQUIRE(cf_insert(f, &in[n], sizeof in[n]) == CF_OK);
+        }
+        CHECK_EQ(count_found(f, in, 4000), 4000);
+        check_table(f);
+        free(before);
+        cf_free(f);
+        CHECK_EQ(c.live, 0);
+        free(in);
+    }
+    /* Creation itself: the handle, the state, the table. */
+    for (long fail = 1; fail <= 3; fail++) {
+        test_counting c = {0, fail, 0};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = 100;
+        cfg.target_fpp = 0.01;
+        cfg.flags = CF_GROW;
+        cfg.growth_mode = CF_GROWTH_INPLACE;
+        cfg.allocator = &a;
+        cf_filter *f = (cf_filter *)&c;
+        CHECK_STATUS(cf_new(&cfg, &f), CF_E_NOMEM);
+        CHECK(f == NULL);
+        CHECK_EQ(c.live, 0);
+    }
+}
+
+static void test_deterministic(void) {
+    cf_filter *a = new_inplace(10, 0.01, NULL), *b = new_inplace(10, 0.01, NULL);
+    uint64_t *in = keys_of(20000, 8);
+    for (size_t i = 0; i < 20000; i++) {
+        REQUIRE(cf_insert(a, &in[i], sizeof in[i]) == CF_OK);
+        REQUIRE(cf_insert(b, &in[i], sizeof in[i]) == CF_OK);
+        if (i % 3 == 0) {
+            CHECK_STATUS(cf_delete(a, &in[i / 2], sizeof in[i]), CF_OK);
+            CHECK_STATUS(cf_delete(b, &in[i / 2], sizeof in[i]), CF_OK);
+        }
+    }
+    REQUIRE(a->table_bytes == b->table_bytes);
+    CHECK(memcmp(a->table, b->table, a->table_bytes) == 0);
+    cf_free(a), cf_free(b);
+    free(in);
+}
+
+static void test_batch_and_clear(void) {
+    cf_filter *f = new_inplace(10, 0.01, NULL);
+    size_t n = 30000;
+    uint64_t *in = keys_of(n, 9), *h = malloc(2 * n * sizeof *h);
+    bool *out = malloc(2 * n);
+    REQUIRE(h != NULL && out != NULL);
+    for (size_t i = 0; i < n; i++) h[i] = cf_hash(f, &in[i], sizeof in[i]);
+    size_t done = 0;
+    CHECK_STATUS(cf_insert_batch(f, h, n, &done), CF_OK);
+    CHECK_EQ(done, n);
+    uint64_t s = 10;
+    for (size_t i = n; i < 2 * n; i++) h[i] = test_rand(&s);
+    size_t found = cf_contains_batch(f, h, 2 * n, out);
+    size_t again = 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        CHECK_EQ(out[i], cf_contains_hash(f, h[i]));
+        again += out[i];
+        if (i < n) CHECK(out[i]);
+    }
+    CHECK_EQ(found, again);
+    CHECK_STATUS(cf_clear(f), CF_OK);
+    CHECK_EQ(cf_contains_batch(f, h, n, NULL), 0);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.items, 0);
+    CHECK(st.expected_fpp == 0.0);
+    CHECK_EQ(cf_memory_usage(f), st.memory_bytes);
+    CHECK(st.memory_bytes >= st.table_bytes);
+    cf_free(f);
+    free(in), free(h), free(out);
+}
+
+static void test_params(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 100;
+    cfg.target_fpp = 0.01;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = 7;
+    cf_filter *f = NULL;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.flags = CF_GROW | CF_SEMI_SORT;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.flags = CF_GROW;
+    cfg.bucket_size = 2;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.bucket_size = 4;
+    cfg.fingerprint_bits = 12;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.fingerprint_bits = 0;
+    cfg.target_fpp = 1e-12; /* not even 32-bit slots hold 20 doublings */
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.target_fpp = 0.01;
+    cfg.capacity = 0;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cfg.num_buckets = 100; /* rounded up to 128 */
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.num_buckets, 128);
+    CHECK_EQ(st.flags, CF_GROW);
+    CHECK_EQ(cf_serialized_size(f), 0);
+    uint8_t buf[64];
+    CHECK_STATUS(cf_serialize(f, buf, sizeof buf, NULL), CF_E_PARAM);
+    CHECK_STATUS(cf_grow_add_table(f), CF_E_PARAM);
+    CHECK_STATUS(cf_merge(f, f), CF_E_PARAM);
+    CHECK_STATUS(cf_table_stats(f, 0, &st), CF_OK);
+    CHECK_STATUS(cf_table_stats(f, 1, &st), CF_E_PARAM);
+    cf_filter *g = new_inplace(100, 0.01, NULL);
+    CHECK_STATUS(cf_merge(f, g), CF_E_PARAM);
+    cf_free(g);
+    cf_free(f);
+    /* The chain stays the default. */
+    cf_config_init(&cfg);
+    CHECK_EQ(cfg.growth_mode, CF_GROWTH_CHAIN);
+}
+
+TEST_MAIN(TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
+          TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
+          TEST(test_params))
