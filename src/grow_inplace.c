@@ -21,18 +21,19 @@ static inline size_t cf__ip_bucket_bytes(const cf__ip *ip) {
     return ip->w / 2; /* four slots of w / 8 bytes */
 }
 
-static uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
-    unsigned wb = f->ip->w / 8;
-    const uint8_t *p = f->table + i * cf__ip_bucket_bytes(f->ip) + s * wb;
-    uint64_t v = 0;
-    for (unsigned b = 0; b < wb; b++) v |= (uint64_t)p[b] << (8 * b);
-    return v;
+/* Slot s of bucket i lives in 64-bit word s * w / 64 of the bucket, at bit
+ * (s * w) % 64 (buckets are 8 or 16 bytes, so the words are aligned). */
+static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
+    unsigned w = f->ip->w, bit = s * w;
+    uint64_t word = cf__load64le(f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8);
+    return (word >> (bit % 64)) & (((uint64_t)1 << w) - 1);
 }
 
-static void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
-    unsigned wb = f->ip->w / 8;
-    uint8_t *p = f->table + i * cf__ip_bucket_bytes(f->ip) + s * wb;
-    for (unsigned b = 0; b < wb; b++) p[b] = (uint8_t)(v >> (8 * b));
+static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
+    unsigned w = f->ip->w, bit = s * w;
+    uint8_t *p = f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8;
+    uint64_t mask = (((uint64_t)1 << w) - 1) << (bit % 64);
+    cf__store64le(p, (cf__load64le(p) & ~mask) | (v << (bit % 64)));
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -66,12 +67,26 @@ static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *
 }
 
 static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
+    if (f->ip->w == 16) {
+        uint64_t w = cf__load64le(f->table + i * 8);
+        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
+        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) >> 4);
+    }
     for (unsigned s = 0; s < CF__IP_SLOTS; s++)
         if (cf__ip_get(f, i, s) == 0) return (int)s;
     return -1;
 }
 
 static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
+    if (f->ip->w == 16) {
+        /* The first empty lane of the bucket's word, found all at once. */
+        uint8_t *p = f->table + i * 8;
+        uint64_t w = cf__load64le(p);
+        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
+        if (z == 0) return false;
+        cf__store64le(p, w | (v << ((unsigned)__builtin_ctzll(z) & ~15u)));
+        return true;
+    }
     int s = cf__ip_free_slot(f, i);
     if (s < 0) return false;
     cf__ip_set(f, i, (unsigned)s, v);
@@ -210,6 +225,7 @@ cf_status cf__ip_double(cf_filter *f) {
     ip->weight *= 2; /* each entry lost a bit, or was copied */
     ip->entries += dups;
     ip->doublings++;
+    ip->full *= 2;
     return CF_OK;
 }
 
@@ -220,16 +236,18 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
     for (unsigned tries = 0;; tries++) {
         cf__ip_loc l = cf__ip_locate(ip, h);
         if (cf__ip_place(f, l.i1, l.q1 | 1) || cf__ip_place(f, l.i2, l.q2 | 1)) break;
-        cf_status s = cf__ip_evict(f, &l);
-        if (s == CF_OK) break;
+        bool searched = ip->entries < ip->full;
+        if (searched && cf__ip_evict(f, &l) == CF_OK) break;
         /* The table doubles for want of room, never for one key's copies:
          * they would fill its two buckets again at every size. */
-        size_t own = cf__ip_matches(f, &l);
-        if (tries < 2 && own < (l.i1 == l.i2 ? 1u : 2u) * CF__IP_SLOTS) s = cf__ip_double(f);
-        if (s != CF_OK) {
-            f->failed_inserts += s == CF_E_FULL;
-            return s;
-        }
+        cf_status s = CF_E_FULL;
+        if (tries < 2 && cf__ip_matches(f, &l) < (l.i1 == l.i2 ? 1u : 2u) * CF__IP_SLOTS)
+            s = cf__ip_double(f);
+        if (s == CF_OK) continue;
+        /* At a limit (max_bytes, the FPP bound), the last few percent. */
+        if (s == CF_E_FULL && !searched && cf__ip_evict(f, &l) == CF_OK) break;
+        f->failed_inserts += s == CF_E_FULL;
+        return s;
     }
     f->items++;
     ip->entries++;
@@ -403,6 +421,8 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     f->ip->max_level = max_level;
     f->ip->max_bytes = cfg->max_bytes;
     f->ip->target_fpp = cfg->target_fpp;
+    double load = cfg->max_load > 0.0 ? cfg->max_load : cf_default_max_load(CF__IP_SLOTS);
+    f->ip->full = (uint64_t)((double)(nb * CF__IP_SLOTS) * load);
     f->table_bytes = bytes;
     if (cf__table_alloc(f, true) != CF_OK) {
         cf_free(f);
