@@ -31,6 +31,7 @@
 #include "cf_format.h"
 #include "file_path.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "concurrent.h"
 
 #ifndef O_CLOEXEC
@@ -69,7 +70,8 @@ size_t cf__pread_all(int fd, uint8_t *p, size_t n, uint64_t offset) {
 /* Opens path, reads the first min(size, 64) bytes (the rest of header is
  * zeroed) and decodes them as a header validated against the file's size.
  * On CF_OK the caller owns *fd_out; also on CF_E_VERSION for a version-2
- * (grown) file, which grow_io.c reads from the same descriptor (*size_out
+ * (grown) or version-4 (grown in place) file, which grow_io.c or
+ * grow_inplace_format.c reads from the same descriptor (*size_out
  * is the file's size); on any other failure fd is closed.  O_NONBLOCK:
  * opening a FIFO would otherwise wait for a writer forever; the fstat then
  * refuses it (and has no effect on the reads of a regular file). */
@@ -92,7 +94,7 @@ static cf_status cf__open_header(const char *path, int *fd_out, uint64_t *size_o
             : got == (size_t)-1 ? CF_E_IO
                                 : CF_E_TRUNCATED;
     }
-    if (s != CF_OK && !cf__is_grown(s, h)) {
+    if (s != CF_OK && !cf__is_grown(s, h) && !cf__is_inplace(s, h->version)) {
         close(fd);
         return s;
     }
@@ -112,6 +114,7 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     cf__header h;
     cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
     if (cf__is_grown(s0, &h)) return cf__grow_load(fd, size, header, a, out);
+    if (cf__is_inplace(s0, h.version)) return cf__ip_load(fd, size, a, out);
     CF__FORWARD_IF_ERROR(s0);
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
@@ -174,6 +177,7 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
     cf__header h;
     cf_status s0 = cf__open_header(path, &fd, &size, header, &h);
     if (cf__is_grown(s0, &h)) return cf__grow_map(fd, size, header, verify, out);
+    if (cf__is_inplace(s0, h.version)) return cf__ip_map(fd, size, verify, out);
     CF__FORWARD_IF_ERROR(s0);
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
@@ -213,10 +217,11 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
     if (f->flags & CF_CONCURRENT) return cf__cc_save(f, path);
-    CF__RETURN_IF(f->ip != NULL, CF_E_PARAM);
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
-    bool ok = (f->flags & CF_GROW) ? cf__grow_write(f, t.fd) : cf__image_write(t.fd, f);
+    bool ok = f->ip != NULL            ? cf__ip_write(f, t.fd)
+              : (f->flags & CF_GROW) ? cf__grow_write(f, t.fd)
+                                     : cf__image_write(t.fd, f);
     return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
 }
 

@@ -362,6 +362,7 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
     out->target_fpp = ip->target_fpp;
     out->growth_mode = CF_GROWTH_INPLACE;
     out->doublings = ip->doublings;
+    out->format_version = CF__FORMAT_VERSION_INPLACE;
 }
 
 /* ---- creation ---- */

@@ -185,6 +185,29 @@ static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
     return cf__ip_probe32(f->table, cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32));
 }
 
+/* Files: format version 4 (grow_inplace_format.c, docs/FORMAT.md): a
+ * 128-byte header, the table as in memory, an XXH3-64 trailer. */
+#define CF__FORMAT_VERSION_INPLACE 4u
+#define CF__IP_HEADER_SIZE 128u
+
+/* Whether a version-1 header decoder's answer (s, and the version it read)
+ * says the input is an in-place grown filter. */
+static inline bool cf__is_inplace(cf_status s, unsigned version) {
+    return s == CF_E_VERSION && version == CF__FORMAT_VERSION_INPLACE;
+}
+
+size_t cf__ip_serialized_size(const cf_filter *f);
+/* Writes cf__ip_serialized_size(f) bytes to dst. */
+void cf__ip_serialize(const cf_filter *f, uint8_t *dst);
+cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
+                             cf_filter **out);
+/* cf_save's body: false on a write error. */
+bool cf__ip_write(const cf_filter *f, int fd);
+/* cf_load's and cf_map's paths for a version-4 file of size bytes open on
+ * fd; they close fd. */
+cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
+cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out);
+
 /* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c). */
 cf_status cf__ip_new(const cf_config *cfg, cf_filter **out);
 /* The public operations (the public functions checked NULL and read_only). */

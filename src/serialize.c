@@ -18,6 +18,7 @@
 #include "cf_format.h"
 #include "concurrent.h"
 #include "grow.h"
+#include "grow_inplace.h"
 
 /* PNG's trick: a non-ASCII first byte (catches 7-bit channels and text
  * sniffing), CR LF (catches newline translation), ^Z (stops DOS `type`) and
@@ -195,7 +196,7 @@ cf_status cf__check_table(const cf_filter *f) {
 
 size_t cf_serialized_size(const cf_filter *f) {
     if (f == NULL) return 0;
-    if (f->ip != NULL) return 0; /* no file format yet */
+    if (f->ip != NULL) return cf__ip_serialized_size(f);
     if (f->flags & CF_GROW) return cf__grow_serialized_size(f);
     return CF__HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
 }
@@ -204,10 +205,14 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
     if (written != NULL) *written = 0;
     CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
     if (f->flags & CF_CONCURRENT) return cf__cc_serialize(f, dst, cap, written);
-    CF__RETURN_IF(f->ip != NULL, CF_E_PARAM);
     size_t need = cf_serialized_size(f);
     CF__RETURN_IF(cap < need, CF_E_TRUNCATED);
     uint8_t *p = dst;
+    if (f->ip != NULL) {
+        cf__ip_serialize(f, p);
+        if (written != NULL) *written = need;
+        return CF_OK;
+    }
     if (f->flags & CF_GROW) {
         CF__FORWARD_IF_ERROR(cf__grow_serialize(f, p));
         if (written != NULL) *written = need;
@@ -229,6 +234,7 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     cf__header h;
     cf_status st = cf__header_decode(in, len, &h);
     if (cf__is_grown(st, &h)) return cf__grow_deserialize(in, len, a, out);
+    if (cf__is_inplace(st, h.version)) return cf__ip_deserialize(in, len, a, out);
     CF__FORWARD_IF_ERROR(st);
     CF__RETURN_IF(!cf__image_ok(in, h.table_bytes), CF_E_CHECKSUM);
     return cf__table_from_bytes(&h, in + CF__HEADER_SIZE, a, out);

@@ -4,9 +4,16 @@
  * target, deletes, copies, limits, allocation failures, determinism, and
  * the table's own invariants (src/grow_inplace.h).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "test.h"
 
+#include <unistd.h>
+
 #include "grow_inplace.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator *a) {
     cf_config cfg;
@@ -40,6 +47,18 @@ static void check_table(const cf_filter *f) {
     CHECK_EQ(entries, ip->entries);
     CHECK_EQ(weight, ip->weight);
     CHECK_EQ(f->num_buckets, (uint64_t)1 << ip->level);
+}
+
+static unsigned cf__get_le16(const uint8_t *p) {
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static void cf__put_le32(uint8_t *p, uint32_t v) {
+    for (unsigned i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void cf__put_le64(uint8_t *p, uint64_t v) {
+    for (unsigned i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint64_t *keys_of(size_t n, uint64_t seed) {
@@ -330,9 +349,9 @@ static void test_params(void) {
     cf_get_stats(f, &st);
     CHECK_EQ(st.num_buckets, 128);
     CHECK_EQ(st.flags, CF_GROW);
-    CHECK_EQ(cf_serialized_size(f), 0);
     uint8_t buf[64];
-    CHECK_STATUS(cf_serialize(f, buf, sizeof buf, NULL), CF_E_PARAM);
+    CHECK_STATUS(cf_serialize(f, buf, sizeof buf, NULL), CF_E_TRUNCATED);
+    CHECK_STATUS(cf_serialize_range(f, 0, buf, sizeof buf), CF_E_PARAM);
     CHECK_STATUS(cf_grow_add_table(f), CF_E_PARAM);
     CHECK_STATUS(cf_merge(f, f), CF_E_PARAM);
     CHECK_STATUS(cf_table_stats(f, 0, &st), CF_OK);
@@ -346,6 +365,139 @@ static void test_params(void) {
     CHECK_EQ(cfg.growth_mode, CF_GROWTH_CHAIN);
 }
 
-TEST_MAIN(TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
+/* Serialize, deserialize, serialize: the same bytes, the same answers. */
+static void test_roundtrip(void) {
+    for (unsigned w = 16; w <= 32; w += 16) {
+        cf_filter *f = new_inplace(10, w == 16 ? 0.01 : 0.001, NULL);
+        uint64_t *in = keys_of(30000, 11), *out = keys_of(30000, 12);
+        for (size_t i = 0; i < 30000; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
+        for (size_t i = 0; i < 30000; i += 7) REQUIRE(cf_delete(f, &in[i], sizeof in[i]) == CF_OK);
+        size_t n;
+        uint8_t *buf = test_serialize(f, &n);
+        CHECK_EQ(n, CF__IP_HEADER_SIZE + f->table_bytes + 8);
+        CHECK_EQ(cf__get_le16(buf + 8), CF__FORMAT_VERSION_INPLACE);
+        cf_filter *g = NULL;
+        REQUIRE(cf_deserialize(buf, n, NULL, &g) == CF_OK);
+        size_t n2;
+        uint8_t *buf2 = test_serialize(g, &n2);
+        CHECK(n2 == n && memcmp(buf, buf2, n) == 0);
+        cf_stats a, b;
+        cf_get_stats(f, &a);
+        cf_get_stats(g, &b);
+        CHECK_EQ(a.items, b.items);
+        CHECK_EQ(a.doublings, b.doublings);
+        CHECK_EQ(b.format_version, CF__FORMAT_VERSION_INPLACE);
+        CHECK_DBL_NEAR(a.expected_fpp, b.expected_fpp, 0.0);
+        for (size_t i = 0; i < 30000; i++) {
+            CHECK_EQ(cf_contains(f, &in[i], 8), cf_contains(g, &in[i], 8));
+            CHECK_EQ(cf_contains(f, &out[i], 8), cf_contains(g, &out[i], 8));
+        }
+        /* The loaded filter keeps growing like the original. */
+        uint64_t *more = keys_of(30000, 13);
+        for (size_t i = 0; i < 30000; i++) {
+            REQUIRE(cf_insert(f, &more[i], 8) == CF_OK);
+            REQUIRE(cf_insert(g, &more[i], 8) == CF_OK);
+        }
+        CHECK(f->table_bytes == g->table_bytes && memcmp(f->table, g->table, f->table_bytes) == 0);
+        /* Files: save, load, map (verified and not). */
+        char path[] = "/tmp/cf_inplace_XXXXXX";
+        int fd = mkstemp(path);
+        REQUIRE(fd >= 0);
+        close(fd);
+        CHECK_STATUS(cf_save(g, path), CF_OK);
+        cf_filter *l = NULL, *m = NULL, *mv = NULL;
+        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+        CHECK_STATUS(cf_map(path, false, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, true, &mv), CF_OK);
+        REQUIRE(l != NULL && m != NULL && mv != NULL);
+        for (size_t i = 0; i < 30000; i++) {
+            CHECK(cf_contains(l, &more[i], 8) && cf_contains(m, &more[i], 8) &&
+                  cf_contains(mv, &more[i], 8));
+            CHECK_EQ(cf_contains(m, &out[i], 8), cf_contains(g, &out[i], 8));
+        }
+        CHECK_STATUS(cf_insert(m, &in[0], 8), CF_E_READONLY);
+        CHECK_STATUS(cf_delete(m, &more[0], 8), CF_E_READONLY);
+        cf_stats st;
+        cf_get_stats(m, &st);
+        CHECK(st.read_only);
+        CHECK_EQ(st.items, b.items + 30000);
+        size_t n3;
+        uint8_t *buf3 = test_serialize(l, &n3);
+        uint8_t *buf4 = test_serialize(m, &n3);
+        CHECK(memcmp(buf3, buf4, n3) == 0);
+        free(buf3), free(buf4);
+        cf_free(l), cf_free(m), cf_free(mv);
+        unlink(path);
+        free(buf), free(buf2), free(in), free(out), free(more);
+        cf_free(f), cf_free(g);
+    }
+}
+
+/* A bad input gets its status, never a crash: every truncation, every
+ * header byte changed, a table byte changed, and table contents the
+ * trailer vouches for but the format forbids. */
+static void test_bad_inputs(void) {
+    cf_filter *f = new_inplace(10, 0.01, NULL);
+    uint64_t *in = keys_of(3000, 14);
+    for (size_t i = 0; i < 3000; i++) REQUIRE(cf_insert(f, &in[i], 8) == CF_OK);
+    size_t n;
+    uint8_t *good = test_serialize(f, &n);
+    uint8_t *b = malloc(n + 1);
+    REQUIRE(b != NULL);
+    cf_filter *g = NULL;
+    for (size_t len = 0; len < n; len++) {
+        memcpy(b, good, len);
+        cf_status s = cf_deserialize(b, len, NULL, &g);
+        CHECK(s == CF_E_TRUNCATED);
+        CHECK(g == NULL);
+    }
+    memcpy(b, good, n);
+    b[n] = 0;
+    CHECK_STATUS(cf_deserialize(b, n + 1, NULL, &g), CF_E_CORRUPT);
+    for (size_t at = 0; at < CF__IP_HEADER_SIZE; at++) {
+        memcpy(b, good, n);
+        b[at] ^= 0x40;
+        cf_status s = cf_deserialize(b, n, NULL, &g);
+        CHECK(s != CF_OK);
+        CHECK(g == NULL);
+        if (at >= 10 && at < 124) CHECK_STATUS(s, CF_E_CHECKSUM); /* the header check */
+    }
+    memcpy(b, good, n);
+    b[CF__IP_HEADER_SIZE + 5] ^= 1;
+    CHECK_STATUS(cf_deserialize(b, n, NULL, &g), CF_E_CHECKSUM);
+    /* With the checks recomputed: a level that does not match the size, a
+     * slot whose marker leaves less than the tag, a wrong entry count. */
+    struct {
+        size_t at;
+        uint8_t value;
+        cf_status want;
+    } edits[] = {
+        {12, 0, CF_E_CORRUPT},                       /* level 0 */
+        {12, 40, CF_E_TRUNCATED},                    /* a level the input is too short for */
+        {10, 8, CF_E_CORRUPT},                       /* slot bits 8 */
+        {11, 5, CF_E_CORRUPT},                       /* tag bits 5 */
+        {14, 1, CF_E_CORRUPT},                       /* flags */
+        {110, 1, CF_E_CORRUPT},                      /* reserved */
+        {32, 0, CF_E_CORRUPT},                       /* entries */
+        {CF__IP_HEADER_SIZE, 0x80, CF_E_CORRUPT},    /* slot 0 = 0x..80: marker at bit 7 */
+    };
+    for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+        memcpy(b, good, n);
+        if (edits[e].at == CF__IP_HEADER_SIZE) {
+            b[edits[e].at] = edits[e].value;
+            b[edits[e].at + 1] = 0;
+        } else {
+            b[edits[e].at] = edits[e].value;
+        }
+        cf__put_le32(b + 124, (uint32_t)XXH3_64bits(b, 124));
+        cf__put_le64(b + n - 8, XXH3_64bits(b, n - 8));
+        CHECK_STATUS(cf_deserialize(b, n, NULL, &g), edits[e].want);
+        CHECK(g == NULL);
+    }
+    free(b), free(good), free(in);
+    cf_free(f);
+}
+
+TEST_MAIN(TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
           TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
           TEST(test_params))
