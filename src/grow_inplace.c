@@ -238,11 +238,14 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
         if (cf__ip_place(f, l.i1, l.q1 | 1) || cf__ip_place(f, l.i2, l.q2 | 1)) break;
         bool searched = ip->entries < ip->full;
         if (searched && cf__ip_evict(f, &l) == CF_OK) break;
-        /* The table doubles for want of room, never for one key's copies:
-         * they would fill its two buckets again at every size. */
+        /* The table doubles for want of room, never for one key's copies
+         * (they stay together at every size: a key stored b times or more
+         * gets CF_E_FULL when its buckets are full), and once per insert:
+         * a doubling halves the load of the key's buckets, so a second
+         * failure is a local knot (tiny tables) that doubling again would
+         * not be sure to untie. */
         cf_status s = CF_E_FULL;
-        if (tries < 2 && cf__ip_matches(f, &l) < (l.i1 == l.i2 ? 1u : 2u) * CF__IP_SLOTS)
-            s = cf__ip_double(f);
+        if (tries == 0 && cf__ip_matches(f, &l) < CF__IP_SLOTS) s = cf__ip_double(f);
         if (s == CF_OK) continue;
         /* At a limit (max_bytes, the FPP bound), the last few percent. */
         if (s == CF_E_FULL && !searched && cf__ip_evict(f, &l) == CF_OK) break;

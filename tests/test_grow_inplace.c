@@ -498,6 +498,197 @@ static void test_bad_inputs(void) {
     cf_free(f);
 }
 
-TEST_MAIN(TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
+/* ---- golden files: tests/data/inplace/{good,bad} ----
+ * Regenerated from their recipes and compared byte for byte with the
+ * committed files (a change to hashing, splitting or the format that alters
+ * a byte fails here); CF_WRITE_GOLDEN=1 rewrites them (run from tests/). */
+
+typedef struct golden_recipe {
+    const char *name;
+    double fpp;
+    uint64_t capacity, seed;
+    unsigned keys, dups, deletes; /* "key-0".., "dup" x dups, then keys 0.. deleted */
+} golden_recipe;
+
+static const golden_recipe golden_goods[] = {
+    /* 16-bit slots, 4 -> 8192 buckets: 11 doublings, so the first items'
+     * index bits ran out and were copied into both halves. */
+    {"inplace_w16_c10_k20000.cf", 0.01, 10, 31, 20000, 5, 300},
+    /* 32-bit slots (target 0.1%), 4 -> 1024 buckets. */
+    {"inplace_w32_c10_k3000.cf", 0.001, 10, 32, 3000, 3, 100},
+    {"inplace_empty.cf", 0.01, 100, 33, 0, 0, 0},
+};
+
+static cf_filter *golden_build(const golden_recipe *r) {
+    cf_filter *f;
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = r->capacity;
+    cfg.target_fpp = r->fpp;
+    cfg.seed = r->seed;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    char key[32];
+    for (unsigned i = 0; i < r->keys; i++) {
+        int n = snprintf(key, sizeof key, "key-%u", i);
+        REQUIRE(cf_insert(f, key, (size_t)n) == CF_OK);
+    }
+    for (unsigned i = 0; i < r->dups; i++) REQUIRE(cf_insert(f, "dup", 3) == CF_OK);
+    for (unsigned i = 0; i < r->deletes; i++) {
+        int n = snprintf(key, sizeof key, "key-%u", i);
+        REQUIRE(cf_delete(f, key, (size_t)n) == CF_OK);
+    }
+    return f;
+}
+
+static uint8_t *read_whole(const char *path, size_t *n) {
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
+    REQUIRE(p != NULL);
+    *n = fread(p, 1, (size_t)len, fp);
+    fclose(fp);
+    return p;
+}
+
+static void write_whole(const char *path, const uint8_t *p, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL);
+    REQUIRE(fwrite(p, 1, n, fp) == n);
+    fclose(fp);
+}
+
+typedef struct golden_bad {
+    const char *name;
+    cf_status want;
+    const char *why;
+    size_t len;           /* bytes of the good file kept (0: all) */
+    size_t at;            /* a byte set to value, unless at == 0 */
+    uint8_t value;
+    bool fix;             /* recompute the header check and the trailer */
+    bool extra;           /* one byte appended */
+} golden_bad;
+
+/* Made from good/inplace_w16_c10_k20000.cf (n bytes). */
+static const golden_bad golden_bads[] = {
+    {"truncated_at_64.bin", CF_E_TRUNCATED, "cut inside the header", 64, 0, 0, false, false},
+    {"truncated_at_127.bin", CF_E_TRUNCATED, "cut before the header check ends", 127, 0, 0, false,
+     false},
+    {"truncated_in_table.bin", CF_E_TRUNCATED, "cut inside the table", 4000, 0, 0, false, false},
+    {"trailing_byte.bin", CF_E_CORRUPT, "one byte after the trailer", 0, 0, 0, false, true},
+    {"header_check_flip.bin", CF_E_CHECKSUM, "seed changed, header check kept", 0, 16, 0x55,
+     false, false},
+    {"table_flip.bin", CF_E_CHECKSUM, "a table byte changed, trailer kept", 0, 200, 0x55, false,
+     false},
+    {"slot_bits_8.bin", CF_E_CORRUPT, "slot width 8", 0, 10, 8, true, false},
+    {"tag_bits_7.bin", CF_E_CORRUPT, "tag bits 7 with 16-bit slots", 0, 11, 7, true, false},
+    {"level_0.bin", CF_E_CORRUPT, "level 0", 0, 12, 0, true, false},
+    {"level_14.bin", CF_E_TRUNCATED, "level 14: twice the table", 0, 12, 14, true, false},
+    {"level_50.bin", CF_E_CORRUPT, "a level past 65 - 16", 0, 12, 50, true, false},
+    {"flags_set.bin", CF_E_CORRUPT, "flags nonzero", 0, 14, 1, true, false},
+    {"reserved_set.bin", CF_E_CORRUPT, "a reserved byte nonzero", 0, 100, 1, true, false},
+    {"target_1.bin", CF_E_CORRUPT, "target_fpp above 1 (top byte 0x40)", 0, 55, 0x40, true, false},
+    {"max_kicks_66036.bin", CF_E_CORRUPT, "max_kicks above 65535", 0, 98, 1, true, false},
+    {"entries_off.bin", CF_E_CORRUPT, "entries not the slots in use", 0, 32, 7, true, false},
+    {"items_over_entries.bin", CF_E_CORRUPT, "items above entries", 0, 31, 1, true, false},
+    {"slot_marker_high.bin", CF_E_CORRUPT, "a slot whose marker leaves under 6 tag bits", 0,
+     CF__IP_HEADER_SIZE + 1, 0x04, true, false},
+};
+
+static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n, uint8_t **out,
+                             size_t *len) {
+    size_t m = b->len ? b->len : n + (b->extra ? 1 : 0);
+    uint8_t *p = calloc(m, 1);
+    REQUIRE(p != NULL);
+    memcpy(p, good, m < n ? m : n);
+    if (b->at == CF__IP_HEADER_SIZE + 1) {
+        p[b->at - 1] = 0; /* slot 0 of bucket 0 = 0x0400: marker at bit 10 > 16 - 1 - 6 */
+        p[b->at] = b->value;
+    } else if (b->at) {
+        p[b->at] = b->value;
+    }
+    if (b->fix) {
+        cf__put_le32(p + 124, (uint32_t)XXH3_64bits(p, 124));
+        cf__put_le64(p + m - 8, XXH3_64bits(p, m - 8));
+    }
+    *out = p;
+    *len = m;
+}
+
+static void test_golden(void) {
+    bool write = getenv("CF_WRITE_GOLDEN") != NULL;
+    char path[256];
+    uint8_t *good16 = NULL;
+    size_t n16 = 0;
+    for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
+        const golden_recipe *r = &golden_goods[i];
+        cf_filter *f = golden_build(r);
+        size_t n;
+        uint8_t *made = test_serialize(f, &n);
+        snprintf(path, sizeof path, "data/inplace/good/%s", r->name);
+        if (write) write_whole(path, made, n);
+        size_t dn = 0;
+        uint8_t *disk = read_whole(path, &dn);
+        REQUIRE(disk != NULL);
+        if (dn != n || memcmp(disk, made, n) != 0) fprintf(stderr, "%s differs\n", r->name);
+        CHECK(dn == n && memcmp(disk, made, n) == 0);
+        cf_filter *d = NULL, *l = NULL, *m = NULL;
+        CHECK_STATUS(cf_deserialize(disk, dn, NULL, &d), CF_OK);
+        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        REQUIRE(d && l && m);
+        char key[32];
+        for (unsigned k = r->deletes; k < r->keys; k++) {
+            int kn = snprintf(key, sizeof key, "key-%u", k);
+            CHECK(cf_contains(d, key, (size_t)kn) && cf_contains(m, key, (size_t)kn));
+        }
+        CHECK_EQ(cf_count(l, "dup", 3) >= r->dups, 1);
+        if (i == 0) {
+            good16 = disk;
+            n16 = dn;
+        } else {
+            free(disk);
+        }
+        free(made);
+        cf_free(f), cf_free(d), cf_free(l), cf_free(m);
+    }
+    REQUIRE(good16 != NULL);
+    FILE *manifest = write ? fopen("data/inplace/bad/MANIFEST", "w") : NULL;
+    if (manifest)
+        fprintf(manifest, "# file  expected status  # what is wrong (made from "
+                          "good/inplace_w16_c10_k20000.cf by tests/test_grow_inplace.c)\n");
+    for (size_t i = 0; i < sizeof golden_bads / sizeof golden_bads[0]; i++) {
+        const golden_bad *b = &golden_bads[i];
+        uint8_t *p;
+        size_t len;
+        golden_bad_bytes(b, good16, n16, &p, &len);
+        snprintf(path, sizeof path, "data/inplace/bad/%s", b->name);
+        if (write) write_whole(path, p, len);
+        if (manifest)
+            fprintf(manifest, "%-28s %-16s # %s\n", b->name, cf_status_name(b->want), b->why);
+        size_t dn = 0;
+        uint8_t *disk = read_whole(path, &dn);
+        REQUIRE(disk != NULL);
+        CHECK(dn == len && memcmp(disk, p, len) == 0);
+        cf_filter *f = NULL;
+        cf_status s1 = cf_deserialize(disk, dn, NULL, &f);
+        cf_status s2 = cf_load(path, NULL, &f);
+        cf_status s3 = cf_map(path, true, &f);
+        if (s1 != b->want || s2 != b->want || s3 != b->want)
+            fprintf(stderr, "%s: want %s, got %s / %s / %s\n", b->name, cf_status_name(b->want),
+                    cf_status_name(s1), cf_status_name(s2), cf_status_name(s3));
+        CHECK(s1 == b->want && s2 == b->want && s3 == b->want);
+        CHECK(f == NULL);
+        free(disk), free(p);
+    }
+    if (manifest) fclose(manifest);
+    free(good16);
+}
+
+TEST_MAIN(TEST(test_golden), TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
           TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
           TEST(test_params))
