@@ -31,12 +31,11 @@ static void usage(const char *cmd) {
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
          "  --grow                add tables as the filter fills (each twice the last),\n"
-         "                        keeping the FPP of all of them under --fpp\n"
-         "  --grow=chain          the same\n"
-         "  --grow=inplace        one table that doubles in place as the filter fills:\n"
-         "                        lookups read two buckets at any size (16- or 32-bit\n"
-         "                        slots, the FPP of all items under --fpp)\n" FORCE_HELP WAIT_HELP
-             HELP_HELP},
+         "                        keeping the FPP of all of them under --fpp; as\n"
+         "                        --grow=chain.  With --grow=inplace, one table that\n"
+         "                        doubles in place instead: lookups read two buckets at\n"
+         "                        any size (16- or 32-bit slots, FPP under --fpp)\n" FORCE_HELP
+             WAIT_HELP HELP_HELP},
         {"add", "usage: cuckoo add FILE [options] [KEY...]\n"
                 "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
                 "unchanged and the message names the key.  Through a symbolic link, the\n"
@@ -76,9 +75,9 @@ static void usage(const char *cmd) {
                   "ends, reports how many keys fit and writes nothing, unless --grow.\n"
                   "options:\n" SHAPE_HELP
                   "  --unique              skip keys the filter already reports present\n"
-                  "  --grow[=chain|inplace]\n"
-                  "                        build a filter that grows as it fills (as\n"
-                  "                        create --grow)\n" FORCE_HELP KEYS_HELP WAIT_HELP
+                  "  --grow                build a filter that grows as it fills (as\n"
+                  "                        create --grow; also --grow=chain, --grow=inplace)\n"
+                  FORCE_HELP KEYS_HELP WAIT_HELP
                       HELP_HELP KEYS_RULE},
         {"info", "usage: cuckoo info FILE [--json]\n"
                  "Prints every parameter and statistic, and verifies the checksum.\n"
