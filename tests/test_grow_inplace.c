@@ -689,6 +689,66 @@ static void test_golden(void) {
     free(good16);
 }
 
-TEST_MAIN(TEST(test_golden), TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
+/* A reader written from docs/FORMAT.md ("In-place grown filters") alone,
+ * slot by slot, answering as the library does on the golden files. */
+static uint64_t spec_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* Out of line: inlined into a caller with a fixed-size key buffer, gcc 12
+ * warns about XXH3's paths for lengths the buffer cannot have. */
+__attribute__((noinline)) static uint64_t spec_hash(const void *key, size_t len, uint64_t seed) {
+    return XXH3_64bits_withSeed(key, len, seed);
+}
+
+static bool spec_contains(const uint8_t *file, const void *key, size_t len) {
+    unsigned w = file[10], tb = file[11], k = file[12];
+    uint64_t seed = spec_le(file + 16, 8);
+    const uint8_t *table = file + 128;
+    uint64_t h = spec_hash(key, len, seed);
+    uint64_t t = h & ((1ull << tb) - 1);
+    uint64_t m = (t + 1) * 0x9e3779b97f4a7c15ull;
+    m ^= m >> 29;
+    uint64_t H = m * 0x9e3779b97f4a7c15ull;
+    uint64_t x[2] = {h, h ^ H};
+    for (int j = 0; j < 2; j++) {
+        uint64_t i = x[j] >> (64 - k);
+        uint64_t e = (x[j] << k) >> (64 - (w - 1 - tb));
+        uint64_t q = t << (w - tb) | e << 1;
+        for (unsigned s = 0; s < 4; s++) {
+            uint64_t v = spec_le(table + i * (w / 2) + s * (w / 8), w / 8);
+            if (v == 0) continue;
+            unsigned p = 0;
+            while (!((v >> p) & 1)) p++;
+            if (((v ^ q) >> (p + 1)) == 0) return true;
+        }
+    }
+    return false;
+}
+
+static void test_spec_reader(void) {
+    char path[256], key[32];
+    for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
+        snprintf(path, sizeof path, "data/inplace/good/%s", golden_goods[i].name);
+        size_t n;
+        uint8_t *disk = read_whole(path, &n);
+        REQUIRE(disk != NULL);
+        cf_filter *f;
+        REQUIRE(cf_deserialize(disk, n, NULL, &f) == CF_OK);
+        size_t agree = 0, tried = 0;
+        for (unsigned k = 0; k < golden_goods[i].keys + 5000; k++) {
+            int kn = snprintf(key, sizeof key, k < golden_goods[i].keys ? "key-%u" : "absent-%u", k);
+            agree += spec_contains(disk, key, (size_t)kn) == cf_contains(f, key, (size_t)kn);
+            tried++;
+        }
+        CHECK_EQ(agree, tried);
+        free(disk);
+        cf_free(f);
+    }
+}
+
+TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
           TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
           TEST(test_params))
