@@ -33,7 +33,10 @@
  *
  * CF_GROW filters are chains of such tables (inserts add a table when the
  * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
- * the whole chain) hold for them, 3 with cf_delete's rule for them.
+ * the whole chain) hold for them, 3 with cf_delete's rule for them.  With
+ * cfg.growth_mode = CF_GROWTH_INPLACE a CF_GROW filter is instead one
+ * table that doubles in place (lookups stay at two buckets); guarantees 1,
+ * 3, 4 and the bound hold, and 2 with one exception (cf_insert).
  *
  * Threads: a plain filter may be read from many threads at once (cf_contains
  * and friends are const and allocate nothing); writes need external locking.
@@ -413,7 +416,17 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
  * fingerprints, or when the key's own copies fill both its buckets in the
  * newest table (2b copies: tables are added for want of room, never for one
  * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
- * cannot be allocated (in every case the filter is unchanged). */
+ * cannot be allocated (in every case the filter is unchanged).
+ * CF_GROWTH_INPLACE: when the key's two buckets are full, the table doubles
+ * (at most once per insert; when entries reach max_load of the slots it
+ * doubles without an eviction search) and the key goes there.  CF_E_FULL
+ * when the doubling would pass max_bytes or let the FPP at full load pass
+ * target_fpp (then a last eviction search is tried), when the key is
+ * already stored 4 times or more and its buckets are full (a key's copies
+ * never split), or, rarely, when even the doubled table has no path for it
+ * (tiny tables): that one case keeps the doubled table, with the same
+ * contents.  CF_E_NOMEM when the doubled table cannot be allocated (the
+ * filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -435,7 +448,14 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * nothing is removed and CF_OK is returned: key may stay a false positive
  * (and its slot stays used), but no other item can become a false negative.
  * This happens for keys inserted again after the filter grew, and for a
- * fraction of deletes at most target_fpp otherwise. */
+ * fraction of deletes at most target_fpp otherwise.
+ * CF_GROWTH_INPLACE: the longest stored fingerprint matching key in its two
+ * buckets is removed (a shorter one may be another item's; the longest,
+ * if not key's own, belongs to an item that key's own entry also
+ * matches, so no item is lost).  An item stored before its index bits ran
+ * out (about 10 doublings for 16-bit slots) was copied into both halves
+ * of its bucket: deleting it removes one copy, and the other stays a
+ * false positive. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);
 
 /* An upper bound on the copies of key stored: the number of slots in its two
@@ -589,7 +609,10 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
  * header followed by the bucket table exactly as it sits in memory, so a
  * read-only filter can use a mapped file in place.  A CF_GROW filter is
  * written as format version 2: a header followed by one version-1 record per
- * table, each mappable in place the same way.
+ * table, each mappable in place the same way; a CF_GROWTH_INPLACE filter as
+ * version 4: a 128-byte header, its one table, a checksum (cf_map uses the
+ * table in place).  cf_serialize_range and cf_merge refuse in-place
+ * filters (CF_E_PARAM) for now.
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */
