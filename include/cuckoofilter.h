@@ -221,10 +221,10 @@ typedef struct cf_filter cf_filter;
  * realloc(3) under the default allocator (large blocks move by mremap:
  * no copy, no second table), while a custom allocator gets the doubled
  * table allocated before the old one is freed (1.5 times the new table for
- * a moment).  Bucket size 4 only; no CF_SEMI_SORT; not yet: cf_merge,
- * cf_serialize_range, cf_grow_* (CF_E_PARAM) and files (see cf_serialize).
- * Chosen per filter; the default stays CF_GROWTH_CHAIN until files and the
- * Redis module know the new kind. */
+ * a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are format
+ * version 4 (cf_serialize); not yet: cf_merge, cf_serialize_range and
+ * cf_grow_* (CF_E_PARAM), nor the Redis module.  Chosen per filter; the
+ * default stays CF_GROWTH_CHAIN until those know the new kind. */
 #define CF_GROWTH_CHAIN 0u
 #define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
