@@ -9,8 +9,8 @@
 
 #include "kind.h"
 
-/* A plain filter's lookup constants: grown and concurrent filters look up
- * by their own code. */
+/* A plain filter's lookup constants: grown, concurrent and in-place
+ * filters look up by their own code. */
 static void cf__view_of_table(cf_view *v, const cf_filter *f) {
     memset(v, 0, sizeof *v);
     v->table_ = f->table;
@@ -39,7 +39,8 @@ cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t 
     switch (f->kind) {
     case CF__PLAIN: cf__view_of_table(v, f); return CF_OK;
     case CF__GROWN:
-    case CF__CONCURRENT: return cf__unsupported();
+    case CF__CONCURRENT:
+    case CF__INPLACE: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
