@@ -122,8 +122,7 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     h->table_bytes = (size_t)nb * (ip->w / 2);
     h->total_size = CF__IP_HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(ip->max_bytes != 0 && ip->max_bytes < h->table_bytes, CF_E_CORRUPT);
-    CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries,
-                  CF_E_CORRUPT);
+    CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries, CF_E_CORRUPT);
     CF__RETURN_IF(len < h->total_size, CF_E_TRUNCATED);
     CF__RETURN_IF(len > h->total_size, CF_E_CORRUPT);
     return CF_OK;

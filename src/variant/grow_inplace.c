@@ -354,8 +354,8 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
     out->load_factor = (double)ip->entries / (double)out->slots;
     double bits = (double)f->table_bytes * 8;
     out->bits_per_item = f->items ? bits / (double)f->items : 0.0;
-    out->expected_fpp = 2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) /
-                        (double)f->num_buckets;
+    out->expected_fpp =
+        2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->num_buckets;
     out->table_bytes = f->table_bytes;
     out->memory_bytes = cf__ip_memory(f);
     out->total_kicks = f->total_kicks;
