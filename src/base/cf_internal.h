@@ -69,6 +69,11 @@ typedef struct cf__bfs_node {
  * multiply-high) and how a bucket is loaded (at a byte offset when buckets
  * start on bytes, else at a bit offset, shifted); other layouts
  * (semi-sorted, wide buckets) out of line. */
+/* Tables up to this size stay in a core's L2 cache once used: for them the
+ * prefetches of inserts, deletes and the eviction search are instructions
+ * without a miss to hide (cf_filter.far). */
+#define CF__NEAR_BYTES ((uint64_t)1 << 20)
+
 #define CF__ADDR_OTHER 0u
 #define CF__ADDR_BITS 1u
 #define CF__ADDR_BYTES 2u
@@ -126,6 +131,7 @@ struct cf_filter {
     bool owns_table; /* table came from alloc (false when mapped)          */
     cf__kind kind;   /* which fields are in use (above); in the bools' word, so
                         that the plain fields keep the offsets they had     */
+    bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
     cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,

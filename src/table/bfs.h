@@ -74,7 +74,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
             read(f, q[prefetched].bucket, fp);
             for (unsigned s = 0; s < f->bucket_size; s++) {
                 kids[s] = cf__alt_index(f, q[prefetched].bucket, fp[s]);
-                cf__prefetch_bucket(f, kids[s]);
+                if (f->far) cf__prefetch_bucket(f, kids[s]);
             }
         }
         /* Every node was read ahead by now (the first pass covers both

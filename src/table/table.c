@@ -39,6 +39,7 @@ void cf__derive_layout(cf_filter *f) {
         f->addr = f->index_shift != 0 ? CF__ADDR_POW2_BYTES : CF__ADDR_BYTES;
     else
         f->addr = f->index_shift != 0 ? CF__ADDR_POW2_BITS : CF__ADDR_BITS;
+    f->far = (unsigned __int128)nb * f->bucket_bits > (unsigned __int128)CF__NEAR_BYTES * 8;
     bool mixed = f->partner_map != CF__MAP_GOLDEN;
     f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
     f->alt_mul = mixed ? CF__GOLDEN : 1;
