@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cf_internal.h"
+#include "alloc.h"
 
 static void *cf__default_alloc(void *ctx, size_t size) {
     (void)ctx;

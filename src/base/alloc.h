@@ -1,0 +1,19 @@
+/*
+ * alloc.h -- every allocation of the library goes through the filter's
+ * allocator (alloc.c): the Redis module accounts its memory, and tests fail
+ * allocations one by one.  src/ never calls malloc directly.
+ */
+#ifndef CF_ALLOC_H
+#define CF_ALLOC_H
+
+#include "status.h"
+
+/* *out = *in, or malloc/free when in is NULL or empty; CF_E_PARAM when in
+ * has only one of alloc and free. */
+cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
+void *cf__alloc(const cf_allocator *a, size_t size);
+/* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
+void *cf__calloc(const cf_allocator *a, size_t size);
+void cf__free(const cf_allocator *a, void *p);
+
+#endif /* CF_ALLOC_H */
