@@ -136,14 +136,26 @@ static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp
 }
 
 /* ---- bit-packed table access ---- */
+/* Addressing: where bucket `bucket`, and slot `slot` of a plain bucket,
+ * start in the table, in bits.  The one owner of "bucket or slot -> table
+ * bit": the plain accessors, bucket.h, kernel.h and the concurrent code's
+ * atomic words all ask here.  (The batch pipelines stage the same offsets
+ * in bytes when every bucket starts on a byte: batch.c.) */
+static inline uint64_t cf__bucket_bit(const cf_filter *f, uint64_t bucket) {
+    return bucket * f->bucket_bits;
+}
+
+static inline uint64_t cf__slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    return (bucket * f->bucket_size + slot) * f->fp_bits;
+}
+
 /* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
 static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
-    return (uint32_t)(cf__bits_at(f->table, bit) & f->fp_mask);
+    return (uint32_t)(cf__bits_at(f->table, cf__slot_bit(f, bucket, slot)) & f->fp_mask);
 }
 
 static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, (bucket * f->bucket_size + slot) * f->fp_bits);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__slot_bit(f, bucket, slot));
     uint64_t w = cf__load64le(p.at);
     w = (w & ~(f->fp_mask << p.shift)) | ((uint64_t)fp << p.shift);
     cf__store64le(p.at, w);
