@@ -53,7 +53,7 @@ static inline cf__kind cf__kind_of(const cf_filter *f) {
  * instructions a lookup: bench/callgrind.sh). */
 __attribute__((noinline)) static bool cf__contains_kind(const cf_filter *f, uint64_t h) {
     switch (f->kind) {
-    case CF__PLAIN: return cf__contains_at(f, cf__locate(f, h));
+    case CF__PLAIN: return cf__contains_hashed(f, h);
     case CF__GROWN: return cf__grow_contains_hash(f, h);
     case CF__CONCURRENT: return cf__cc_contains(f, h);
     }
@@ -61,7 +61,7 @@ __attribute__((noinline)) static bool cf__contains_kind(const cf_filter *f, uint
 }
 
 static inline bool cf__contains(const cf_filter *f, uint64_t h) {
-    if (__builtin_expect(f->kind == CF__PLAIN, 1)) return cf__contains_at(f, cf__locate(f, h));
+    if (__builtin_expect(f->kind == CF__PLAIN, 1)) return cf__contains_hashed(f, h);
     return cf__contains_kind(f, h);
 }
 
@@ -70,7 +70,7 @@ static inline bool cf__contains(const cf_filter *f, uint64_t h) {
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
     if (__builtin_expect(f->kind != CF__PLAIN, 0)) return cf__contains_kind(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {

@@ -15,5 +15,10 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 /* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
 void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
+/* Tables of this many bytes or more ask for transparent huge pages. */
+#define CF__HUGE_MIN ((size_t)4 << 20)
+/* Advises the kernel to back [p, p + size) with huge pages when it came
+ * from the default allocator and size >= CF__HUGE_MIN (alloc.c). */
+void cf__advise_huge(const cf_allocator *a, void *p, size_t size);
 
 #endif /* CF_ALLOC_H */

@@ -63,7 +63,7 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
     cf__slots p = {i1, i2, fp};
     /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
      * a full i1 does not cost a second memory round trip. */
-    cf__prefetch_bucket(f, p.i2);
+    if (f->far) cf__prefetch_bucket(f, p.i2);
     if (!cf__place(f, p)) {
         cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
         if (st != CF_OK) {
@@ -111,7 +111,7 @@ static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
 /* Removes one copy of h's fingerprint: CF_OK or CF_E_NOT_FOUND. */
 static inline cf_status cf__table_delete(cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
-    cf__prefetch_bucket(f, p.i2); /* as for inserts */
+    if (f->far) cf__prefetch_bucket(f, p.i2); /* as for inserts */
     if (!cf__take(f, p)) return CF_E_NOT_FOUND;
     f->items--;
     return CF_OK;
