@@ -14,7 +14,7 @@
  */
 #include <math.h>
 
-#include "cf_internal.h"
+#include "alloc.h"
 #include "hash.h"
 
 struct cf_bloom {
