@@ -20,12 +20,15 @@ as 8 bytes, little-endian two's complement, for -2**63 <= key < 2**64).  The
 hash is the C library's, so files written here, by C programs or by the
 `cuckoo` command line tool answer the same everywhere.
 
-Classes: CuckooFilter, BloomFilter, and their statistics Stats, BloomStats.
+Classes: CuckooFilter, BloomFilter, and their statistics Stats, BloomStats;
+Key, the type of a key (for annotations).
 Exceptions: Error, and its subclasses FilterFullError (the filter is full;
 nothing changed), FormatError (bytes or a file that are not a valid filter;
 also a ValueError) and ReadOnlyError (a write to a mapped filter).
 Functions: theoretical_fpp, default_max_load, bloom_optimal_k.
 """
+
+from typing import Union
 
 from ._cuckoofilter import (
     MAX_BUCKET_SIZE,
@@ -50,9 +53,12 @@ from ._cuckoofilter import (
 
 __version__ = library_version  # built from the same sources
 
+Key = Union[bytes, bytearray, memoryview, str, int]
+
 __all__ = [
     "CuckooFilter",
     "BloomFilter",
+    "Key",
     "Stats",
     "BloomStats",
     "Error",

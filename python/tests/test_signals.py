@@ -1,0 +1,100 @@
+"""Signals during calls: a mapped file truncated by another program
+(SIGBUS) becomes OSError with the interpreter alive; Ctrl-C stops bulk
+calls between chunks, leaving a prefix of the keys inserted."""
+
+import ctypes
+import itertools
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+import cuckoofilter as cf
+
+CHUNK = 65536  # keys per chunk of a bulk call (cfpy_batch.c's CFPY_CHUNK)
+
+
+def truncated_map(tmp_path):
+    f = cf.CuckooFilter(capacity=200_000)
+    f.update(range(100_000))
+    f.save(tmp_path / "m.cf")
+    m = cf.CuckooFilter.map(tmp_path / "m.cf")
+    assert all(m.contains_many(range(1000)))
+    with open(tmp_path / "m.cf", "r+b") as out:  # what another program may do
+        out.truncate(4096)
+    return f, m
+
+
+def test_truncated_mapped_file_raises_oserror(tmp_path):
+    f, m = truncated_map(tmp_path)
+    calls = [lambda: m.contains_many(range(100_000)),
+             lambda: [k in m for k in range(100_000)],
+             lambda: [m.count(k) for k in range(100_000)],
+             lambda: m.contains_many(bytes(8 * 100_000), hashes=True),
+             m.to_bytes, m.copy, lambda: m == f, lambda: m.save(tmp_path / "copy.cf"),
+             lambda: cf.CuckooFilter(capacity=200_000) | m]
+    for call in calls:
+        with pytest.raises(OSError, match="shrank while it was read") as e:
+            call()
+        assert e.value.errno == 5 and e.value.filename == tmp_path / "m.cf"
+    assert not (tmp_path / "copy.cf").exists()
+    m.close()
+    assert m.closed
+    assert all(f.contains_many(range(100_000)))  # the interpreter goes on
+
+
+def test_truncated_mapped_file_in_a_child_interpreter(tmp_path):
+    # The issue's reproduction, as a script: exit 0 (it used to die of SIGBUS, 135).
+    script = f"""
+import cuckoofilter as cf
+f = cf.CuckooFilter(capacity=200_000); f.update(range(100_000)); f.save({str(tmp_path / 'c.cf')!r})
+m = cf.CuckooFilter.map({str(tmp_path / 'c.cf')!r})
+open({str(tmp_path / 'c.cf')!r}, "r+b").truncate(4096)
+try:
+    m.contains_many(range(10**6))
+except OSError as e:
+    print("OSError", e.errno)
+"""
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env, text=True)
+    assert r.returncode == 0 and r.stdout == "OSError 5\n", (r.returncode, r.stderr)
+
+
+def keys_with_sigint(n, at):
+    """range(1, n) with SIGINT sent to this process after key `at`, from
+    C code only (libc's kill through ctypes inside C iterators): no Python
+    bytecode runs during the call, so only the call itself can take the
+    signal."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    send = filter(None, itertools.starmap(libc.kill, [(os.getpid(), signal.SIGINT)]))
+    return itertools.chain(range(1, at + 1), send, range(at + 1, n))
+
+
+@pytest.fixture
+def sigint_raises():
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_stops_update_between_chunks(sigint_raises):
+    n = 5 * CHUNK
+    f = cf.CuckooFilter(capacity=n)
+    with pytest.raises(KeyboardInterrupt):
+        f.update(keys_with_sigint(n, CHUNK + 10))
+    # The chunk holding the signal ran, then the call stopped: a prefix of
+    # two chunks is in, nothing after it (used to be all keys, then the
+    # interrupt).
+    assert len(f) == 2 * CHUNK
+    assert all(f.contains_many(range(1, 2 * CHUNK + 1)))
+    assert sum(f.contains_many(range(2 * CHUNK + 1, n))) < 100  # false positives only
+
+
+def test_ctrl_c_stops_contains_many(sigint_raises):
+    f = cf.CuckooFilter(capacity=1000)
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        seen = f.contains_many(keys_with_sigint(5 * CHUNK, 10))
+    assert seen == []
