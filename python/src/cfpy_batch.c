@@ -25,12 +25,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Keys per chunk, at most: the GIL is released once per chunk, and each
- * release costs up to the interpreter's switch interval (5 ms) when another
+/* Keys per chunk, at most: the GIL is released once per chunk, and taking
+ * it back costs up to the interpreter's switch interval (5 ms) when another
  * thread is busy, so chunks are long (2,048-key chunks made a busy thread
- * beside update() cost 3-5x); a chunk's arrays take 41 bytes a key.  A
- * call with fewer keys (len() or __length_hint__) gets arrays of its size. */
-#define CFPY_CHUNK 65536
+ * beside update() cost 3-5x).  A chunk's arrays take 41 bytes a key: a call
+ * with fewer keys (len() or __length_hint__) gets arrays of its size, and
+ * one whose length is unknown starts at CFPY_CHUNK_FIRST keys and grows 4x
+ * per chunk. */
+#define CFPY_CHUNK 262144
+#define CFPY_CHUNK_FIRST 4096
 /* Hashes per run with hashes=True (8 bytes each, read in place). */
 #define CFPY_RUN (1u << 20)
 
@@ -325,7 +328,7 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
                      Py_TYPE(iterable)->tp_name);
         return -1;
     }
-    Py_ssize_t hint = PyObject_LengthHint(iterable, CFPY_CHUNK);
+    Py_ssize_t hint = PyObject_LengthHint(iterable, CFPY_CHUNK_FIRST);
     if (hint < 0) return -1;
     PyObject *it = PyObject_GetIter(iterable);
     if (it == NULL) return -1;
@@ -344,6 +347,14 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
         if (PyErr_CheckSignals() < 0) { /* Ctrl-C: the chunks so far stay inserted */
             r = -1;
             break;
+        }
+        if (c.cap < CFPY_CHUNK) { /* more keys than the hint said: longer chunks */
+            size_t cap = c.cap * 4 < CFPY_CHUNK ? c.cap * 4 : CFPY_CHUNK;
+            chunk_free(&c);
+            if (chunk_init(&c, cap) < 0) {
+                Py_DECREF(it);
+                return -1;
+            }
         }
     }
     chunk_free(&c);
@@ -370,7 +381,7 @@ const char cfpy_doc_update[] =
     "update($self, keys, /, *, hashes=False)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).\n\n"
     "The GIL is released while the library hashes and inserts each chunk of\n"
-    "keys (up to 65,536), with its batched insert.  If the filter fills,\n"
+    "keys (up to 262,144), with its batched insert.  If the filter fills,\n"
     "FilterFullError is raised: its `inserted` attribute counts the keys of\n"
     "this call that went in (all those before the failing key), and the\n"
     "failing key and later ones were not inserted.  A key of the wrong type\n"

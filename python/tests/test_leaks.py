@@ -6,6 +6,7 @@ every error path."""
 
 import array
 import gc
+import io
 import sys
 import tracemalloc
 from pathlib import Path
@@ -84,6 +85,9 @@ GOOD.update(range(50))
 GOOD_BYTES = GOOD.to_bytes()
 FULL = full_filter()
 HASHES = array.array("Q", range(64))
+KEYED = cf.CuckooFilter(capacity=100, key=lambda k: 1 / 0)
+CLOSED = cf.CuckooFilter(capacity=10)
+CLOSED.close()
 
 
 def calls_ok():
@@ -94,7 +98,24 @@ def calls_ok():
     cf.CuckooFilter.from_bytes(GOOD_BYTES)
     f.stats
     repr(f)
-    cf.BloomFilter(capacity=10).add("x")
+    b = cf.BloomFilter(capacity=10, key=str)
+    b.add("x")
+    b.update([1, 2])
+    b.contains_many([1, 3])
+    g = f | f.copy()
+    g |= f
+    k = cf.CuckooFilter(capacity=100, key=str)
+    k.update([1, 2])
+    k.contains_many([1, 2.5])
+    k.add(object)
+    k.key
+    out = io.BytesIO()
+    g.save(out)
+    cf.CuckooFilter.load(io.BytesIO(out.getvalue()))
+    cyclic = cf.CuckooFilter(capacity=10)
+    cyclic.__setstate__(lambda key, f=cyclic: str(key))  # a cycle through the key function
+    with cf.CuckooFilter.from_bytes(GOOD_BYTES) as c:
+        c.capacity, c.fpp, c.closed
 
 
 def calls_failing():
@@ -108,6 +129,15 @@ def calls_failing():
                       (lambda: GOOD.contains_many(b"123", hashes=True), TypeError),
                       (lambda: cf.CuckooFilter.from_bytes(GOOD_BYTES[:-1]), cf.FormatError),
                       (lambda: cf.CuckooFilter(capacity=0), ValueError),
+                      (lambda: cf.CuckooFilter(capacity=10**6, num_buckets=3), ValueError),
+                      (lambda: cf.CuckooFilter(capacity=10, key=5), TypeError),
+                      (lambda: KEYED.add(1), ZeroDivisionError),
+                      (lambda: KEYED.update([1]), ZeroDivisionError),
+                      (lambda: GOOD.merge(KEYED), ValueError),
+                      (lambda: GOOD.merge(cf.CuckooFilter(capacity=1000)), ValueError),
+                      (lambda: FULL | full_filter(), cf.FilterFullError),
+                      (lambda: CLOSED.add(1), ValueError),
+                      (lambda: cf.CuckooFilter.load(io.BytesIO(b"junk")), cf.FormatError),
                       (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError)):
         with pytest.raises(exc):
             call()
