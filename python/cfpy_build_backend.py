@@ -24,7 +24,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from setuptools import build_meta as _setuptools
+try:
+    from setuptools import build_meta as _setuptools
+except ImportError as e:  # pip would say only "No module named 'setuptools'"
+    raise ImportError(
+        "building cuckoofilter needs setuptools >= 61 in the environment pip runs in: "
+        "`pip install --no-build-isolation` uses what is installed (Debian: python3-setuptools; "
+        "a venv made with --system-site-packages sees the interpreter's)") from e
 
 HERE = Path(__file__).resolve().parent
 
