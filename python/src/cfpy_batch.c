@@ -7,7 +7,8 @@
  * hashes the chunk and runs its batched insert or lookup, which keeps many
  * memory reads in flight:
  *
- *   iterable ──GIL held──► [span span span ...] ──GIL released──► hashes ──► cf_*_batch
+ *   iterable ──GIL held──► [span span span ...] ──GIL released──► for each 2,048:
+ *                                                                   hashes ──► cf_*_batch
  *
  * With hashes=True the argument is a buffer of 64-bit hashes (as returned by
  * CuckooFilter.hash), handed to the library as is, in runs of CFPY_RUN.
@@ -28,12 +29,18 @@
 /* Keys per chunk, at most: the GIL is released once per chunk, and taking
  * it back costs up to the interpreter's switch interval (5 ms) when another
  * thread is busy, so chunks are long (2,048-key chunks made a busy thread
- * beside update() cost 3-5x).  A chunk's arrays take 41 bytes a key: a call
- * with fewer keys (len() or __length_hint__) gets arrays of its size, and
- * one whose length is unknown starts at CFPY_CHUNK_FIRST keys and grows 4x
- * per chunk. */
-#define CFPY_CHUNK 262144
+ * beside update() cost 3-5x).  Not longer: the keys' bytes are read twice
+ * (with the GIL, then hashed without it) and must mostly still be in cache
+ * (262,144-key chunks cost 30% more CPU per key than 65,536).  A chunk's
+ * arrays take 33 bytes a key: a call with fewer keys (len() or
+ * __length_hint__) gets arrays of its size, and one whose length is unknown
+ * starts at CFPY_CHUNK_FIRST keys and grows 4x per chunk. */
+#define CFPY_CHUNK 65536
 #define CFPY_CHUNK_FIRST 4096
+/* Keys hashed and handed to the library at a time within a chunk (with the
+ * GIL released all along): their hashes stay in the L1 cache between the
+ * hashing and the batched insert or lookup. */
+#define CFPY_SUB 2048
 /* Hashes per run with hashes=True (8 bytes each, read in place). */
 #define CFPY_RUN (1u << 20)
 
@@ -41,7 +48,7 @@ typedef struct chunk {
     size_t n, cap;
     const void **ptr;
     size_t *len;
-    uint64_t *hash;
+    uint64_t hash[CFPY_SUB]; /* of the sub-chunk being run */
     unsigned char (*word)[8];
     PyObject **owner;
     bool *found;
@@ -59,7 +66,6 @@ static void chunk_release(chunk *c) {
 static void chunk_free(chunk *c) {
     PyMem_Free(c->ptr);
     PyMem_Free(c->len);
-    PyMem_Free(c->hash);
     PyMem_Free(c->word);
     PyMem_Free(c->owner);
     PyMem_Free(c->found);
@@ -68,15 +74,20 @@ static void chunk_free(chunk *c) {
 
 /* Arrays for cap keys; 0, or -1 with MemoryError. */
 static int chunk_init(chunk *c, size_t cap) {
-    memset(c, 0, sizeof *c);
+    c->n = c->nviews = 0;
+    c->ptr = NULL;
+    c->len = NULL;
+    c->word = NULL;
+    c->owner = NULL;
+    c->found = NULL;
+    c->views = NULL;
     c->cap = cap;
     c->ptr = PyMem_Malloc(cap * sizeof *c->ptr);
     c->len = PyMem_Malloc(cap * sizeof *c->len);
-    c->hash = PyMem_Malloc(cap * sizeof *c->hash);
     c->word = PyMem_Malloc(cap * sizeof *c->word);
     c->owner = PyMem_Malloc(cap * sizeof *c->owner);
     c->found = PyMem_Malloc(cap * sizeof *c->found);
-    if (c->ptr && c->len && c->hash && c->word && c->owner && c->found) return 0;
+    if (c->ptr && c->len && c->word && c->owner && c->found) return 0;
     chunk_free(c);
     PyErr_NoMemory();
     return -1;
@@ -124,10 +135,6 @@ static Py_ssize_t chunk_fill(chunk *c, PyObject *key_func, PyObject *it) {
     }
     if (PyErr_Occurred()) return -1;
     return (Py_ssize_t)c->n;
-}
-
-static void chunk_hash(const cf_filter *f, chunk *c) {
-    for (size_t i = 0; i < c->n; i++) c->hash[i] = cf_hash(f, c->ptr[i], c->len[i]);
 }
 
 /* ---------------------------------------------------------- hash buffers */
@@ -240,11 +247,25 @@ typedef struct run_call {
 
 static void do_run(void *p) {
     run_call *r = p;
-    if (r->c != NULL) chunk_hash(r->f, r->c);
-    if (r->lookup)
-        cf_contains_batch(r->f, r->h, r->n, r->found);
-    else
-        r->s = cf_insert_batch((cf_filter *)r->f, r->h, r->n, &r->inserted);
+    chunk *c = r->c;
+    if (c == NULL) { /* hashes=True */
+        if (r->lookup)
+            cf_contains_batch(r->f, r->h, r->n, r->found);
+        else
+            r->s = cf_insert_batch((cf_filter *)r->f, r->h, r->n, &r->inserted);
+        return;
+    }
+    for (size_t at = 0; at < c->n; at += CFPY_SUB) {
+        size_t n = c->n - at < CFPY_SUB ? c->n - at : CFPY_SUB, done = 0;
+        for (size_t i = 0; i < n; i++) c->hash[i] = cf_hash(r->f, c->ptr[at + i], c->len[at + i]);
+        if (r->lookup) {
+            cf_contains_batch(r->f, c->hash, n, r->found + at);
+            continue;
+        }
+        r->s = cf_insert_batch((cf_filter *)r->f, c->hash, n, &done);
+        r->inserted += done;
+        if (r->s != CF_OK) return;
+    }
 }
 
 /* A Bloom filter's run, with the GIL held. */
@@ -259,9 +280,8 @@ static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, si
     }
 }
 
-/* Runs b on h[0..n) (after hashing c's keys into h, when c is not NULL),
- * then records the outcome; found has room for n answers when b is a
- * lookup.  Returns 0, or -1 with an exception (FilterFullError carrying
+/* Runs b on c's n keys (c not NULL), or on the hashes h[0..n), then
+ * records the outcome; found has room for n answers when b is a lookup.  Returns 0, or -1 with an exception (FilterFullError carrying
  * b->inserted; OSError for a mapped file that shrank). */
 static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *found) {
     if (b->bloom != NULL) {
@@ -340,7 +360,7 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
     int r = 0;
     for (;;) {
         Py_ssize_t n = chunk_fill(&c, key_func, it);
-        if (n > 0) r = batch_run(b, &c, c.hash, c.n, c.found);
+        if (n > 0) r = batch_run(b, &c, NULL, c.n, c.found);
         chunk_release(&c);
         if (n < 0) r = -1;
         if (r < 0 || (size_t)n < c.cap) break;
@@ -381,7 +401,7 @@ const char cfpy_doc_update[] =
     "update($self, keys, /, *, hashes=False)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).\n\n"
     "The GIL is released while the library hashes and inserts each chunk of\n"
-    "keys (up to 262,144), with its batched insert.  If the filter fills,\n"
+    "keys (up to 65,536), with its batched insert.  If the filter fills,\n"
     "FilterFullError is raised: its `inserted` attribute counts the keys of\n"
     "this call that went in (all those before the failing key), and the\n"
     "failing key and later ones were not inserted.  A key of the wrong type\n"
