@@ -453,9 +453,8 @@ PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys) {
     Py_RETURN_NONE;
 }
 
-const char cfpy_doc_bloom_contains_many[] =
-    "contains_many($self, keys, /)\n--\n\n"
-    "[key in self for key in keys], with the GIL held.";
+const char cfpy_doc_bloom_contains_many[] = "contains_many($self, keys, /)\n--\n\n"
+                                            "[key in self for key in keys], with the GIL held.";
 
 PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = true};

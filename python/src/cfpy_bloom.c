@@ -131,8 +131,7 @@ PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom
 static PyMethodDef bloom_methods[] = {
     {"add", (PyCFunction)bloom_add, METH_O, bloom_add_doc},
     {"update", (PyCFunction)cfpy_bloom_update, METH_O, cfpy_doc_bloom_update},
-    {"contains_many", (PyCFunction)cfpy_bloom_contains_many, METH_O,
-     cfpy_doc_bloom_contains_many},
+    {"contains_many", (PyCFunction)cfpy_bloom_contains_many, METH_O, cfpy_doc_bloom_contains_many},
     {NULL, NULL, 0, NULL},
 };
 

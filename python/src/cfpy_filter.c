@@ -412,9 +412,10 @@ PyDoc_STRVAR(discard_doc,
 PyDoc_STRVAR(hash_doc, "hash($self, key, /)\n--\n\n"
                        "The 64-bit XXH3 hash of key with the filter's seed: what the library, the\n"
                        "cuckoo CLI and contains_many(..., hashes=True) work on.");
-PyDoc_STRVAR(copy_method_doc, "copy($self)\n--\n\n"
-                              "An independent in-memory filter with the same bytes and key function\n"
-                              "(writable, also when self is mapped).");
+PyDoc_STRVAR(copy_method_doc,
+             "copy($self)\n--\n\n"
+             "An independent in-memory filter with the same bytes and key function\n"
+             "(writable, also when self is mapped).");
 PyDoc_STRVAR(close_doc, "close($self)\n--\n\n"
                         "Release the table now (unmap a mapped filter's file); later calls raise\n"
                         "ValueError.  Also what `with CuckooFilter.map(path) as m:` does at the\n"
@@ -434,7 +435,8 @@ PyDoc_STRVAR(clear_doc, "clear($self)\n--\n\nRemove every item; the parameters a
 PyDoc_STRVAR(bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
 PyDoc_STRVAR(reduce_doc, "__reduce__($self)\n--\n\n"
                          "Pickles as from_bytes(to_bytes()), with the key function as state.");
-PyDoc_STRVAR(setstate_doc, "__setstate__($self, key, /)\n--\n\nSets the key function (unpickling).");
+PyDoc_STRVAR(setstate_doc,
+             "__setstate__($self, key, /)\n--\n\nSets the key function (unpickling).");
 PyDoc_STRVAR(copy_doc, "__copy__($self)\n--\n\n"
                        "An independent in-memory filter with the same bytes (writable, also when\n"
                        "self is mapped).");

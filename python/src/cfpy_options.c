@@ -161,8 +161,8 @@ static void explain(cf_status s, const cf_config *c, const given *g) {
     if (s == CF_E_PARAM) {
         explain_param(c, g);
     } else if (s == CF_E_TOO_LARGE) {
-        PyOS_snprintf(detail, sizeof detail, "%s needs a table larger than this machine can address",
-                      size);
+        PyOS_snprintf(detail, sizeof detail,
+                      "%s needs a table larger than this machine can address", size);
         cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
     } else if (s == CF_E_NOMEM) {
         cf_shape sh;
@@ -192,9 +192,9 @@ static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg
 }
 
 cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func) {
-    static char *kwlist[] = {"capacity",  "fpp",      "fingerprint_bits", "bucket_size",
-                             "num_buckets", "max_kicks", "max_load",     "seed",
-                             "semi_sort", "grow",     "concurrent",       "key",
+    static char *kwlist[] = {"capacity",    "fpp",       "fingerprint_bits", "bucket_size",
+                             "num_buckets", "max_kicks", "max_load",         "seed",
+                             "semi_sort",   "grow",      "concurrent",       "key",
                              NULL};
     cf_config cfg;
     cf_config_init(&cfg);
