@@ -224,3 +224,25 @@ def test_help_lists_no_orderings():
     with pytest.raises(TypeError):
         cf.CuckooFilter(capacity=1) < cf.CuckooFilter(capacity=1)
     assert "__eq__" in text and "merge" in text and "unsafe_discard" in text
+
+
+def test_extension_for_another_interpreter_says_so(tmp_path):
+    # PYTHONPATH=build/python with another python3 first on PATH: the
+    # extension's file name carries another ABI tag, which this interpreter
+    # does not load.  The error says what to do, not only "no module named".
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    pkg = tmp_path / "cuckoofilter"
+    pkg.mkdir()
+    here = Path(cf.__file__).parent
+    shutil.copy(here / "__init__.py", pkg)
+    ext = next(here.glob("_cuckoofilter*.so"))
+    shutil.copy(ext, pkg / "_cuckoofilter.cpython-39-other.so")
+    r = subprocess.run([sys.executable, "-c", "import cuckoofilter"], capture_output=True,
+                       text=True, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+                       cwd=tmp_path)
+    assert r.returncode == 1
+    assert "_cuckoofilter.cpython-39-other.so) does not load in" in r.stderr
+    assert f"-DPython3_EXECUTABLE={sys.executable}" in r.stderr
