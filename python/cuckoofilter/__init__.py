@@ -30,15 +30,25 @@ Functions: theoretical_fpp, default_max_load, bloom_optimal_k.
 
 from typing import Union
 
-try:
-    from . import _cuckoofilter
-except ImportError as e:  # an extension built for another interpreter (PYTHONPATH=build/python)
-    import glob, os, sys  # noqa: E401
+
+def _wrong_interpreter() -> str:
+    """What to say when the extension does not load: most often it was built
+    for another interpreter (PYTHONPATH=build/python with another python3)."""
+    import glob
+    import os
+    import sys
+
     built = [os.path.basename(p) for p in glob.glob(os.path.join(__path__[0], "_cuckoofilter*"))]
-    raise ImportError(f"cuckoofilter's extension here ({', '.join(built) or 'none'}) does not "
-                      f"load in {sys.executable} {sys.version.split()[0]}: build it for this "
-                      f"interpreter (pip install ./python, or CMake with "
-                      f"-DPython3_EXECUTABLE={sys.executable})") from e
+    return (f"cuckoofilter's extension here ({', '.join(built) or 'none'}) does not load in "
+            f"{sys.executable} {sys.version.split()[0]}: build it for this interpreter (pip "
+            f"install ./python, or CMake with -DPython3_EXECUTABLE={sys.executable})")
+
+
+try:
+    from . import _cuckoofilter  # noqa: F401
+except ImportError as _e:
+    raise ImportError(_wrong_interpreter()) from _e
+
 from ._cuckoofilter import (
     MAX_BUCKET_SIZE,
     MAX_FINGERPRINT_BITS,
