@@ -13,19 +13,20 @@ import pytest
 
 import cuckoofilter as cf
 
-def truncated_map(tmp_path):
+def truncated_map(tmp_path, size):
     f = cf.CuckooFilter(capacity=200_000)
     f.update(range(100_000))
     f.save(tmp_path / "m.cf")
     m = cf.CuckooFilter.map(tmp_path / "m.cf")
     assert all(m.contains_many(range(1000)))
     with open(tmp_path / "m.cf", "r+b") as out:  # what another program may do
-        out.truncate(4096)
+        out.truncate(size)
     return f, m
 
 
-def test_truncated_mapped_file_raises_oserror(tmp_path):
-    f, m = truncated_map(tmp_path)
+@pytest.mark.parametrize("size", [4096, 0])  # the table's pages gone; the header's too
+def test_truncated_mapped_file_raises_oserror(tmp_path, size):
+    f, m = truncated_map(tmp_path, size)
     calls = [lambda: m.contains_many(range(100_000)),
              lambda: [k in m for k in range(100_000)],
              lambda: [m.count(k) for k in range(100_000)],
@@ -37,6 +38,7 @@ def test_truncated_mapped_file_raises_oserror(tmp_path):
             call()
         assert e.value.errno == 5 and e.value.filename == tmp_path / "m.cf"
     assert not (tmp_path / "copy.cf").exists()
+    assert len(m) == 100_000 and m.read_only  # kept in the handle, not read from the file
     m.close()
     assert m.closed
     assert all(f.contains_many(range(100_000)))  # the interpreter goes on
