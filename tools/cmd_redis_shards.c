@@ -9,6 +9,7 @@
  *       out/shard-K.cf     shard K as a filter file
  *       out/meta.resp      DEL + HSET of NAME's metadata (load it last)
  *       out/shards.tsv     K, slot, key, stream: which node takes which stream
+ *                          (a last row "meta" for the metadata)
  *   (each shard-K.resp through `redis-cli -h <owner of its slot> --pipe`)
  *   cuckoo import --shards back DIR capture.resp       the shards as files again
  *
@@ -69,6 +70,18 @@ static uint16_t crc16(const char *p, size_t n) {
             crc = (crc & 0x8000) ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
     }
     return crc;
+}
+
+/* The cluster slot of key: its hash tag's (the bytes between the first '{'
+ * and the next '}', when not empty), else the whole key's. */
+static unsigned key_slot(const char *key) {
+    size_t n = strlen(key);
+    const char *open = strchr(key, '{');
+    if (open) {
+        const char *close = strchr(open + 1, '}');
+        if (close && close > open + 1) key = open + 1, n = (size_t)(close - open - 1);
+    }
+    return crc16(key, n) % SH_SLOTS;
 }
 
 /* Shard k's key for NAME ("{k.n}NAME", malloc'd) and its slot. */
@@ -236,7 +249,8 @@ static void usage_export_shards(void) {
           "                `redis-cli -h <the owner of its slot> --pipe`\n"
           "  shard-K.cf    shard K as a filter file\n"
           "  meta.resp     DEL and HSET of NAME's metadata: load it last\n"
-          "  shards.tsv    shard, slot, key and stream of each shard\n"
+          "  shards.tsv    shard, slot, key and stream of each shard, then a row\n"
+          "                'meta' for the metadata (redis/load_sharded.sh loads them)\n"
           "A filter holds fingerprints, not keys: the split re-inserts the keys FILE was\n"
           "built from (each must be in FILE, and as many as FILE's items).\n"
           "options:\n"
@@ -332,6 +346,18 @@ static int write_shards(const shard_opts *so, const char *name, cf_filter *const
     return rc;
 }
 
+/* shards.tsv's last row: the metadata, loaded after every shard. */
+static int append_meta_row(const char *dir, const char *name) {
+    char *path = path_in(dir, "shards.tsv", 0);
+    FILE *tsv = path ? fopen(path, "ab") : NULL;
+    int rc = tsv && fprintf(tsv, "meta\t%u\t%s\tmeta.resp\n", key_slot(name), name) > 0
+                 ? CLI_OK
+                 : cli_error("%s/shards.tsv: write failed", dir);
+    if (tsv && fclose(tsv) != 0) rc = cli_error("%s/shards.tsv: write failed", dir);
+    free(path);
+    return rc;
+}
+
 static int export_shards(const shard_opts *so, const files_opts *o, const cf_filter *f) {
     const char *name = o->keys[0];
     cf_stats st;
@@ -389,6 +415,7 @@ static int export_shards(const shard_opts *so, const files_opts *o, const cf_fil
         char *mp = path_in(so->dir, "meta.resp", 0);
         if (rc == CLI_OK) rc = mp ? write_meta(mp, name, &m) : cli_error("export: out of memory");
         free(mp);
+        if (rc == CLI_OK) rc = append_meta_row(so->dir, name);
     } else if (rc == CLI_OK) {
         rc = CLI_ERROR;
     }
