@@ -16,6 +16,7 @@ ShardedFilter): 3 masters with a replica each on loopback, made by
   5. The same client on a plain Redis (one node), and open/drop.
 Usage: test_redis_sharded.py cuckoo.so  (PYTHONPATH: the built python/)."""
 
+import os
 import sys
 import threading
 
@@ -101,7 +102,12 @@ def over_maxmemory(cluster, rc):
             m.execute_command("CF.ADD", slot_key, "x")
         except Exception as e:
             err = str(e)
-        check(err is not None and "OOM" in err, "one key of that size on one node: %s" % err)
+        if os.environ.get("CFR_TEST_PRELOAD"):
+            # Sanitizer builds start the module with SANITIZER_MALLOC 1: its
+            # tables come from libc malloc, which used_memory does not see.
+            print("sanitizer build: maxmemory does not see the module's libc heap; OOM not checked")
+        else:
+            check(err is not None and "OOM" in err, "one key of that size on one node: %s" % err)
         m.delete(slot_key)
         f.drop()
     finally:

@@ -33,9 +33,14 @@ CUCKOO = os.path.abspath(sys.argv[2])
 LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "load_sharded.sh")
 
 
+# Sanitizer builds preload the shared ASan runtime into this interpreter (for
+# the instrumented Python extension); the CLI carries its own runtime.
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def cuckoo(*args, stdin=None):
     return subprocess.run([CUCKOO] + [str(a) for a in args], input=stdin, capture_output=True,
-                          timeout=300)
+                          timeout=300, env=CLI_ENV)
 
 
 def resp(*args):
