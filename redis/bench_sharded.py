@@ -16,7 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from redis.cluster import RedisCluster  # noqa: E402
 
-from cfr_clusterlib import Cluster  # noqa: E402
+from cfr_clusterlib import Cluster, pick_ports  # noqa: E402
 from cfr_testlib import Server, module_path  # noqa: E402
 from cuckoofilter.redis import ShardedFilter  # noqa: E402
 
@@ -32,7 +32,18 @@ def rate(fn, n):
     return n / (time.perf_counter() - t)
 
 
-def measure(label, rc):
+def server_usec(nodes):
+    """usec of server CPU per command name, summed over nodes (INFO commandstats)."""
+    out = {}
+    for n in nodes:
+        for name, st in n.client().info("commandstats").items():
+            out[name] = out.get(name, 0) + st["usec"]
+    return out
+
+
+def measure(label, rc, nodes):
+    for n in nodes:
+        n.client().config_resetstat()
     f = ShardedFilter.create(rc, "bench", capacity=N, fpp=FPP, shards=S)
     items = ["item:%d" % i for i in range(N)]
     absent = ["absent:%d" % i for i in range(N)]
@@ -41,6 +52,9 @@ def measure(label, rc):
     miss = rate(lambda: f.contains_many(absent), N)
     client = rate(lambda: [f._commands(f._group(c), "CF.MEXISTS") for c in f._chunks(items)], N)
     info = f.info()
+    cpu = server_usec(nodes)
+    print("%-10s server CPU per item: CF.INSERT %.3f us, CF.MEXISTS %.3f us (all nodes)" %
+          (label, cpu.get("cmdstat_cf.insert", 0) / N, cpu.get("cmdstat_cf.mexists", 0) / (2 * N)))
     print("%-10s S=%d n=%d  update %8.0f items/s  contains_many %8.0f (present) %8.0f (absent)"
           "  client alone %8.0f items/s  table %.2f bits/item  MEMORY USAGE %.2f bits/item" %
           (label, S, N, up, hit, miss, client, info["table_bytes"] * 8 / N,
@@ -49,28 +63,43 @@ def measure(label, rc):
     f.close()
 
 
-def one_key(rc_plain):
-    rc_plain.execute_command("CF.RESERVE", "one", N, "BUCKETSIZE", 4, "ERROR_RATE", repr(FPP))
-    mem = rc_plain.execute_command("MEMORY", "USAGE", "one")
-    print("one key    n=%d  MEMORY USAGE %.2f bits/item" % (N, mem * 8 / N))
-    rc_plain.delete("one")
+def one_key(r):
+    """The same items into one key, CF.INSERT / CF.MEXISTS of 10,000 items
+    each in one pipeline: the unsharded baseline."""
+    r.execute_command("CF.RESERVE", "one", N, "BUCKETSIZE", 4, "ERROR_RATE", repr(FPP))
+    items = ["item:%d" % i for i in range(N)]
+
+    def run(cmd):
+        p = r.pipeline(transaction=False)
+        for a in range(0, N, 10000):
+            p.execute_command(*cmd, *items[a:a + 10000])
+        p.execute()
+
+    up = rate(lambda: run(["CF.INSERT", "one", "ITEMS"]), N)
+    hit = rate(lambda: run(["CF.MEXISTS", "one"]), N)
+    mem = r.execute_command("MEMORY", "USAGE", "one")
+    print("one key    n=%d  update %8.0f items/s  contains_many %8.0f (present)"
+          "  MEMORY USAGE %.2f bits/item" % (N, up, hit, mem * 8 / N))
+    r.delete("one")
 
 
 def one_master():
     extra = ["--cluster-enabled", "yes"]
-    with Server(MOD, extra=extra + ["--cluster-config-file", "nodes-bench.conf"]) as s:
+    with Server(MOD, port=pick_ports(1)[0],
+                extra=extra + ["--cluster-config-file", "nodes-bench.conf"]) as s:
         s.client().execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
         for _ in range(300):
             if s.client().cluster("info")["cluster_state"] == "ok":
                 break
             time.sleep(0.1)
-        measure("1 master", RedisCluster(host="127.0.0.1", port=s.port, socket_timeout=120))
+        measure("1 master", RedisCluster(host="127.0.0.1", port=s.port, socket_timeout=120), [s])
         one_key(s.client())
 
 
 def three_masters():
     with Cluster(MOD, masters=3) as c:
-        measure("3 masters", RedisCluster(host="127.0.0.1", port=c.nodes[0].port, socket_timeout=120))
+        measure("3 masters", RedisCluster(host="127.0.0.1", port=c.nodes[0].port, socket_timeout=120),
+                c.nodes)
 
 
 print("# %s, %s" % (subprocess.run(["redis-server", "--version"], capture_output=True,

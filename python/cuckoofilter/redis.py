@@ -415,7 +415,8 @@ class ShardedFilter:
                 "shard": k, "key": key, "slot": key_slot(key), "node": self._node_of(key),
                 "items": items, "table_bytes": int(d["Size"]),
                 "memory_bytes": None if isinstance(mem, Exception) else int(mem),
-                "tables": int(d["Number of filters"]), "load": items / slots if slots else 0.0,
+                "tables": int(d["Number of filters"]), "slots": slots,
+                "load": items / slots if slots else 0.0,
                 "fpp_bound": float(d.get("False positive rate bound", b"nan"))})
         if errors:
             raise ShardError("CF.INFO failed on shards %s" % sorted(errors), errors)
@@ -425,8 +426,7 @@ class ShardedFilter:
             "capacity": int(self.meta["capacity"]), "fpp": float(self.meta["fpp"]),
             "table_bytes": sum(s["table_bytes"] for s in shards),
             "memory_bytes": sum(s["memory_bytes"] or 0 for s in shards),
-            "load": items / sum(s["items"] / s["load"] if s["load"] else 0 for s in shards)
-            if items else 0.0,
+            "load": items / max(1, sum(s["slots"] for s in shards)),
             "fpp_bound": max(s["fpp_bound"] for s in shards),
             "nodes": sorted({s["node"] for s in shards}),
             "per_shard": shards}
