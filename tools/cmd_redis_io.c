@@ -40,18 +40,21 @@
 #define IO_MAX_BODY ((uint64_t)1 << 39)
 
 static void usage_export(void) {
-    fputs(
-        "usage: cuckoo export FILE KEY [options]\n"
-        "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
-        "`redis-cli --pipe`.\n"
-        "options:\n"
-        "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
-            CFR_MAX_EXPANSION) "\n"
-                               "                        (default 1)\n"
-                               "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
-                               "MiB)\n"
-                               "  --output OUT          write to OUT instead of stdout\n" HELP_HELP,
-        stdout);
+    fputs("usage: cuckoo export FILE KEY [options]\n"
+          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
+          "`redis-cli --pipe`.\n"
+          "options:\n"
+          "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
+              CFR_MAX_EXPANSION) "\n"
+                                 "                        (default 1)\n"
+                                 "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
+                                 "MiB)\n"
+                                 "  --output OUT          write to OUT instead of stdout\n"
+                                 "  --shards S            split into a sharded filter's S shards, "
+                                 "for a\n"
+                                 "                        Redis Cluster (cuckoo export --shards 1 "
+                                 "--help)\n" HELP_HELP,
+          stdout);
 }
 
 static void usage_import(void) {
@@ -61,8 +64,9 @@ static void usage_import(void) {
         "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
         "Other commands are skipped.  The key must hold one sub-filter.\n"
         "options:\n"
-        "  --key KEY             take KEY's chunks when the stream holds several keys\n" FORCE_HELP
-            WAIT_HELP HELP_HELP,
+        "  --key KEY             take KEY's chunks when the stream holds several keys\n"
+        "  --shards              a sharded filter's shards into a directory\n"
+        "                        (cuckoo import --shards --help)\n" FORCE_HELP WAIT_HELP HELP_HELP,
         stdout);
 }
 
