@@ -164,6 +164,10 @@ class ShardedFilter:
         self.routing_seed = int(meta["routing_seed"])
         self.router = Router(self.shards, self.routing_seed)
         self._pool = None
+        # Set when a node could not be reached: the cluster's map of slots to
+        # nodes is read again before the next command (a failover may have
+        # promoted a replica in the meantime).
+        self._stale = False
 
     @classmethod
     def create(cls, client, name, capacity, fpp=0.01, shards=None, *, bucket_size=4,
@@ -219,12 +223,27 @@ class ShardedFilter:
             return self.client
         return self.client.get_redis_connection(self.client.get_node(node_name=node))
 
-    def _run(self, commands, wait=None):
+    def _refresh(self):
+        """Reads the cluster's slot map again, if that is possible now."""
+        if not _is_cluster(self.client):
+            return
+        try:
+            self.client.nodes_manager.initialize()
+            self._stale = False
+        except Exception:  # no node answers yet: try again next time
+            pass
+
+    def _run(self, commands, wait=None, idempotent=False):
         """Runs commands [(shard, item_indexes, args)] (each on its shard's
         key), one pipeline per node,
         all nodes at once.  Returns {position: reply or Exception}.  Redirected
         commands (a slot moving or moved) are retried one by one through the
-        cluster client, which follows MOVED and ASK."""
+        cluster client, which follows MOVED and ASK.  Commands to a node that
+        could not be reached fail (a write may or may not have been applied:
+        the caller decides whether to resend), except idempotent ones (reads),
+        which are retried once after the slot map is read again."""
+        if self._stale:
+            self._refresh()
         by_node = {}
         for pos, (shard, _, args) in enumerate(commands):
             by_node.setdefault(self._node_of(self.keys[shard]), []).append(pos)
@@ -260,6 +279,15 @@ class ShardedFilter:
             futures = [self._pool.submit(one_node, n, p) for n, p in by_node.items()]
             for fut in futures:
                 results.update(fut.result())
+        unreachable = [pos for pos, r in results.items()
+                       if isinstance(r, (ConnectionError, TimeoutError, OSError)) or
+                       type(r).__name__ in ("ConnectionError", "TimeoutError")]
+        if unreachable:
+            self._stale = True
+            if idempotent:
+                self._refresh()
+                for pos in unreachable:
+                    results[pos] = self._retry(commands[pos], wait)
         for pos, r in results.items():
             if isinstance(r, Exception) and _redirected(r):
                 results[pos] = self._retry(commands[pos], wait)
@@ -380,7 +408,7 @@ class ShardedFilter:
             base = len(answers)
             answers.extend([None] * len(chunk))
             cmds = self._commands(self._group(chunk), "CF.MEXISTS")
-            results = self._run(cmds)
+            results = self._run(cmds, idempotent=True)
             for pos, (shard, idx, _) in enumerate(cmds):
                 r = results[pos]
                 if isinstance(r, Exception):
@@ -401,7 +429,7 @@ class ShardedFilter:
         largest shard's: a lookup probes one shard)."""
         cmds = [(k, [], ["CF.INFO", key]) for k, key in enumerate(self.keys)]
         cmds += [(k, [], ["MEMORY", "USAGE", key]) for k, key in enumerate(self.keys)]
-        results = self._run(cmds)
+        results = self._run(cmds, idempotent=True)
         shards, errors = [], {}
         for k, key in enumerate(self.keys):
             r, mem = results[k], results[len(self.keys) + k]
