@@ -234,9 +234,8 @@ class ShardedFilter:
             pass
 
     def _run(self, commands, wait=None, idempotent=False):
-        """Runs commands [(shard, item_indexes, args)] (each on its shard's
-        key), one pipeline per node,
-        all nodes at once.  Returns {position: reply or Exception}.  Redirected
+        """Runs commands [(shard, item_indexes, args)], each on its shard's
+        key: one pipeline per node, all nodes at once.  Returns {position: reply or Exception}.  Redirected
         commands (a slot moving or moved) are retried one by one through the
         cluster client, which follows MOVED and ASK.  Commands to a node that
         could not be reached fail (a write may or may not have been applied:
@@ -320,9 +319,10 @@ class ShardedFilter:
         enc, route = self._encode, self.router.shard
         for i, item in enumerate(items):
             b = enc(item)
-            g = groups.get(route(b))
+            k = route(b)
+            g = groups.get(k)
             if g is None:
-                g = groups[route(b)] = ([], [])
+                g = groups[k] = ([], [])
             g[0].append(b)
             g[1].append(i)
         return groups
