@@ -17,6 +17,7 @@ ShardedFilter): 3 masters with a replica each on loopback, made by
 Usage: test_redis_sharded.py cuckoo.so  (PYTHONPATH: the built python/)."""
 
 import os
+import signal
 import sys
 import threading
 
@@ -133,7 +134,7 @@ def migration(cluster, rc):
     dst = next(m for m in cluster.primaries() if m.port != src_port)
     eq(f.update(items("pre", 50000)), 50000, "items before the move")
 
-    acked, unacked, errors = [], [], []
+    acked, unacked, errors, redirects = [], [], [], []
     done = threading.Event()
 
     def writer():
@@ -150,6 +151,7 @@ def migration(cluster, rc):
                 errors.append(e.errors)
             if done.is_set() and b >= 20:
                 break
+        redirects.append(g.redirects)
         g.close()
 
     t = threading.Thread(target=writer)
@@ -162,11 +164,12 @@ def migration(cluster, rc):
     eq(rc2.get_node_from_key(f.keys[shard]).port, dst.port, "shard %d moved to another master" % shard)
     g = ShardedFilter(rc2, "mig")
     check(len(acked) > 20000, "the writer kept inserting during the move (%d items)" % len(acked))
+    check(redirects[0] > 0, "the writer met the move (redirects followed: %d)" % redirects[0])
     eq(g.contains_many(acked).count(False), 0,
        "all %d acknowledged items present after the move" % len(acked))
     eq(g.contains_many(items("pre", 50000)).count(False), 0, "items from before the move present")
-    print("migration: %d slots moved, %d items acknowledged during it, %d reported not stored (%s)" %
-          (count, len(acked), len(unacked), errors[:2]))
+    print("migration: %d slots moved, %d items acknowledged during it, %d reported not stored (%s),"
+          " %d redirects followed" % (count, len(acked), len(unacked), errors[:2], redirects[0]))
     g.drop()
 
 
@@ -185,6 +188,24 @@ def failover(cluster, rc):
     victim = cluster.by_port(rc.get_node_from_key(f.keys[0]).port)
     replica = cluster.replica_of(victim)
     on_victim = [k for k, key in enumerate(f.keys) if rc.get_node_from_key(key).port == victim.port]
+    # WAIT reports what the replicas did not confirm: with the victim's
+    # replica stopped, its shards' items are applied on the master but
+    # listed as not stored; the other masters' replicas confirm theirs.
+    replica.proc.send_signal(signal.SIGSTOP)
+    try:
+        stalled = items("stalled", 12000)
+        try:
+            f.update(stalled, wait=(1, 300))
+            check(False, "update with WAIT and a stopped replica raised no ShardError")
+        except ShardError as e:
+            eq(sorted(e.errors), on_victim, "WAIT fell short exactly on the stopped replica's shards")
+            check(all("WAIT 1" in v for v in e.errors.values()), "the reason is WAIT: %s" % e.errors)
+            eq(e.stored, len(stalled), "every item was applied on its master")
+            check(0 < len(e.not_stored) < len(stalled), "the unconfirmed items are listed (%d)" %
+                  len(e.not_stored))
+    finally:
+        replica.proc.send_signal(signal.SIGCONT)
+    check(cluster.wait_replicas_synced(), "the replica caught up")
     # The replica waits for our word before taking over, so the write below
     # meets a dead master whatever the timing.
     replica.client().config_set("cluster-replica-no-failover", "yes")

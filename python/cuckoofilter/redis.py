@@ -168,6 +168,8 @@ class ShardedFilter:
         # nodes is read again before the next command (a failover may have
         # promoted a replica in the meantime).
         self._stale = False
+        #: Commands retried after a redirect (MOVED, ASK, ...): slots moving.
+        self.redirects = 0
 
     @classmethod
     def create(cls, client, name, capacity, fpp=0.01, shards=None, *, bucket_size=4,
@@ -289,6 +291,7 @@ class ShardedFilter:
                     results[pos] = self._retry(commands[pos], wait)
         for pos, r in results.items():
             if isinstance(r, Exception) and _redirected(r):
+                self.redirects += 1
                 results[pos] = self._retry(commands[pos], wait)
         return results
 
