@@ -51,7 +51,7 @@ def test_routing_definition():
     assert all(abs(c - 5000) < 5 * 5000 ** 0.5 for c in counts)
 
 
-def _shard_locally(routing_seed, shard_seed, n=120000, shards=6, fpp=0.001):
+def _shard_locally(routing_seed, shard_seed, n=60000, shards=6, fpp=0.001):
     router = Router(shards, routing_seed)
     parts = [cf.CuckooFilter(capacity=int(n / shards * 1.02), fpp=fpp, seed=shard_seed)
              for _ in range(shards)]
@@ -62,7 +62,7 @@ def _shard_locally(routing_seed, shard_seed, n=120000, shards=6, fpp=0.001):
             parts[router.shard(b)].add(b)
         except cf.FilterFullError:
             refused += 1
-    probes = 300000
+    probes = 150000
     fp = sum(b"out%d" % i in parts[router.shard(b"out%d" % i)] for i in range(probes))
     return refused, fp / probes
 
@@ -70,12 +70,12 @@ def _shard_locally(routing_seed, shard_seed, n=120000, shards=6, fpp=0.001):
 def test_independent_routing_keeps_the_target():
     refused, fpp = _shard_locally(routing_seed=0x6366726F75746531, shard_seed=0x6366726564697331)
     assert refused == 0
-    assert fpp <= 0.001 + 4 * (0.001 / 300000) ** 0.5
+    assert fpp <= 0.001 + 4 * (0.001 / 150000) ** 0.5
 
 
 def test_correlated_routing_is_caught():
     # The same seed for routing and shards: a shard's items all have their
     # first bucket in 1/S of its table.  The measurement above must see it.
     refused, fpp = _shard_locally(routing_seed=5, shard_seed=5)
-    assert refused > 1000
+    assert refused > 500
     assert fpp > 2 * 0.001
