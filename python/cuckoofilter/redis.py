@@ -71,14 +71,24 @@ class ShardError(Exception):
 # ----------------------------------------------------------------- layout
 
 
+def _crc16_table():
+    table = []
+    for i in range(256):
+        crc = i << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+        table.append(crc & 0xFFFF)
+    return table
+
+
+_CRC16 = _crc16_table()
+
+
 def _crc16(data):
     """CRC16-CCITT (XMODEM), Redis Cluster's key hash."""
     crc = 0
     for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-            crc &= 0xFFFF
+        crc = ((crc << 8) & 0xFF00) ^ _CRC16[(crc >> 8) ^ b]
     return crc
 
 
