@@ -138,7 +138,7 @@ def migration(cluster, rc):
     eq(f.update(items("pre", 50000)), 50000, "items before the move")
 
     acked, unacked, errors, redirects = [], [], [], []
-    done = threading.Event()
+    done, started = threading.Event(), threading.Event()
 
     def writer():
         g = ShardedFilter(client_for(cluster), "mig")
@@ -152,6 +152,8 @@ def migration(cluster, rc):
                 acked.extend(x for x in batch if x not in lost)
                 unacked.extend(e.not_stored)
                 errors.append(e.errors)
+            if b == 3:  # the writer's slot map predates the move
+                started.set()
             if done.is_set() and b >= 20:
                 break
         redirects.append(g.redirects)
@@ -159,6 +161,7 @@ def migration(cluster, rc):
 
     t = threading.Thread(target=writer)
     t.start()
+    check(started.wait(300), "the writer started")
     out = cluster.reshard(src, dst, count)
     done.set()
     t.join()
