@@ -66,14 +66,20 @@ def pipe(port, path):
     return out.returncode == 0 and "errors: 0" in text, text
 
 
-def capture(cluster, rc, name):
+def capture(cluster, rc, name, meta_last=False, split=False):
     """The sharded filter as a client would save it: the metadata as an
-    HSET, then each shard's CF.SCANDUMP replies as CF.LOADCHUNK commands."""
+    HSET, then each shard's CF.SCANDUMP replies as CF.LOADCHUNK commands.
+    meta_last puts the metadata after the shards, split spreads it over
+    HMSETs of a few fields each, as a rewritten AOF may."""
     meta = rc.hgetall(name)
     fields = [b"format", meta.pop(b"format")]
     for k, v in meta.items():
         fields += [k, v]
-    out = [resp("HSET", name, *fields)]
+    if split:
+        head = [resp("HMSET", name, *fields[i:i + 6]) for i in range(0, len(fields), 6)]
+    else:
+        head = [resp("HSET", name, *fields)]
+    out = []
     for k in range(int(fields[fields.index(b"shards") + 1])):
         key = meta[b"key.%d" % k]
         node = cluster.by_port(owner(cluster, key_slot(key))).client()
@@ -83,7 +89,7 @@ def capture(cluster, rc, name):
             if it == 0:
                 break
             out.append(resp("CF.LOADCHUNK", key, it, data))
-    return b"".join(out)
+    return b"".join(out + head if meta_last else head + out)
 
 
 def main():
@@ -148,7 +154,7 @@ def run(tmp, cluster):
     # Written to after loading: the shard files hold the new items too.
     eq(f.update(["late:%d" % i for i in range(1000)]), 1000, "writes after loading")
     with open(cap, "wb") as fh:
-        fh.write(capture(cluster, rc, name))
+        fh.write(capture(cluster, rc, name, meta_last=True))
     r = cuckoo("import", "--shards", back, cap, "--force")
     eq(r.returncode, 0, "import --shards --force: %s" % r.stderr.decode())
     total = 0
@@ -163,9 +169,18 @@ def run(tmp, cluster):
     g = ShardedFilter.create(rc, "live", capacity=50000, fpp=0.01, shards=6)
     g.update(["x%d" % i for i in range(30000)])
     with open(cap, "wb") as fh:
-        fh.write(capture(cluster, rc, "live"))
+        fh.write(capture(cluster, rc, name) + capture(cluster, rc, "live", meta_last=True, split=True))
     r = cuckoo("import", "--shards", os.path.join(tmp, "live"), cap, "--key", "live")
-    eq(r.returncode, 0, "import --shards of a client-made filter: %s" % r.stderr.decode())
+    eq(r.returncode, 0, "import --shards of a client-made filter, metadata in HMSETs: %s" %
+       r.stderr.decode())
+    eq(sorted(x for x in os.listdir(os.path.join(tmp, "live")) if not x.endswith(".lock")),
+       sorted(["meta.resp"] + ["shard-%d.cf" % k for k in range(6)]), "its six shard files")
+    r = cuckoo("import", "--shards", os.path.join(tmp, "first"), cap)
+    eq(r.returncode, 0, "import --shards without --key takes the first filter: %s" % r.stderr.decode())
+    eq(len([x for x in os.listdir(os.path.join(tmp, "first")) if x.endswith(".cf")]), 12,
+       "the first filter's twelve shards")
+    r = cuckoo("import", "--shards", os.path.join(tmp, "none"), cap, "--key", "absent")
+    check(r.returncode != 0 and b"no metadata" in r.stderr, "an absent --key: %s" % r.stderr)
 
 
 main()

@@ -470,8 +470,13 @@ static void usage_import_shards(void) {
           stdout);
 }
 
-/* Finds the HSET of a sharded filter's metadata (NAME's, if given). */
-static int read_meta(FILE *in, const char *want, char **name, meta *m) {
+/* Calls fn for every HSET / HMSET command of in (a rewritten AOF splits a
+ * large hash over several HMSETs) with its key and text field/value pairs;
+ * other commands, and pairs with NUL bytes, are skipped.  fn returns
+ * CLI_OK to go on, 1 to stop, or CLI_ERROR. */
+typedef int (*hset_fn)(void *ctx, const char *key, char **pairs, uint64_t npairs);
+
+static int for_each_hset(FILE *in, hset_fn fn, void *ctx) {
     int ch;
     while ((ch = fgetc(in)) != EOF) {
         ungetc(ch, in);
@@ -480,26 +485,64 @@ static int read_meta(FILE *in, const char *want, char **name, meta *m) {
             return cli_error("import: the input is not a stream of Redis commands");
         char **a = calloc(nargs, sizeof *a);
         if (!a) return cli_error("import: out of memory");
-        bool ok = true;
+        bool ok = true, text = true;
         for (uint64_t i = 0; i < nargs && ok; i++) {
             size_t n;
             a[i] = (char *)redis_io_read_bulk(in, &n);
-            ok = a[i] != NULL && strlen(a[i]) == n; /* metadata is text */
+            ok = a[i] != NULL;
+            text = text && ok && strlen(a[i]) == n;
         }
-        bool found = ok && nargs >= 4 && nargs % 2 == 0 && strcasecmp(a[0], "HSET") == 0 &&
-                     (!want || strcmp(a[1], want) == 0) && strcmp(a[2], "format") == 0 &&
-                     strcmp(a[3], SH_FORMAT) == 0;
-        for (uint64_t i = 2; found && i + 1 < nargs; i += 2)
-            if (!meta_add(m, a[i], a[i + 1])) found = false;
-        if (found) *name = strdup(a[1]);
+        int rc = ok ? CLI_OK : cli_error("import: truncated or malformed command");
+        if (ok && text && nargs >= 4 && nargs % 2 == 0 &&
+            (strcasecmp(a[0], "HSET") == 0 || strcasecmp(a[0], "HMSET") == 0))
+            rc = fn(ctx, a[1], a + 2, (nargs - 2) / 2);
         for (uint64_t i = 0; i < nargs; i++) free(a[i]);
         free(a);
-        if (!ok) return cli_error("import: truncated or malformed command");
-        if (found) return *name ? CLI_OK : cli_error("import: out of memory");
+        if (rc != CLI_OK) return rc;
     }
-    return want ? cli_error("import: no metadata of the sharded filter '%s' in the stream", want)
-                : cli_error("import: no sharded filter's metadata (HSET NAME format " SH_FORMAT
-                            " ...) in the stream");
+    return CLI_OK;
+}
+
+/* The first key given the field format = cuckoofilter.sharded. */
+static int find_name(void *ctx, const char *key, char **pairs, uint64_t npairs) {
+    for (uint64_t i = 0; i < npairs; i++)
+        if (strcmp(pairs[2 * i], "format") == 0 && strcmp(pairs[2 * i + 1], SH_FORMAT) == 0) {
+            *(char **)ctx = strdup(key);
+            return *(char **)ctx ? 1 : cli_error("import: out of memory");
+        }
+    return CLI_OK;
+}
+
+typedef struct meta_reader {
+    const char *name;
+    meta *m;
+} meta_reader;
+
+static int collect_meta(void *ctx, const char *key, char **pairs, uint64_t npairs) {
+    meta_reader *r = ctx;
+    if (strcmp(key, r->name) != 0) return CLI_OK;
+    for (uint64_t i = 0; i < npairs; i++)
+        if (!meta_add(r->m, pairs[2 * i], pairs[2 * i + 1]))
+            return cli_error("import: '%s' has too many metadata fields", key);
+    return CLI_OK;
+}
+
+/* Reads the metadata of the sharded filter want (or of the first one in the
+ * stream) into m, and its name into *name (free it). */
+static int read_meta(FILE *in, const char *want, char **name, meta *m) {
+    *name = want ? strdup(want) : NULL;
+    int rc = want ? (*name ? CLI_OK : cli_error("import: out of memory"))
+                  : for_each_hset(in, find_name, name);
+    if (rc == CLI_ERROR) return rc;
+    if (*name == NULL)
+        return cli_error("import: no sharded filter's metadata (HSET NAME format " SH_FORMAT
+                         " ...) in the stream");
+    rewind(in);
+    meta_reader r = {*name, m};
+    rc = for_each_hset(in, collect_meta, &r);
+    if (rc == CLI_OK && !(meta_get(m, "format") && strcmp(meta_get(m, "format"), SH_FORMAT) == 0))
+        rc = cli_error("import: no metadata of the sharded filter '%s' in the stream", *name);
+    return rc;
 }
 
 static int import_shards(const files_opts *o, FILE *in) {
