@@ -460,10 +460,11 @@ int cli_cmd_export_shards(int argc, char **argv) {
 
 static void usage_import_shards(void) {
     fputs("usage: cuckoo import --shards DIR STREAM [options]\n"
-          "Reads a sharded filter's metadata (an HSET of its fields, as `cuckoo export\n"
-          "--shards` writes it) and its shards' CF.LOADCHUNK commands (a SCANDUMP capture\n"
-          "or rewritten AOFs, concatenated) from the file STREAM and writes DIR/meta.resp\n"
-          "and DIR/shard-K.cf for every shard.  STREAM is read once per shard.\n"
+          "Reads a sharded filter's metadata (HSET or HMSET commands of its fields, as\n"
+          "`cuckoo export --shards` or an AOF rewrite writes them) and its shards'\n"
+          "CF.LOADCHUNK commands (a SCANDUMP capture or rewritten AOFs, concatenated)\n"
+          "from the file STREAM and writes DIR/meta.resp and DIR/shard-K.cf for every\n"
+          "shard.  STREAM is read once per shard (and twice more).\n"
           "options:\n"
           "  --key NAME            the filter's name when STREAM holds several\n" FORCE_HELP_OF(
               "shard files") WAIT_HELP_OF("shard files") HELP_HELP,
