@@ -31,8 +31,8 @@ cf_status cf_save(const cf_filter *f, const char *path) {
     switch (f->kind) {
     case CF__PLAIN: return cf__save_file(path, cf__image_write, f);
     case CF__GROWN: return cf__save_file(path, cf__grow_write, f);
-    case CF__CONCURRENT: return cf__cc_with_view(f, cf__save_view, (void *)(uintptr_t)path);
     case CF__INPLACE: return cf__save_file(path, cf__ip_write, f);
+    case CF__CONCURRENT: return cf__cc_with_view(f, cf__save_view, (void *)(uintptr_t)path);
     }
     CF__NO_OTHER_KIND();
 }

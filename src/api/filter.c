@@ -8,13 +8,12 @@
 #include "concurrent.h"
 #include "file_sys.h"
 #include "grow.h"
-#include "grow_inplace_format.h"
+#include "grow_inplace.h"
 #include "kind.h"
 #include "table.h"
 
 /* The kind of filter cfg asks for (CF_CONCURRENT and CF_GROW together are
- * refused by cf__cc_new, which accepts no other flag; growth_mode matters
- * only with CF_GROW). */
+ * refused by cf__cc_new, which accepts no other flag). */
 static cf__kind cf__config_kind(const cf_config *cfg) {
     if (cfg->flags & CF_CONCURRENT) return CF__CONCURRENT;
     if ((cfg->flags & CF_GROW) && cfg->growth_mode == CF_GROWTH_INPLACE) return CF__INPLACE;
@@ -26,11 +25,8 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
-    cf__kind kind = cf__config_kind(cfg);
-    /* An unknown growth mode (a concurrent filter has none: cf__cc_new
-     * refuses CF_GROW). */
-    CF__RETURN_IF(kind != CF__CONCURRENT && cfg->growth_mode > CF_GROWTH_INPLACE, CF_E_PARAM);
-    switch (kind) {
+    CF__RETURN_IF(cfg->growth_mode > CF_GROWTH_INPLACE, CF_E_PARAM);
+    switch (cf__config_kind(cfg)) {
     case CF__PLAIN: return cf__table_new(cfg, out);
     case CF__GROWN: return cf__grow_new(cfg, out);
     case CF__CONCURRENT: return cf__cc_new(cfg, out);

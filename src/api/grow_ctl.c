@@ -24,7 +24,7 @@ static cf_status cf__grown_writable(const cf_filter *f) {
     case CF__GROWN: return f->read_only ? CF_E_READONLY : CF_OK;
     case CF__PLAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported(); /* one table, no chain to steer */
+    case CF__INPLACE: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }

@@ -58,18 +58,6 @@ void cf__free(const cf_allocator *a, void *p) {
     if (p != NULL) a->free(a->ctx, p);
 }
 
-void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size) {
-    /* malloc's blocks grow with realloc(3), which moves large ones with
-     * mremap: no copy, and never two tables at once.  An embedder's blocks
-     * get a new block, a copy, the old one freed (never mixing heaps). */
-    if (a->alloc == cf__default_alloc && a->free == cf__default_free) return realloc(p, new_size);
-    void *q = a->alloc(a->ctx, new_size);
-    if (q == NULL) return NULL;
-    memcpy(q, p, old_size < new_size ? old_size : new_size);
-    a->free(a->ctx, p);
-    return q;
-}
-
 /* Transparent huge pages for big tables.  A lookup in a table far larger
  * than the caches costs a page walk as well as the line it reads; with
  * 2 MiB pages the walk is shorter and more of it is cached (measured:
@@ -93,4 +81,16 @@ void cf__advise_huge(const cf_allocator *a, void *p, size_t size) {
 #else
     (void)a, (void)p, (void)size;
 #endif
+}
+
+void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size) {
+    /* malloc's blocks grow with realloc(3), which moves large ones with
+     * mremap: no copy, and never two tables at once.  An embedder's blocks
+     * get a new block, a copy, the old one freed (never mixing heaps). */
+    if (a->alloc == cf__default_alloc && a->free == cf__default_free) return realloc(p, new_size);
+    void *q = a->alloc(a->ctx, new_size);
+    if (q == NULL) return NULL;
+    memcpy(q, p, old_size < new_size ? old_size : new_size);
+    a->free(a->ctx, p);
+    return q;
 }

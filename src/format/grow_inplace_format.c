@@ -10,16 +10,15 @@
  *          └─────────────┴────────────────────────────┴───────────┘
  *
  * The first ten bytes are those of every version (magic, version), so a
- * reader of versions 1 and 2 (and 3, which no file has: see FORMAT.md) refuses it with CF_E_VERSION.  The table
+ * reader of versions 1 and 2 (and 3, which no file has: see FORMAT.md)
+ * refuses it with CF_E_VERSION; cf__image_probe routes it here.  The file
+ * paths (load, map, save) are io/grow_inplace_io.c's.  The table
  * starts 128 bytes in, so a mapping holds it aligned and uses it in place.
  * A reader checks the magic, the version, a 32-bit check of the header,
  * every field and the exact size before allocating, then the trailer, then
  * every slot (empty, or a marker that leaves at least the tag) and the
- * entry count and weight the header states.  Files are io/'s
- * (grow_inplace_io.c), with these pieces (grow_inplace_format.h).
+ * entry count and weight the header states.
  */
-#include <math.h>
-
 #include "grow_inplace_format.h"
 
 enum {
@@ -78,6 +77,8 @@ void cf__ip_header_encode(const cf_filter *f, uint8_t out[CF__IP_HEADER_SIZE]) {
     cf__put_le(out + CF__IP_OFF_CHECK, (uint32_t)XXH3_64bits(out, CF__IP_OFF_CHECK), 4);
 }
 
+/* Decodes the header of an input of len bytes whose first min(len, 128)
+ * are in buf.  Allocates nothing. */
 cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) {
     memset(h, 0, sizeof *h);
     size_t have = len < CF__IP_HEADER_SIZE ? (size_t)len : CF__IP_HEADER_SIZE;
@@ -128,6 +129,7 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     return CF_OK;
 }
 
+/* XXH3-64 of the header followed by the table: the trailer. */
 uint64_t cf__ip_checksum(const uint8_t *header, const uint8_t *table, size_t bytes) {
     XXH3_state_t state;
     XXH3_INITSTATE(&state);
@@ -137,6 +139,8 @@ uint64_t cf__ip_checksum(const uint8_t *header, const uint8_t *table, size_t byt
     return XXH3_64bits_digest(&state);
 }
 
+/* Every slot empty or holding at least its tag; the count and the weight
+ * the header states. */
 cf_status cf__ip_check_table(const cf_filter *f) {
     const cf__ip *ip = f->ip;
     uint64_t entries = 0, weight = 0, lane = ((uint64_t)1 << ip->w) - 1;
@@ -156,13 +160,23 @@ cf_status cf__ip_check_table(const cf_filter *f) {
     return CF_OK;
 }
 
+/* A handle and state (no table) with every field of h. */
 cf_status cf__ip_from_header(const cf__ip_hdr *h, const cf_allocator *a, cf_filter **out) {
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__ip_handle(a, &h->ip, h->max_kicks, &f));
+    uint64_t nb = (uint64_t)1 << h->ip.level;
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, nb, CF__IP_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
     cf__set_seed(f, h->seed);
+    f->kind = CF__INPLACE;
     f->items = h->items;
     f->total_kicks = h->total_kicks;
     f->failed_inserts = h->failed;
+    f->table_bytes = h->table_bytes;
+    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
+    if (f->ip == NULL) {
+        cf__ip_free(f);
+        return CF_E_NOMEM;
+    }
+    *f->ip = h->ip;
     *out = f;
     return CF_OK;
 }

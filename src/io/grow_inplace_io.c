@@ -1,14 +1,7 @@
 /*
- * grow_inplace_io.c -- CF_GROWTH_INPLACE filters in files: the bytes cf_save
- * writes, and the version-4 paths of cf_load and cf_map (layout:
- * grow_inplace_format.c).
- *
- * Load and map work on the descriptor cf_load or cf_map opened (the file
- * is opened once) and validate the 128-byte header before anything is
- * allocated or mapped; then load reads the table into memory it allocates
- * and checks its checksum and every slot, and map uses the table in place
- * in a read-only mapping of the whole file (checksum and slots only with
- * verify), as for a single table.
+ * grow_inplace_io.c -- in-place grown filters (format version 4) in files:
+ * save, load and map (the bytes: format/grow_inplace_format.c).  A mapping
+ * holds the table in place, 128 bytes into the file.
  */
 #define _POSIX_C_SOURCE 200809L
 

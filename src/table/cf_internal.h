@@ -69,9 +69,9 @@ typedef struct cf__chain cf__chain;
  *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
  *                   variant/concurrent.c), which hold its counters
  *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
- *                   that doubles in place (table, table_bytes, num_buckets
- *                   and the counters above; its slots and growth state in
- *                   ip, variant/grow_inplace.c) */
+ *                   of variable-length fingerprints that doubles in place
+ *                   (ip, variant/grow_inplace.c); table, table_bytes,
+ *                   num_buckets, items and the statistics are the handle's */
 typedef enum __attribute__((packed)) cf__kind {
     CF__PLAIN,
     CF__GROWN,
@@ -118,8 +118,7 @@ struct cf_filter {
     size_t queue_cap;        /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
     struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
-    struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h); the
-                               table is f->table, 2^k buckets; else NULL           */
+    struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
 };
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */

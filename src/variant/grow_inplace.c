@@ -332,6 +332,13 @@ size_t cf__ip_memory(const cf_filter *f) {
     return sizeof *f + sizeof *f->ip + f->table_bytes + CF__TABLE_PAD;
 }
 
+void cf__ip_free(cf_filter *f) {
+    if (f == NULL) return;
+    cf__free(&f->alloc, f->ip);
+    f->ip = NULL;
+    cf__table_free(f);
+}
+
 void cf__ip_clear(cf_filter *f) {
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
@@ -386,29 +393,6 @@ static unsigned cf__ip_width(const cf_config *cfg) {
     return design * ldexp(1.0, -32) <= cfg->target_fpp ? 32 : 0;
 }
 
-cf_status cf__ip_handle(const cf_allocator *a, const cf__ip *ip, unsigned max_kicks,
-                        cf_filter **out) {
-    cf_filter *f;
-    uint64_t nb = (uint64_t)1 << ip->level;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, nb, CF__IP_SLOTS, ip->w, CF_GROW, max_kicks, &f));
-    f->kind = CF__INPLACE;
-    f->table_bytes = (size_t)nb * cf__ip_bucket_bytes(ip);
-    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
-    if (f->ip == NULL) {
-        cf__ip_free(f);
-        return CF_E_NOMEM;
-    }
-    *f->ip = *ip;
-    *out = f;
-    return CF_OK;
-}
-
-void cf__ip_free(cf_filter *f) {
-    if (f == NULL) return;
-    cf__free(&f->alloc, f->ip);
-    cf__table_free(f);
-}
-
 cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(cfg->flags != CF_GROW, CF_E_PARAM);
     CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
@@ -417,11 +401,10 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(!(cfg->max_load >= 0.0 && cfg->max_load <= 1.0), CF_E_PARAM);
     unsigned w = cf__ip_width(cfg), max_level = 65 - w;
     CF__RETURN_IF(w == 0, CF_E_PARAM);
-    /* The load sizing assumes: max_load, else four slots' default. */
-    double load = cf__sizing_load(cfg, CF__IP_SLOTS);
     uint64_t nb = cfg->num_buckets;
     if (nb == 0) {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
+        double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
         double want = ceil((double)cfg->capacity / (CF__IP_SLOTS * load));
         CF__RETURN_IF(want > ldexp(1.0, (int)max_level), CF_E_TOO_LARGE);
         nb = (uint64_t)want;
@@ -434,19 +417,26 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     size_t bytes = (size_t)nb * (w / 2);
     CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
 
-    cf__ip ip;
-    memset(&ip, 0, sizeof ip);
-    ip.level = k;
-    ip.w = w;
-    ip.tag_bits = w == 16 ? CF__IP_TAG16 : CF__IP_TAG32;
-    ip.max_level = max_level;
-    ip.max_bytes = cfg->max_bytes;
-    ip.target_fpp = cfg->target_fpp;
-    ip.full = (uint64_t)((double)(nb * CF__IP_SLOTS) * load);
     cf_filter *f;
     unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
-    CF__FORWARD_IF_ERROR(cf__ip_handle(cfg->allocator, &ip, kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__IP_SLOTS, w, CF_GROW, kicks, &f));
     cf__set_seed(f, cfg->seed);
+    f->kind = CF__INPLACE;
+    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
+    if (f->ip == NULL) {
+        cf__ip_free(f);
+        return CF_E_NOMEM;
+    }
+    memset(f->ip, 0, sizeof *f->ip);
+    f->ip->level = k;
+    f->ip->w = w;
+    f->ip->tag_bits = w == 16 ? CF__IP_TAG16 : CF__IP_TAG32;
+    f->ip->max_level = max_level;
+    f->ip->max_bytes = cfg->max_bytes;
+    f->ip->target_fpp = cfg->target_fpp;
+    double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
+    f->ip->full = (uint64_t)((double)(nb * CF__IP_SLOTS) * load);
+    f->table_bytes = bytes;
     if (cf__table_alloc(f, true) != CF_OK) {
         cf__ip_free(f);
         return CF_E_NOMEM;

@@ -194,13 +194,6 @@ static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
 /* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c): a handle of
  * kind CF__INPLACE. */
 cf_status cf__ip_new(const cf_config *cfg, cf_filter **out);
-/* An in-place handle of kind CF__INPLACE with no table (the loaders fill
- * it in): every parameter but the table's bytes.  CF_OK or CF_E_NOMEM. */
-cf_status cf__ip_handle(const cf_allocator *a, const cf__ip *ip, unsigned max_kicks,
-                        cf_filter **out);
-/* Releases the table (when owned), the state and the handle; NULL is fine.
- * A mapping is io/'s (cf__unmap). */
-void cf__ip_free(cf_filter *f);
 /* The public operations (the public functions checked NULL and read_only). */
 cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h);
 cf_status cf__ip_insert_unique_hash(cf_filter *f, uint64_t h);
@@ -211,6 +204,13 @@ cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 void cf__ip_stats(const cf_filter *f, cf_stats *out);
 size_t cf__ip_memory(const cf_filter *f);
 void cf__ip_clear(cf_filter *f);
+/* Releases the state, the table (when owned), the scratch and the handle;
+ * a mapping is io/'s (cf__unmap).  NULL is fine. */
+void cf__ip_free(cf_filter *f);
+/* The load the first table is sized for and at which a table doubles
+ * without an eviction search, unless cfg.max_load says otherwise: the
+ * default load of four-slot buckets (cf_default_max_load(4)). */
+#define CF__IP_DEFAULT_LOAD 0.95
 /* Doubles the table now (tests; an insert that finds no room does it).
  * CF_OK, CF_E_FULL (a limit; nothing changed) or CF_E_NOMEM (nothing
  * changed). */
