@@ -213,7 +213,7 @@ typedef struct cf_filter cf_filter;
  * fingerprint (a marker bit ends it), and each doubling moves one bit of
  * every stored fingerprint into the bucket index, so old items keep
  * shorter fingerprints and new ones full ones (design and FPP arithmetic:
- * src/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
+ * src/variant/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
  * doublings within it (target_fpp >= 0.27%), else 32 bits; an insert whose
  * doubling could take the FPP at full load past target_fpp returns
  * CF_E_FULL (with 16-bit slots at 1%, after about 80 doublings).  Memory:
@@ -552,7 +552,7 @@ typedef struct cf_stats {
      * in-place filter, fingerprint_bits is the length a new entry gets
      * (slot width - 1), bits_per_slot the slot width, load_factor counts
      * occupied slots (items plus the copies doublings made of used-up
-     * entries), expected_fpp is 2S/nb (src/grow_inplace.h), fpp_bound the
+     * entries), expected_fpp is 2S/nb (src/variant/grow_inplace.h), fpp_bound the
      * FPP once every free slot is filled, tables 1, growth 2. */
     unsigned growth_mode;
     uint64_t doublings;

@@ -2,7 +2,7 @@
  * test_grow_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
  * through many doublings (fingerprints used up included), FPP under the
  * target, deletes, copies, limits, allocation failures, determinism, and
- * the table's own invariants (src/grow_inplace.h).
+ * the table's own invariants (src/variant/grow_inplace.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
