@@ -472,14 +472,14 @@ static void test_bad_inputs(void) {
         uint8_t value;
         cf_status want;
     } edits[] = {
-        {12, 0, CF_E_CORRUPT},                       /* level 0 */
-        {12, 40, CF_E_TRUNCATED},                    /* a level the input is too short for */
-        {10, 8, CF_E_CORRUPT},                       /* slot bits 8 */
-        {11, 5, CF_E_CORRUPT},                       /* tag bits 5 */
-        {14, 1, CF_E_CORRUPT},                       /* flags */
-        {110, 1, CF_E_CORRUPT},                      /* reserved */
-        {32, 0, CF_E_CORRUPT},                       /* entries */
-        {CF__IP_HEADER_SIZE, 0x80, CF_E_CORRUPT},    /* slot 0 = 0x..80: marker at bit 7 */
+        {12, 0, CF_E_CORRUPT},                    /* level 0 */
+        {12, 40, CF_E_TRUNCATED},                 /* a level the input is too short for */
+        {10, 8, CF_E_CORRUPT},                    /* slot bits 8 */
+        {11, 5, CF_E_CORRUPT},                    /* tag bits 5 */
+        {14, 1, CF_E_CORRUPT},                    /* flags */
+        {110, 1, CF_E_CORRUPT},                   /* reserved */
+        {32, 0, CF_E_CORRUPT},                    /* entries */
+        {CF__IP_HEADER_SIZE, 0x80, CF_E_CORRUPT}, /* slot 0 = 0x..80: marker at bit 7 */
     };
     for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
         memcpy(b, good, n);
@@ -566,11 +566,11 @@ typedef struct golden_bad {
     const char *name;
     cf_status want;
     const char *why;
-    size_t len;           /* bytes of the good file kept (0: all) */
-    size_t at;            /* a byte set to value, unless at == 0 */
+    size_t len; /* bytes of the good file kept (0: all) */
+    size_t at;  /* a byte set to value, unless at == 0 */
     uint8_t value;
-    bool fix;             /* recompute the header check and the trailer */
-    bool extra;           /* one byte appended */
+    bool fix;   /* recompute the header check and the trailer */
+    bool extra; /* one byte appended */
 } golden_bad;
 
 /* Made from good/inplace_w16_c10_k20000.cf (n bytes). */
@@ -580,8 +580,8 @@ static const golden_bad golden_bads[] = {
      false},
     {"truncated_in_table.bin", CF_E_TRUNCATED, "cut inside the table", 4000, 0, 0, false, false},
     {"trailing_byte.bin", CF_E_CORRUPT, "one byte after the trailer", 0, 0, 0, false, true},
-    {"header_check_flip.bin", CF_E_CHECKSUM, "seed changed, header check kept", 0, 16, 0x55,
-     false, false},
+    {"header_check_flip.bin", CF_E_CHECKSUM, "seed changed, header check kept", 0, 16, 0x55, false,
+     false},
     {"table_flip.bin", CF_E_CHECKSUM, "a table byte changed, trailer kept", 0, 200, 0x55, false,
      false},
     {"slot_bits_8.bin", CF_E_CORRUPT, "slot width 8", 0, 10, 8, true, false},
@@ -739,7 +739,8 @@ static void test_spec_reader(void) {
         REQUIRE(cf_deserialize(disk, n, NULL, &f) == CF_OK);
         size_t agree = 0, tried = 0;
         for (unsigned k = 0; k < golden_goods[i].keys + 5000; k++) {
-            int kn = snprintf(key, sizeof key, k < golden_goods[i].keys ? "key-%u" : "absent-%u", k);
+            int kn =
+                snprintf(key, sizeof key, k < golden_goods[i].keys ? "key-%u" : "absent-%u", k);
             agree += spec_contains(disk, key, (size_t)kn) == cf_contains(f, key, (size_t)kn);
             tried++;
         }
@@ -776,6 +777,8 @@ static void test_long_10m(void) {
     free(in), free(out);
 }
 
-TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
-          TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
+TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip),
+          TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32),
+          TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
+          TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
           TEST(test_params))

@@ -43,7 +43,6 @@ enum {
     CF__IP_OFF_CHECK = 124,
 };
 
-
 static uint64_t cf__double_bits(double d) {
     uint64_t u;
     memcpy(&u, &d, sizeof u);
@@ -124,8 +123,7 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     h->table_bytes = (size_t)nb * (ip->w / 2);
     h->total_size = CF__IP_HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(ip->max_bytes != 0 && ip->max_bytes < h->table_bytes, CF_E_CORRUPT);
-    CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries,
-                  CF_E_CORRUPT);
+    CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries, CF_E_CORRUPT);
     CF__RETURN_IF(len < h->total_size, CF_E_TRUNCATED);
     CF__RETURN_IF(len > h->total_size, CF_E_CORRUPT);
     return CF_OK;
@@ -166,8 +164,7 @@ cf_status cf__ip_check_table(const cf_filter *f) {
 cf_status cf__ip_from_header(const cf__ip_hdr *h, const cf_allocator *a, cf_filter **out) {
     cf_filter *f;
     uint64_t nb = (uint64_t)1 << h->ip.level;
-    CF__FORWARD_IF_ERROR(
-        cf__filter_alloc(a, nb, CF__IP_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, nb, CF__IP_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
     cf__set_seed(f, h->seed);
     f->kind = CF__INPLACE;
     f->items = h->items;
@@ -217,4 +214,3 @@ cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *
     *out = f;
     return CF_OK;
 }
-

@@ -36,7 +36,6 @@ cf_status cf__ip_from_header(const cf__ip_hdr *h, const cf_allocator *a, cf_filt
 size_t cf__ip_serialized_size(const cf_filter *f);
 /* Writes cf__ip_serialized_size(f) bytes to dst. */
 void cf__ip_serialize(const cf_filter *f, uint8_t *dst);
-cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
-                             cf_filter **out);
+cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out);
 
 #endif /* CF_GROW_INPLACE_FORMAT_H */

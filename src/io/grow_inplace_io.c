@@ -39,8 +39,8 @@ cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **
     if (s == CF_OK) s = cf__read_exact(fd, f->table, h.table_bytes, CF__IP_HEADER_SIZE);
     if (s == CF_OK)
         s = cf__read_exact(fd, trailer, sizeof trailer, CF__IP_HEADER_SIZE + h.table_bytes);
-    if (s == CF_OK && cf__get_le(trailer, CF__TRAILER_SIZE) !=
-                          cf__ip_checksum(header, f->table, h.table_bytes))
+    if (s == CF_OK &&
+        cf__get_le(trailer, CF__TRAILER_SIZE) != cf__ip_checksum(header, f->table, h.table_bytes))
         s = CF_E_CHECKSUM;
     if (s == CF_OK) s = cf__ip_check_table(f);
     close(fd);

@@ -359,8 +359,8 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
     out->load_factor = (double)ip->entries / (double)out->slots;
     double bits = (double)f->table_bytes * 8;
     out->bits_per_item = f->items ? bits / (double)f->items : 0.0;
-    out->expected_fpp = 2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) /
-                        (double)f->num_buckets;
+    out->expected_fpp =
+        2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->num_buckets;
     out->table_bytes = f->table_bytes;
     out->memory_bytes = cf__ip_memory(f);
     out->total_kicks = f->total_kicks;
@@ -417,8 +417,7 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
 
     cf_filter *f;
     unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
-    CF__FORWARD_IF_ERROR(
-        cf__filter_alloc(cfg->allocator, nb, CF__IP_SLOTS, w, CF_GROW, kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__IP_SLOTS, w, CF_GROW, kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->kind = CF__INPLACE;
     f->ip = cf__alloc(&f->alloc, sizeof *f->ip);

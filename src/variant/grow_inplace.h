@@ -185,7 +185,8 @@ static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
 
 static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__ip *ip = f->ip;
-    if (ip->w == 16) return cf__ip_probe16(f->table, cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG16));
+    if (ip->w == 16)
+        return cf__ip_probe16(f->table, cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG16));
     return cf__ip_probe32(f->table, cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32));
 }
 
