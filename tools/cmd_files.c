@@ -70,15 +70,15 @@ static void usage(const char *cmd) {
          "options:\n"
          "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
              KEYS_RULE},
-        {"build", "usage: cuckoo build FILE --capacity N [options] < keys\n"
-                  "Builds a filter from a stream of keys.  If it fills before the stream\n"
-                  "ends, reports how many keys fit and writes nothing, unless --grow.\n"
-                  "options:\n" SHAPE_HELP
-                  "  --unique              skip keys the filter already reports present\n"
-                  "  --grow                build a filter that grows as it fills (as\n"
-                  "                        create --grow; also --grow=chain, --grow=inplace)\n"
-                  FORCE_HELP KEYS_HELP WAIT_HELP
-                      HELP_HELP KEYS_RULE},
+        {"build",
+         "usage: cuckoo build FILE --capacity N [options] < keys\n"
+         "Builds a filter from a stream of keys.  If it fills before the stream\n"
+         "ends, reports how many keys fit and writes nothing, unless --grow.\n"
+         "options:\n" SHAPE_HELP
+         "  --unique              skip keys the filter already reports present\n"
+         "  --grow                build a filter that grows as it fills (as\n"
+         "                        create --grow; also --grow=chain, --grow=inplace)\n" FORCE_HELP
+             KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
         {"info", "usage: cuckoo info FILE [--json]\n"
                  "Prints every parameter and statistic, and verifies the checksum.\n"
                  "Exit 2 when the file fails verification.\n"
