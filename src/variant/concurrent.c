@@ -284,6 +284,9 @@ cf_status cf__cc_attach(cf_filter *f) {
         for (uint64_t i = 0; i < f->num_buckets; i++)
             cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
     cc->stripes[0].kicks = f->total_kicks;
+    /* From here the stripes hold the counters: the handle's are zero, not
+     * stale copies (cf__cc_view sums the stripes'). */
+    f->items = f->total_kicks = f->failed_inserts = 0;
     /* Concurrent searches keep their scratch per call (cf__cc_evict). */
     cf__free(&f->alloc, f->queue);
     f->queue = NULL;
