@@ -613,9 +613,17 @@ CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
  *
  *     cf_file_lock *lock;
  *     if (cf_lock_file(path, -1, NULL, &lock) == CF_OK) {
- *         ... cf_load(path, ...), cf_insert ..., cf_save(f, path) ...
+ *         ... cf_load(cf_file_lock_path(lock), ...), cf_insert ...,
+ *         ... cf_save_locked(f, lock) ...
  *         cf_unlock_file(lock);
  *     }
+ *
+ * Load and save the one file the lock resolved (cf_file_lock_path), not
+ * path again: a symbolic link retargeted meanwhile would otherwise make the
+ * save replace a file whose lock was never taken.  Hard links are separate
+ * names of one file: a save replaces the name it was given (or resolved)
+ * with a new file, so the other names keep the old contents from then on,
+ * and each name has its own lock file; give writers one name.
  *
  * Safe concurrently with no lock: any number of cf_load and cf_map
  * (readers see the old file or the new one, never a mixture).  Needs the
@@ -629,9 +637,13 @@ typedef struct cf_file_lock cf_file_lock;
 /* Takes the exclusive advisory lock of the filter file at path: flock(2)
  * on "<target>.lock", where target is path with symbolic links followed
  * (as cf_save resolves it, so a link and its target share one lock).  The
- * lock file is created if needed and stays afterwards; it must not be
- * removed while writers run (a writer that finds it replaced locks the new
- * one).  path need not exist yet (a writer creating it locks too).
+ * lock file is created if needed and stays afterwards, unless no file is at
+ * the target when the lock is released (a create that failed leaves no
+ * stray lock file).  It must not be removed while writers run: a writer
+ * that finds it replaced locks the new one, and a holder whose lock file
+ * was removed or replaced is refused by cf_save_locked.  path need not
+ * exist yet (a writer creating it locks too).  The target is resolved once,
+ * here, and kept in the handle (cf_file_lock_path).
  * timeout_ms < 0 waits as long as it takes; 0 tries once; > 0 gives up
  * after about that many milliseconds (tries at most 64 ms apart).
  * The lock is held until cf_unlock_file, or until the process exits or is
@@ -651,8 +663,25 @@ typedef struct cf_file_lock cf_file_lock;
 CF_API cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
                               cf_file_lock **out);
 
-/* Releases the lock and frees the handle.  NULL is fine. */
+/* Releases the lock and frees the handle.  NULL is fine.  When no file
+ * exists at the lock's target (nothing was ever saved), the lock file is
+ * removed first. */
 CF_API void cf_unlock_file(cf_file_lock *lock);
+
+/* The filter file the lock covers: the path given to cf_lock_file with its
+ * symbolic links followed, resolved once when the lock was taken.  Valid
+ * until cf_unlock_file; NULL for a NULL lock.  Load this path (cf_load,
+ * cf_map) under the lock, and save with cf_save_locked. */
+CF_API const char *cf_file_lock_path(const cf_file_lock *lock);
+
+/* cf_save to cf_file_lock_path(lock), with the lock checked again just
+ * before the rename: when its lock file was removed or replaced while held
+ * (so another writer may hold the new one and be saving too), nothing is
+ * written and it returns CF_E_LOCKED; load again under a new lock and redo
+ * the change.  A removal in the instant between that check and the rename
+ * is not caught.  Other statuses as cf_save; CF_E_PARAM for a NULL f or
+ * lock. */
+CF_API cf_status cf_save_locked(const cf_filter *f, const cf_file_lock *lock);
 
 /* ------------------------------------------------------------------------
  * Bloom filter, for comparison at equal memory.  k indexes are derived by

@@ -640,10 +640,10 @@ cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *wr
     return st;
 }
 
-cf_status cf__cc_save(const cf_filter *f, const char *path) {
+cf_status cf__cc_save(const cf_filter *f, const char *path, const cf_file_lock *held) {
     cf__cc_lock_all(f);
     cf_filter v = cf__cc_view(f);
-    cf_status st = cf_save(&v, path);
+    cf_status st = cf__save_to(&v, path, held);
     cf__cc_unlock_all(f);
     return st;
 }

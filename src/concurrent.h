@@ -58,7 +58,11 @@ cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 /* These take every stripe's lock, in order, and work on a consistent cut. */
 void cf__cc_get_stats(const cf_filter *f, cf_stats *out);
 cf_status cf__cc_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written);
-cf_status cf__cc_save(const cf_filter *f, const char *path);
+cf_status cf__cc_save(const cf_filter *f, const char *path, const cf_file_lock *held);
+
+/* file_io.c: cf_save of a plain view, and with held (not NULL) that of
+ * cf_save_locked, the lock re-checked just before the rename. */
+cf_status cf__save_to(const cf_filter *f, const char *path, const cf_file_lock *held);
 cf_status cf__cc_clear(cf_filter *f);
 
 #endif /* CF_CONCURRENT_H */

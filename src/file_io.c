@@ -212,9 +212,19 @@ cf_status cf_map(const char *path, bool verify, cf_filter **out) {
 
 cf_status cf_save(const cf_filter *f, const char *path) {
     CF__RETURN_IF(f == NULL || path == NULL || path[0] == '\0', CF_E_PARAM);
-    if (f->flags & CF_CONCURRENT) return cf__cc_save(f, path);
+    return cf__save_to(f, path, NULL);
+}
+
+cf_status cf_save_locked(const cf_filter *f, const cf_file_lock *lock) {
+    CF__RETURN_IF(f == NULL || lock == NULL, CF_E_PARAM);
+    return cf__save_to(f, cf_file_lock_path(lock), lock);
+}
+
+cf_status cf__save_to(const cf_filter *f, const char *path, const cf_file_lock *held) {
+    if (f->flags & CF_CONCURRENT) return cf__cc_save(f, path, held);
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    t.held = held;
     bool ok = (f->flags & CF_GROW) ? cf__grow_write(f, t.fd) : cf__image_write(t.fd, f);
     return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
 }

@@ -67,6 +67,7 @@ static void cf__temp_name(cf__temp *t, unsigned n) {
 cf_status cf__temp_open(const char *path, cf__temp *t) {
     t->fd = -1;
     t->named = false;
+    t->held = NULL;
     CF__FORWARD_IF_ERROR(cf__resolve_target(path, t->target));
     struct stat st;
     bool exists = stat(t->target, &st) == 0;
@@ -112,10 +113,15 @@ cf_status cf__temp_commit(cf__temp *t, bool written) {
     bool ok = written && (t->named || cf__link_unnamed(t));
     ok = close(t->fd) == 0 && ok;
     t->fd = -1;
-    ok = ok && rename(t->name, t->target) == 0;
+    /* A lock removed while held may be another writer's by now: renaming
+     * would replace what it saves, so nothing is written.  (A removal in
+     * the instant between this check and the rename is not caught; the
+     * lock file must not be removed while writers run.) */
+    bool lost = ok && t->held != NULL && !cf__lock_still_held(t->held);
+    ok = ok && !lost && rename(t->name, t->target) == 0;
     if (!ok) {
         if (t->named) unlink(t->name);
-        return CF_E_IO;
+        return lost ? CF_E_LOCKED : CF_E_IO;
     }
     /* Make the rename itself durable.  Some file systems cannot fsync a
      * directory (EINVAL); the rename is then as durable as they allow. */

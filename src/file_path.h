@@ -32,6 +32,7 @@ cf_status cf__resolve_target(const char *path, char target[PATH_MAX]);
 typedef struct cf__temp {
     int fd;
     bool named;              /* name holds a directory entry to remove on failure */
+    const cf_file_lock *held; /* re-checked just before the rename, if not NULL    */
     char target[PATH_MAX];   /* what the commit replaces                          */
     char name[CF__PATH_CAP]; /* the temporary entry, once there is one            */
 } cf__temp;
@@ -42,10 +43,16 @@ typedef struct cf__temp {
 cf_status cf__temp_open(const char *path, cf__temp *t);
 
 /* written true: names the file if it is unnamed, renames it over the target
- * and fsyncs the directory; CF_OK or CF_E_IO.  written false (or any step
+ * and fsyncs the directory; CF_OK or CF_E_IO, or CF_E_LOCKED when t->held
+ * is set and no longer held (cf__lock_still_held) just before the rename.  written false (or any step
  * failing): closes and removes the temporary file; the target is untouched.
  * Either way t->fd is closed. */
 cf_status cf__temp_commit(cf__temp *t, bool written);
+
+/* True while the lock file l holds is still the one named "<target>.lock":
+ * a lock file removed or replaced while held excludes nobody any more (a
+ * new writer locks the new one), so a holder checks before it renames. */
+bool cf__lock_still_held(const cf_file_lock *l);
 
 /* Removes "<target>.<pid>.<n>.tmp" files whose writer (pid) no longer
  * exists.  Called under the target's lock (cf_lock_file), where no writer

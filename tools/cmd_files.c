@@ -179,7 +179,7 @@ int cli_cmd_add(int argc, char **argv) {
     a.unique = o.unique;
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((a.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     cf_stats st;
     cf_get_stats(a.f, &st);
     if (o.grow && !(st.flags & CF_GROW)) {
@@ -198,7 +198,7 @@ int cli_cmd_add(int argc, char **argv) {
         rc = CLI_ERROR;
     } else if (a.failure != CF_OK) {
         rc = add_failed(&a, o.file, "file unchanged");
-    } else if (!files_save(a.f, o.file)) {
+    } else if (!files_save_locked(a.f, lock, o.file)) {
         rc = CLI_ERROR;
     }
     files_unlock(lock);
@@ -354,7 +354,7 @@ int cli_cmd_delete(int argc, char **argv) {
     deleter d = {0};
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((d.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((d.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
     files_keys_done();
     int rc = CLI_OK;
@@ -362,7 +362,7 @@ int cli_cmd_delete(int argc, char **argv) {
         rc = CLI_ERROR;
     } else if (d.failure != CF_OK) {
         rc = cli_error("%s: %s: %s; file unchanged", o.file, d.where, cf_strerror(d.failure));
-    } else if (!files_save(d.f, o.file)) {
+    } else if (!files_save_locked(d.f, lock, o.file)) {
         rc = CLI_ERROR;
     } else if (d.missing > 0) {
         fprintf(stderr, "cuckoo: %llu of %llu keys not found\n", (unsigned long long)d.missing,

@@ -101,6 +101,14 @@ cf_filter *files_map_checked(const char *path, cf_status *verified);
 /* Saves atomically; prints the error and returns false on failure. */
 bool files_save(const cf_filter *f, const char *path);
 
+/* Under a lock (files_lock): load and save the one file the lock resolved
+ * (cf_file_lock_path), never the name again, so a symbolic link retargeted
+ * meanwhile cannot redirect the save to a file whose lock is not held.  The
+ * save re-checks the lock before its rename (cf_save_locked).  Messages
+ * name shown (the user's spelling).  As files_load and files_save. */
+cf_filter *files_load_locked(const cf_file_lock *l, const char *shown);
+bool files_save_locked(const cf_filter *f, const cf_file_lock *l, const char *shown);
+
 /* files_lock.c: commands that write a file take its lock (cf_lock_file)
  * first, so concurrent writers lose nothing; a read-modify-write (add,
  * delete) holds it from before the load until after the save (files_parse
