@@ -64,9 +64,14 @@
  *     wait).  Counters are exact when no writer is running.
  *   - Guarantee 4 (determinism) holds for one thread: a concurrent filter
  *     used by one thread makes the same table as a plain one.
- *   - The allocator must be thread-safe when max_kicks exceeds 1022 (each
- *     eviction search then allocates its own scratch) and return memory
- *     aligned for uint64_t (malloc's is; else cf_new returns CF_E_PARAM).
+ *   - The allocator must be thread-safe when max_kicks exceeds 62 (an
+ *     eviction search that visits more buckets allocates its own scratch)
+ *     and return memory aligned for uint64_t (malloc's is; else cf_new
+ *     returns CF_E_PARAM).
+ *   - Stack: an insert (plain or concurrent) uses about 1 KiB of the
+ *     calling thread's stack for its eviction search, and a few hundred
+ *     bytes besides; every call works on threads with 16 KiB stacks
+ *     (PTHREAD_STACK_MIN; tests/test_concurrent.c runs them).
  * Processes: a file is replaced by rename on every save, never modified in
  * place, so any number of readers (cf_load, cf_map) may run beside writers;
  * writers that read, change and save a file take its lock (cf_lock_file)
@@ -222,9 +227,11 @@ typedef struct cf_config {
     unsigned bucket_size;
     /* Eviction budget per insert: the number of buckets the breadth-first
      * search for a free slot may visit, 1..CF_MAX_KICKS_LIMIT.  Bounds insert
-     * latency at high load; 0 = CF_DEFAULT_MAX_KICKS.  Budgets up to 1022
-     * search on the stack; larger ones allocate 16 bytes per step once, on
-     * the first insert that needs to evict. */
+     * latency at high load; 0 = CF_DEFAULT_MAX_KICKS.  A search that
+     * visits more than 62 buckets allocates 16 bytes per step of the budget
+     * through the filter's allocator and frees them before the insert
+     * returns (smaller ones use 1 KiB of stack): no memory stays with the
+     * filter. */
     unsigned max_kicks;
     /* Load factor used for sizing from capacity; 0 = the default for the
      * bucket size (cf_default_max_load), else in (0, 1]. */
@@ -376,8 +383,9 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
 /* Inserts one copy of key.  Returns CF_OK, CF_E_FULL (no free slot was
  * reachable within max_kicks, or 2b copies already fill both buckets; the
  * filter is unchanged), CF_E_READONLY (mapped filter), CF_E_PARAM, or
- * CF_E_NOMEM (only with max_kicks above 1022, when the eviction search's
- * scratch cannot be allocated; the filter is unchanged).
+ * CF_E_NOMEM (only with max_kicks above 62, when the scratch of an eviction
+ * search that outgrew the stack cannot be allocated; the filter is
+ * unchanged).
  * CF_GROW: the key goes to the newest table; when that has no room a table
  * is added and the key goes there.  CF_E_FULL only when the new table would
  * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
@@ -529,7 +537,8 @@ CF_API cf_status cf_clear(cf_filter *f);
  * CF_E_READONLY (dst is mapped), CF_E_FULL (dst cannot take every
  * fingerprint of src within its eviction budget, or cannot add a table it
  * needs: max_bytes, CF_MAX_TABLES), or CF_E_NOMEM (the copy, a table, or
- * eviction scratch for a budget above 1022). */
+ * eviction scratch for a search beyond the stack's, with max_kicks above
+ * 62). */
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------

@@ -24,6 +24,7 @@ typedef struct cf__bfs_end {
     unsigned slot;
     uint64_t dst;
     int dst_slot;
+    bool truncated; /* at < 0 because q had no room left within the budget */
 } cf__bfs_end;
 
 /* True if bucket lies on the path from the root to node `at`. */
@@ -37,9 +38,11 @@ static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t b
 #define CF__BFS_LOOKAHEAD 8
 
 /* Searches from the roots i1 and i2 (both full) for the shortest path to a
- * free slot, visiting at most f->max_kicks buckets with room for cap >=
- * f->max_kicks + 2 nodes in q.  The path's end, or .at = -1 when there is
- * none. */
+ * free slot, visiting at most f->max_kicks buckets with room for cap nodes
+ * in q (the whole budget needs f->max_kicks + 2; with fewer the search
+ * stops early, and finds what the longer one would have found by then).
+ * The path's end, or .at = -1 when there is none (.truncated when a longer
+ * q might have found one). */
 static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, size_t cap,
                                          uint64_t i1, uint64_t i2, cf__bfs_read read,
                                          cf__bfs_free_slot free_slot) {
@@ -54,8 +57,8 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
      * CF__BFS_LOOKAHEAD of them are computed and prefetched before the
      * current node's are tested: each round trip to memory serves several
      * nodes.  This only reads ahead; the search itself is unchanged. */
-    size_t prefetched = 0;
-    for (size_t head = 0; head < tail && head < f->max_kicks; head++) {
+    size_t prefetched = 0, head = 0;
+    for (; head < tail && head < f->max_kicks; head++) {
         for (; prefetched < tail && prefetched <= head + CF__BFS_LOOKAHEAD; prefetched++) {
             uint32_t fp[CF_MAX_BUCKET_SIZE];
             read(f, q[prefetched].bucket, fp);
@@ -82,7 +85,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
                                            .depth = (uint8_t)(q[head].depth + 1)};
         }
     }
-    return (cf__bfs_end){.at = -1};
+    return (cf__bfs_end){.at = -1, .truncated = tail == cap && head < f->max_kicks};
 }
 
 #endif /* CF_BFS_H */

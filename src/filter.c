@@ -2,13 +2,13 @@
  * filter.c -- creating, describing and releasing a cuckoo filter.
  *
  *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
- *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
- *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
- *        │                 └──────────┴──────────┴─────┴──────────┘
- *        └──► queue: eviction search scratch, only for budgets too large for
- *             the stack, allocated by the first search that needs it (evict.c)
+ *                          ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
+ *                          │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
+ *                          └──────────┴──────────┴─────┴──────────┘
  *
- * The handle, the table and the queue all come from the filter's allocator.
+ * The handle and the table come from the filter's allocator (so does the
+ * scratch of an eviction search that outgrows the stack, freed before the
+ * insert returns: evict.c).
  * A mapped filter (file_io.c) points its table into a read-only mapping
  * instead and owns no table memory.
  */
@@ -113,7 +113,6 @@ void cf_free(cf_filter *f) {
     if (f->chain != NULL) cf__grow_free_chain(f);
     if (f->map_base != NULL) munmap(f->map_base, f->map_len);
     if (f->owns_table) cf__free(&f->alloc, f->table);
-    cf__free(&f->alloc, f->queue);
     cf__free(&f->alloc, f->cc);
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
@@ -135,7 +134,7 @@ cf_status cf_clear(cf_filter *f) {
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
     if (f->flags & CF_GROW) return cf__grow_memory(f);
-    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue + cf__cc_memory(f);
+    size_t n = sizeof *f + cf__cc_memory(f);
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
     return n;
 }
