@@ -41,10 +41,16 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
     return p;
 }
 
-/* Stores p.fp in bucket i1 or i2 (a free slot, else after the eviction
+/* Stores fp in bucket i1 or i2 (a free slot, else after the eviction
  * search) and counts it: CF_OK, or CF_E_FULL / CF_E_NOMEM with the table
- * unchanged and failed_inserts counting a CF_E_FULL (ops.c). */
-cf_status cf__insert_slots(cf_filter *f, cf__slots p);
+ * unchanged and failed_inserts counting a CF_E_FULL (ops.c).
+ * It takes the slots as scalars, not as a cf__slots: a 24-byte struct
+ * passed to a function that is not inlined goes through the stack, and the
+ * callee's 16-byte reload of two 8-byte stores cannot be forwarded, so each
+ * insert waited for the store buffer to drain, the previous insert's table
+ * store (often a cache miss) included: inserts ran one at a time, 2.6x
+ * slower at 2^25 buckets (issue 20). */
+cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
 
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the

@@ -42,8 +42,7 @@ static cf_status cf__merge_table(cf_filter *dst, const cf_filter *src) {
         for (unsigned s = 0; s < src->bucket_size && st == CF_OK; s++) {
             /* fp sat in i or its partner: either way {i, alt(i, fp)} is its
              * pair in dst too (the same shape). */
-            cf__slots p = {i, cf__alt_index(dst, i, fps[s]), fps[s]};
-            if (p.fp != 0) st = cf__insert_slots(dst, p);
+            if (fps[s] != 0) st = cf__insert_slots(dst, i, cf__alt_index(dst, i, fps[s]), fps[s]);
         }
     }
     return st;

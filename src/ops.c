@@ -112,7 +112,8 @@ static inline bool cf__place(cf_filter *f, cf__slots p) {
     return true;
 }
 
-cf_status cf__insert_slots(cf_filter *f, cf__slots p) {
+cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    cf__slots p = {i1, i2, fp};
     /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
      * a full i1 does not cost a second memory round trip. */
     cf__prefetch_bucket(f, p.i2);
@@ -132,7 +133,8 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (cf__special(f))
         return f->flags & CF_GROW ? cf__grow_insert_hash(f, h) : cf__cc_insert(f, h, false);
-    return cf__insert_slots(f, cf__locate(f, h));
+    cf__slots p = cf__locate(f, h);
+    return cf__insert_slots(f, p.i1, p.i2, p.fp);
 }
 
 cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
@@ -147,7 +149,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
         return f->flags & CF_GROW ? cf__grow_insert_unique_hash(f, h) : cf__cc_insert(f, h, true);
     cf__slots p = cf__locate(f, h);
     CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
-    return cf__insert_slots(f, p);
+    return cf__insert_slots(f, p.i1, p.i2, p.fp);
 }
 
 cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
@@ -253,7 +255,8 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     cf__slots ring[CF__BATCH];
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
-        cf_status s = cf__insert_slots(f, cf__ring_next(f, ring, hashes, n, j));
+        cf__slots p = cf__ring_next(f, ring, hashes, n, j);
+        cf_status s = cf__insert_slots(f, p.i1, p.i2, p.fp);
         if (s != CF_OK) return s;
         if (inserted != NULL) *inserted = j + 1;
     }
