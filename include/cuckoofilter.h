@@ -342,6 +342,15 @@ CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
  * unchanged). */
 CF_API cf_status cf_make_concurrent(cf_filter *f);
 
+/* Changes f's eviction budget (cf_config.max_kicks; every table of a
+ * CF_GROW filter): later inserts search at most max_kicks buckets, and
+ * cf_serialize and cf_save record the new budget.  E.g. 1 for an insert
+ * that should only take a free slot of the key's own buckets, cheaply,
+ * then the old budget again.  Not while other threads use f.  Returns
+ * CF_OK, CF_E_PARAM (NULL f, max_kicks 0 or above CF_MAX_KICKS_LIMIT) or
+ * CF_E_READONLY (mapped by cf_map). */
+CF_API cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks);
+
 /* Steering a CF_GROW filter (programs with their own growth policy, e.g.
  * the Redis module).  Each returns CF_E_PARAM for NULL or a filter without
  * CF_GROW, CF_E_READONLY for a mapped one, and keeps every rule cf_insert's
