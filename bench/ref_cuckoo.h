@@ -25,6 +25,11 @@
  * There is no separate hash entry point: the paper's lookup includes its
  * cheap hash, so ref_cuckoo_contains(item) is what a caller of that code pays.
  *
+ * The code is in ref_cuckoo_impl.h, static inline: ref_cuckoo_insert12 etc.
+ * compile it into the caller with f = 12 a constant, as callers of the
+ * paper's header-only C++ (CuckooFilter<uint64_t, 12>) get it; the functions
+ * below call it out of line, the width picked at run time.
+ *
  * Supported widths are f = 4, 8, 12 and 16, so that a bucket is a whole
  * number of bytes (2, 4, 6, 8).  The table is followed by 8 zero bytes, so
  * the last bucket's 64-bit load stays inside the allocation.  Bucket words

@@ -12,14 +12,20 @@
  *   answers  every stored item is found (the victim's too); the measured
  *            FPP is near 1 - (1 - 1/(2^f - 1))^(8 * load);
  *   delete   every stored item deletes once, leaving the table (and its
- *            padding) all zero.
+ *            padding) all zero;
+ *   inline   the f = 12 code compiled into the caller (ref_cuckoo_impl.h,
+ *            what cf-lookup-bench times) fills, answers and deletes exactly
+ *            as the out-of-line functions: the same bytes, counters and
+ *            victim after the same operations, the same answer on every key.
  */
 #include "bench_util.h"
 #include "ref_cuckoo.h"
+#include "ref_cuckoo_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int failures;
 
@@ -110,6 +116,52 @@ static void check_fill(unsigned f, uint64_t nb) {
     ref_cuckoo_destroy(&r);
 }
 
+/* Everything but the table's address: what the same operations must leave
+ * the same on both filters. */
+static bool same_state(const ref_cuckoo *a, const ref_cuckoo *b) {
+    return a->items == b->items && a->rng == b->rng && a->total_kicks == b->total_kicks &&
+           a->has_victim == b->has_victim && a->victim_tag == b->victim_tag &&
+           a->victim_index == b->victim_index &&
+           memcmp(a->table, b->table, ref_cuckoo_table_bytes(a) + 8) == 0;
+}
+
+/* One filter driven out of line (ref_cuckoo_insert etc.), one inline with
+ * f = 12 (ref_cuckoo_insert12 etc.), given the same keys: filled past the
+ * victim, every answer compared on stored and other keys, then half the
+ * keys deleted (the victim's way home included) and the rest. */
+static void check_inline(uint64_t nb) {
+    ref_cuckoo out, in;
+    CHECK(ref_cuckoo_init(&out, nb, 12, 23) && ref_cuckoo_init(&in, nb, 12, 23), "init");
+    uint64_t slots = nb * REF_BUCKET_SIZE, rng = nb ^ 0x51ed27, n = slots + 2, stored = 0;
+    uint64_t *keys = malloc(n * sizeof *keys);
+    for (uint64_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&rng);
+    uint64_t differ = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        bool a = ref_cuckoo_insert(&out, keys[i]), b = ref_cuckoo_insert12(&in, keys[i]);
+        differ += a != b;
+        stored += a;
+    }
+    CHECK(differ == 0 && same_state(&out, &in) && out.has_victim,
+          "nb=%llu: inline inserts differ (%llu answers) or leave another table",
+          (unsigned long long)nb, (unsigned long long)differ);
+    for (uint64_t i = 0; i < stored + 100000; i++) {
+        uint64_t k = i < stored ? keys[i] : bench_splitmix64(&rng);
+        bool a = ref_cuckoo_contains(&out, k), b = ref_cuckoo_contains12(&in, k);
+        differ += a != b || (i < stored && !b);
+    }
+    CHECK(differ == 0, "nb=%llu: %llu inline lookups differ or miss", (unsigned long long)nb,
+          (unsigned long long)differ);
+    for (uint64_t i = 0; i < stored; i++) {
+        differ += ref_cuckoo_delete(&out, keys[i]) != ref_cuckoo_delete12(&in, keys[i]);
+        if (i == stored / 2 && !same_state(&out, &in)) differ++;
+    }
+    CHECK(differ == 0 && same_state(&out, &in) && in.items == 0,
+          "nb=%llu: inline deletes differ or leave another table", (unsigned long long)nb);
+    free(keys);
+    ref_cuckoo_destroy(&out);
+    ref_cuckoo_destroy(&in);
+}
+
 int main(void) {
     static const unsigned widths[] = {4, 8, 12, 16};
     ref_cuckoo r;
@@ -119,6 +171,7 @@ int main(void) {
         check_layout(widths[i]);
         for (uint64_t nb = 1; nb <= 16384; nb *= 16) check_fill(widths[i], nb);
     }
+    for (uint64_t nb = 1; nb <= (1u << 16); nb *= 16) check_inline(nb);
     if (failures) fprintf(stderr, "ref_cuckoo_test: %d checks failed\n", failures);
     return failures ? 1 : 0;
 }

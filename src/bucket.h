@@ -186,6 +186,46 @@ static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
     return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p.i1, p.i2, p.fp);
 }
 
+/* One lookup kernel per addressing (CF__ADDR_*), the choices compile-time
+ * constants in each copy: cf__locate and cf__contains_swar without the
+ * per-key tests of f's shape. */
+__attribute__((always_inline)) static inline bool cf__contains_k(const cf_filter *f, uint64_t h,
+                                                                 bool pow2, bool bytes) {
+    uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
+    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets, i1, i2, w1, w2;
+    if (pow2) {
+        i1 = h >> f->index_shift;
+        i2 = ((m >> f->index_shift) - i1) & (nb - 1);
+    } else {
+        i1 = cf__index1(h, nb);
+        i2 = cf__reflect(cf__range(m, nb), i1, nb);
+    }
+    if (bytes) {
+        w1 = cf__load64le(f->table + i1 * f->bucket_bytes);
+        w2 = cf__load64le(f->table + i2 * f->bucket_bytes);
+    } else {
+        w1 = cf__bucket_bits_at(f, i1);
+        w2 = cf__bucket_bits_at(f, i2);
+    }
+    uint64_t v = f->lane_ones * fp;
+    return (cf__zero_lanes(f, w1 ^ v) | cf__zero_lanes(f, w2 ^ v)) != 0;
+}
+
+/* Whether the plain (single-table) filter f holds the item of hash h: the
+ * lookup of cf_contains, cf_contains_hash and cf_contains_u64. */
+static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
+    switch (f->addr) {
+    case CF__ADDR_POW2_BYTES: return cf__contains_k(f, h, true, true);
+    case CF__ADDR_BYTES: return cf__contains_k(f, h, false, true);
+    case CF__ADDR_POW2_BITS: return cf__contains_k(f, h, true, false);
+    case CF__ADDR_BITS: return cf__contains_k(f, h, false, false);
+    default: {
+        cf__slots p = cf__locate(f, h);
+        return cf__contains_other(f, p.i1, p.i2, p.fp);
+    }
+    }
+}
+
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */
 static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
     if (f->swar) {
@@ -215,6 +255,12 @@ static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
                                    uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (f->semi_sort) {
         cf__semisort_read(f, bucket, fp);
+        return;
+    }
+    if (f->swar) { /* one load serves every slot */
+        uint64_t w = cf__bucket_bits_at(f, bucket);
+        for (unsigned s = 0; s < f->bucket_size; s++)
+            fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
         return;
     }
     for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__packed_slot_get(f, bucket, s);

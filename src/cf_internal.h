@@ -67,6 +67,17 @@ typedef struct cf__bfs_node {
  * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
 #define CF__STACK_NODES 64
 
+/* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
+ * the first bucket is found (a shift for power-of-two tables, else a
+ * multiply-high) and how a bucket is loaded (at a byte offset when buckets
+ * start on bytes, else at a bit offset, shifted); other layouts
+ * (semi-sorted, wide buckets) out of line. */
+#define CF__ADDR_OTHER 0u
+#define CF__ADDR_BITS 1u
+#define CF__ADDR_BYTES 2u
+#define CF__ADDR_POW2_BITS 3u
+#define CF__ADDR_POW2_BYTES 4u
+
 typedef struct cf__chain cf__chain;
 
 struct cf_filter {
@@ -83,13 +94,16 @@ struct cf_filter {
     unsigned bucket_size; /* b, 1/2/4/8                                         */
     unsigned max_kicks;
     unsigned flags;
-    uint64_t fp_mask;     /* (1 << f) - 1                                       */
-    unsigned bucket_bits; /* b * f, or 4f - 4 semi-sorted                       */
-    uint64_t bucket_mask; /* low bucket_bits bits set                           */
-    uint64_t lane_ones;   /* bit 0 of each f-bit lane of a bucket               */
-    uint64_t lane_highs;  /* top bit of each f-bit lane of a bucket             */
-    unsigned partner_map; /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
-    uint64_t alt_xmask;   /* partner map constants: cf__alt_index               */
+    uint64_t fp_mask;      /* (1 << f) - 1                                       */
+    unsigned bucket_bits;  /* b * f, or 4f - 4 semi-sorted                       */
+    uint64_t bucket_mask;  /* low bucket_bits bits set                           */
+    uint64_t lane_ones;    /* bit 0 of each f-bit lane of a bucket               */
+    uint64_t lane_highs;   /* top bit of each f-bit lane of a bucket             */
+    unsigned partner_map;  /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
+    unsigned index_shift;  /* 64 - log2(nb) when nb is a power of two >= 2, else 0 */
+    unsigned bucket_bytes; /* bucket_bits / 8 when every bucket starts on a byte, else 0 */
+    unsigned addr;         /* CF__ADDR_*: which lookup kernel serves f (bucket.h)  */
+    uint64_t alt_xmask;    /* partner map constants: cf__alt_index               */
     uint64_t alt_mul;
     bool swar;       /* every bucket fits one 64-bit load at its bit offset */
     bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
@@ -109,6 +123,11 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 /* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
 void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
+/* Tables of this many bytes or more ask for transparent huge pages. */
+#define CF__HUGE_MIN ((size_t)4 << 20)
+/* Advises the kernel to back [p, p + size) with huge pages when it came
+ * from the default allocator and size >= CF__HUGE_MIN (alloc.c). */
+void cf__advise_huge(const cf_allocator *a, void *p, size_t size);
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
 
@@ -165,14 +184,23 @@ static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
 #define CF__MAP_GOLDEN 1u
 #define CF__MAP_MIXED 2u
 
-/* alt(i, fp): the partner depends only on the fingerprint, so evictions
- * move items without their keys, and alt(alt(i, fp), fp) == i for every nb
- * (cf__reflect). */
-static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
+/* The point c(fp) before its reduction to [0, nb). */
+static inline uint64_t cf__alt_point(const cf_filter *f, uint32_t fp) {
     uint64_t m = (uint64_t)fp * CF__GOLDEN;
     m ^= (m >> 29) & f->alt_xmask;
-    uint64_t c = cf__range(m * f->alt_mul, f->num_buckets);
-    return cf__reflect(c, i, f->num_buckets);
+    return m * f->alt_mul;
+}
+
+/* alt(i, fp): the partner depends only on the fingerprint, so evictions
+ * move items without their keys, and alt(alt(i, fp), fp) == i for every nb
+ * (cf__reflect).  With nb = 2^k, range(x, nb) is x >> (64 - k) and the
+ * reflection a subtraction mod 2^k; the lookup kernels (bucket.h) use that,
+ * where the choice is made once per call.  Here, in the eviction search's
+ * inner loop, a per-call test of the shape cost more than it saved (delete
+ * and insert +4% instructions on other tables), and the general form gives
+ * the same buckets for every nb. */
+static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
+    return cf__reflect(cf__range(cf__alt_point(f, fp), f->num_buckets), i, f->num_buckets);
 }
 
 /* ---- bit-packed table access ---- */

@@ -32,6 +32,17 @@ void cf__derive_layout(cf_filter *f) {
     f->swar = !f->semi_sort &&
               (f->bucket_bits <= 57 || (f->bucket_bits % 8 == 0 && f->bucket_bits <= 64));
     f->bucket_mask = f->bucket_bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->bucket_bits) - 1;
+    /* Addressing, chosen once per filter: power-of-two tables index by a
+     * shift and a mask, byte-aligned buckets load at byte offsets. */
+    uint64_t nb = f->num_buckets;
+    f->index_shift = nb >= 2 && (nb & (nb - 1)) == 0 ? 64 - (unsigned)__builtin_ctzll(nb) : 0;
+    f->bucket_bytes = f->bucket_bits % 8 == 0 ? f->bucket_bits / 8 : 0;
+    if (!f->swar)
+        f->addr = CF__ADDR_OTHER;
+    else if (f->bucket_bytes != 0)
+        f->addr = f->index_shift != 0 ? CF__ADDR_POW2_BYTES : CF__ADDR_BYTES;
+    else
+        f->addr = f->index_shift != 0 ? CF__ADDR_POW2_BITS : CF__ADDR_BITS;
     bool mixed = f->partner_map != CF__MAP_GOLDEN;
     f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
     f->alt_mul = mixed ? CF__GOLDEN : 1;
@@ -103,6 +114,7 @@ cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
     /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
     f->table = zeroed ? cf__calloc(&f->alloc, n) : cf__alloc(&f->alloc, n);
     CF__RETURN_IF(f->table == NULL, CF_E_NOMEM);
+    cf__advise_huge(&f->alloc, f->table, n); /* before the pages are touched */
     if (!zeroed) memset(f->table + f->table_bytes, 0, CF__TABLE_PAD);
     f->owns_table = true;
     return CF_OK;

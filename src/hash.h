@@ -108,6 +108,13 @@ static inline uint64_t cf__hash_keyed(const cf__hash_key *k, const void *key, si
     return cf__avalanche64(combined ^ k->flip13);
 }
 
+/* The hash of a 64-bit integer key as its 8 bytes in little-endian order:
+ * cf__hash_keyed(k, bytes, 8) (the 4..8-byte path, whose two 32-bit reads
+ * of those bytes are the integer's halves swapped), without the bytes. */
+static inline uint64_t cf__hash_u64(const cf__hash_key *k, uint64_t key) {
+    return cf__rrmxmx(cf__rotl64(key, 32) ^ k->flip48, 8);
+}
+
 /* For callers without a prepared key (the Bloom filter, cf_hash(NULL, ...)). */
 static inline uint64_t cf__xxh3(const void *key, size_t len, uint64_t seed) {
     if (len > 16) return cf__xxh3_long(key, len, seed);

@@ -71,14 +71,14 @@ __attribute__((noinline)) static bool cf__contains_special(const cf_filter *f, u
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
     uint64_t h = cf__hash_keyed(&f->hkey, key, len);
     if (cf__special(f)) return cf__contains_special(f, h);
-    return cf__contains_at(f, cf__locate(f, h));
+    return cf__contains_hashed(f, h);
 }
 
 /* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
@@ -213,6 +213,30 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
 size_t cf_count(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return 0;
     return cf_count_hash(f, cf__hash_keyed(&f->hkey, key, len));
+}
+
+/* 64-bit integer keys: the same as cf_X(f, bytes, 8) on the key's 8 bytes
+ * in little-endian order, hashed without a detour through memory. */
+cf_status cf_insert_u64(cf_filter *f, uint64_t key) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf_insert_hash(f, cf__hash_u64(&f->hkey, key));
+}
+
+bool cf_contains_u64(const cf_filter *f, uint64_t key) {
+    if (f == NULL) return false;
+    uint64_t h = cf__hash_u64(&f->hkey, key);
+    if (cf__special(f)) return cf__contains_special(f, h);
+    return cf__contains_hashed(f, h);
+}
+
+cf_status cf_delete_u64(cf_filter *f, uint64_t key) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf_delete_hash(f, cf__hash_u64(&f->hkey, key));
+}
+
+size_t cf_count_u64(const cf_filter *f, uint64_t key) {
+    if (f == NULL) return 0;
+    return cf_count_hash(f, cf__hash_u64(&f->hkey, key));
 }
 
 /* Keys hashed and prefetched ahead of the probes: enough to keep the
