@@ -130,4 +130,29 @@ expect 0 "$cuckoo" add "$dir/h1.cf" via-h1
 expect 0 "$cuckoo" query -q "$dir/h1.cf" via-h1
 expect 1 "$cuckoo" query -q "$dir/h2.cf" via-h1
 
+# ---- big streams in batches (a reader thread splits and hashes 1 MiB
+# blocks): keys across block boundaries, a key longer than a block, -0
+# records, and the failing key's line named right
+seq 1 300000 >"$dir/seq"
+expect 0 "$cuckoo" build "$dir/s.cf" --capacity 300000 --keys "$dir/seq"
+"$cuckoo" info "$dir/s.cf" | grep -q '^items *300000$' || fail "not 300000 items from 300000 lines"
+expect 0 "$cuckoo" query -q "$dir/s.cf" --keys "$dir/seq"
+{ printf 'x%.0s' $(seq 1 10); head -c 3000000 /dev/zero | tr '\0' 'a'; printf '\r\n\n\nlast'; } >"$dir/long"
+expect 0 "$cuckoo" build "$dir/l.cf" --capacity 100 --keys "$dir/long"
+"$cuckoo" info "$dir/l.cf" | grep -q '^items *2$' || fail "a 3 MB key and 'last': not 2 items"
+expect 0 "$cuckoo" query -q "$dir/l.cf" --keys "$dir/long"
+expect 0 "$cuckoo" query -q "$dir/l.cf" last
+tr '\n' '\0' <"$dir/seq" >"$dir/seq0"
+expect 0 "$cuckoo" build "$dir/z.cf" --capacity 300000 -0 --keys "$dir/seq0"
+expect 0 "$cuckoo" query -q "$dir/z.cf" -0 --keys "$dir/seq0"
+expect 0 "$cuckoo" query -q "$dir/z.cf" 299999
+expect 2 "$cuckoo" build "$dir/f.cf" --capacity 20000 --force --keys "$dir/seq"
+one_line_error; err_has 'of 300000 keys fit'
+at=$(sed -n "s/.*filled at line \([0-9]*\) (key '\([0-9]*\)').*/\1 \2/p" "$dir/err")
+[[ -n $at && ${at% *} == "${at#* }" ]] || fail "the failing line and its key disagree: $(cat "$dir/err")"
+expect 0 "$cuckoo" create "$dir/a2.cf" --capacity 20000
+expect 2 "$cuckoo" add "$dir/a2.cf" --keys "$dir/seq"; one_line_error
+at=$(sed -n "s/.*line \([0-9]*\) (key '\([0-9]*\)').*/\1 \2/p" "$dir/err")
+[[ -n $at && ${at% *} == "${at#* }" ]] || fail "add: the failing line and its key disagree: $(cat "$dir/err")"
+
 finish

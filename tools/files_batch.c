@@ -38,6 +38,7 @@ typedef struct slot {
     files_batch b;
     char *text; /* the keys of b point into it */
     size_t cap;
+    size_t off[FILES_BATCH_KEYS]; /* where each key starts in text, while filling */
     bool ready; /* filled by the reader, not yet handed back */
 } slot;
 
@@ -69,65 +70,69 @@ static bool grow(char **buf, size_t *cap, size_t need) {
     return true;
 }
 
-/* Adds the key of one line or record (delimiter already removed). */
-static void take(reader *r, files_batch *b, const char *key, size_t len, bool ended) {
+/* Adds the key of one line or record (delimiter already removed) at
+ * offset off of the slot's text: offsets, since the text may move while
+ * the batch fills (realloc); pointers are set once it is full. */
+static void take(reader *r, slot *s, size_t off, size_t len, bool ended) {
+    const char *key = s->text + off;
     r->position++;
     if (!r->nul && len > 0 && key[len - 1] == '\r') len--;
     if (len == 0 && (!r->nul || !ended)) return; /* blank line, or nothing after the last NUL */
-    b->key[b->n] = key;
+    files_batch *b = &s->b;
+    s->off[b->n] = off;
     b->len[b->n] = len;
     b->pos[b->n] = r->position;
     b->n++;
 }
 
-/* Reads until s holds at least one full key or the input ends; then
- * splits up to FILES_BATCH_KEYS keys and keeps the rest for the next.
- * Returns false on a read error (r->err). */
+/* Fills s with up to FILES_BATCH_KEYS keys: the unfinished key left by the
+ * last batch, then blocks read as needed; what follows the last key taken
+ * is kept for the next.  Returns false on a read error (r->err). */
 static bool fill(reader *r, slot *s) {
     files_batch *b = &s->b;
     b->n = 0;
-    while (b->n == 0 && !(r->at_eof && r->carry_len == 0)) {
-        if (!grow(&s->text, &s->cap, r->carry_len + BLOCK_BYTES)) return r->err = ENOMEM, false;
-        memcpy(s->text, r->carry, r->carry_len);
-        size_t len = r->carry_len;
-        r->carry_len = 0;
-        while (!r->at_eof) {
-            /* Room for a block; a key longer than the buffer doubles it. */
-            if (!grow(&s->text, &s->cap, len + BLOCK_BYTES)) return r->err = ENOMEM, false;
-            ssize_t got;
-            int old;
-            pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-            do got = read(r->fd, s->text + len, BLOCK_BYTES);
-            while (got < 0 && errno == EINTR);
-            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-            if (got < 0) return r->err = errno, false;
-            __atomic_add_fetch(&r->consumed, (unsigned long long)got, __ATOMIC_RELAXED);
-            if (got == 0) r->at_eof = true;
-            len += (size_t)got;
-            if (got > 0 && memchr(s->text + len - (size_t)got, r->delim, (size_t)got) != NULL)
-                break;
+    if (!grow(&s->text, &s->cap, r->carry_len + 1)) return r->err = ENOMEM, false;
+    memcpy(s->text, r->carry, r->carry_len);
+    size_t len = r->carry_len, at = 0;
+    r->carry_len = 0;
+    for (;;) {
+        while (at < len && b->n < FILES_BATCH_KEYS) {
+            const char *q = memchr(s->text + at, r->delim, len - at);
+            if (q == NULL) break;
+            size_t end = (size_t)(q - s->text);
+            take(r, s, at, end - at, true);
+            at = end + 1;
         }
-        /* Split: the keys point into s->text. */
-        const char *p = s->text, *end = s->text + len;
-        while (p < end && b->n < FILES_BATCH_KEYS) {
-            const char *q = memchr(p, r->delim, (size_t)(end - p));
-            if (q == NULL) {
-                if (!r->at_eof) break;
-                take(r, b, p, (size_t)(end - p), false);
-                p = end;
-                break;
-            }
-            take(r, b, p, (size_t)(q - p), true);
-            p = q + 1;
+        if (b->n == FILES_BATCH_KEYS) break;
+        if (r->at_eof) {
+            if (at < len) take(r, s, at, len - at, false); /* a last key without its end */
+            at = len;
+            break;
         }
-        size_t rest = (size_t)(end - p);
-        if (rest > 0) {
-            if (!grow(&r->carry, &r->carry_cap, rest)) return r->err = ENOMEM, false;
-            memcpy(r->carry, p, rest);
-            r->carry_len = rest;
-        }
+        /* More input: room for a block after what is there (a key longer
+         * than the buffer grows it). */
+        if (!grow(&s->text, &s->cap, len + BLOCK_BYTES)) return r->err = ENOMEM, false;
+        ssize_t got;
+        int old;
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+        do got = read(r->fd, s->text + len, BLOCK_BYTES);
+        while (got < 0 && errno == EINTR);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+        if (got < 0) return r->err = errno, false;
+        __atomic_add_fetch(&r->consumed, (unsigned long long)got, __ATOMIC_RELAXED);
+        if (got == 0) r->at_eof = true;
+        len += (size_t)got;
     }
-    for (size_t i = 0; i < b->n; i++) b->hash[i] = cf_hash(r->f, b->key[i], b->len[i]);
+    size_t rest = len - at;
+    if (rest > 0) {
+        if (!grow(&r->carry, &r->carry_cap, rest)) return r->err = ENOMEM, false;
+        memcpy(r->carry, s->text + at, rest);
+        r->carry_len = rest;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        b->key[i] = s->text + s->off[i];
+        b->hash[i] = cf_hash(r->f, b->key[i], b->len[i]);
+    }
     return true;
 }
 
