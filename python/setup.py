@@ -1,6 +1,7 @@
 """Builds the extension from this repository's sources: the library's
-src/*.c are compiled into it (no libcuckoofilter needs to be installed),
-with libxxhash-dev's header (used header-only)."""
+sources (src/sources.txt, the list CMake reads) are compiled into it (no
+libcuckoofilter needs to be installed), with libxxhash-dev's header (used
+header-only)."""
 
 import os
 import re
@@ -26,13 +27,22 @@ class build_ext_with_library(build_ext):
             self.parallel = 2
 
     def build_extensions(self):
-        library = sorted(str(p) for p in (root / "src").glob("*.c"))
+        library, folders = library_sources()
         for ext in self.extensions:
             ext.sources += library
-            ext.include_dirs += [str(root / "include"), str(root / "src")]
+            ext.include_dirs += [str(root / "include")] + folders
             if os.environ.get("XXHASH_INCLUDE_DIR"):
                 ext.include_dirs.append(os.environ["XXHASH_INCLUDE_DIR"])
         super().build_extensions()
+
+
+def library_sources():
+    """The library's sources and internal include folders, from the one list
+    (src/sources.txt: one path under src/ a line, # comments)."""
+    lines = (root / "src" / "sources.txt").read_text().splitlines()
+    paths = [root / "src" / l.strip() for l in lines if l.strip() and not l.startswith("#")]
+    folders = list(dict.fromkeys(str(p.parent) for p in paths))
+    return [str(p) for p in paths], folders
 
 
 def library_version():

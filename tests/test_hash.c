@@ -1,6 +1,6 @@
 /*
  * test_hash.c -- the library's hash is XXH3-64 with the filter's seed, bit
- * for bit: src/hash.h computes keys of up to 16 bytes itself, with the
+ * for bit: src/base/hash.h computes keys of up to 16 bytes itself, with the
  * seed's part prepared once per filter, and files, the CLI, the Python
  * package and other implementations all depend on the result.
  */

@@ -89,7 +89,7 @@ static void test_sizes_that_overflow(void) {
 }
 
 /* The width floor README "Sizing" documents for a table of nb buckets of b
- * slots, written from that statement (not from src/config.c): 5 bits for
+ * slots, written from that statement (not from src/table/config.c): 5 bits for
  * b = 4 and 8; for b = 2, 6 bits up to 2^22 buckets, 7 up to 2^25, then 8;
  * for b = 1, max(8, ceil(log2(nb) / 2) + 3). */
 static unsigned documented_floor(unsigned b, uint64_t nb) {

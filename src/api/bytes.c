@@ -1,0 +1,81 @@
+/*
+ * bytes.c -- the public functions of a filter's bytes in memory: their
+ * size, the whole form, any range of it, and a filter from bytes.  The
+ * formats are format/'s (version 1: one table; version 2: a grown filter's
+ * chain); these check the arguments and switch on the filter's kind, or on
+ * the input's version when reading (cf__image_probe).
+ */
+#include "concurrent.h"
+#include "grow_format.h"
+#include "kind.h"
+
+size_t cf_serialized_size(const cf_filter *f) {
+    if (f == NULL) return 0;
+    switch (f->kind) {
+    case CF__PLAIN:
+    case CF__CONCURRENT: return cf__image_size(f);
+    case CF__GROWN: return cf__grow_serialized_size(f);
+    }
+    CF__NO_OTHER_KIND();
+}
+
+/* cf_serialize's destination, for cf__cc_with_view. */
+typedef struct cf__dst {
+    uint8_t *p;
+    size_t cap;
+} cf__dst;
+
+static cf_status cf__serialize_table(const cf_filter *t, void *arg) {
+    const cf__dst *d = arg;
+    CF__RETURN_IF(d->cap < cf__image_size(t), CF_E_TRUNCATED);
+    cf__image_encode(t, d->p);
+    return CF_OK;
+}
+
+cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *written) {
+    if (written != NULL) *written = 0;
+    CF__RETURN_IF(f == NULL || dst == NULL, CF_E_PARAM);
+    cf__dst d = {dst, cap};
+    cf_status s = CF_OK;
+    switch (f->kind) {
+    case CF__PLAIN: s = cf__serialize_table(f, &d); break;
+    case CF__CONCURRENT: s = cf__cc_with_view(f, cf__serialize_table, &d); break;
+    case CF__GROWN:
+        s = cap < cf__grow_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
+        if (s == CF_OK) cf__grow_serialize(f, d.p);
+        break;
+    }
+    if (s == CF_OK && written != NULL) *written = cf_serialized_size(f);
+    return s;
+}
+
+cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, size_t len) {
+    CF__RETURN_IF(f == NULL || (dst == NULL && len > 0), CF_E_PARAM);
+    uint64_t total = cf_serialized_size(f);
+    switch (f->kind) {
+    case CF__PLAIN:
+        CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+        cf__image_range(f, offset, dst, len);
+        return CF_OK;
+    case CF__GROWN:
+        CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+        cf__grow_range(f, offset, dst, len);
+        return CF_OK;
+    case CF__CONCURRENT:
+        /* Read in place: not a table that other threads change meanwhile
+         * (cf_serialize takes their locks). */
+        return cf__unsupported();
+    }
+    CF__NO_OTHER_KIND();
+}
+
+cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_filter **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(src == NULL, CF_E_PARAM);
+    switch (cf__image_probe(src, len)) {
+    case CF__IMAGE_TABLE: return cf__image_decode(src, len, a, out);
+    case CF__IMAGE_CHAIN: return cf__grow_deserialize(src, len, a, out);
+    }
+    CF__NO_OTHER_KIND();
+}

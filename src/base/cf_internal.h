@@ -1,0 +1,335 @@
+/*
+ * cf_internal.h -- what the library's modules share and users never see.
+ *
+ * The bucket table is one byte array of nb buckets of B bits each, bucket
+ * after bucket, in little-endian bit order: bucket i occupies bits
+ * [i*B, i*B + B) counted from bit 0 of byte 0.  A plain bucket is b slots
+ * of f bits (B = b * f), so slot s (s = bucket * b + slot) occupies bits
+ * [s*f, s*f + f); a semi-sorted bucket (semisort.h) is a 12-bit code and
+ * four (f - 4)-bit suffixes (B = 4f - 4).  The table has ceil(nb * B / 8)
+ * bytes.  The same bytes are the payload of the file format, so a mapped
+ * file is used in place on any host.
+ *
+ *   byte:   0        1        2        3        4        5
+ *         |........|........|........|........|........|........| ...
+ *   f=12:  [ slot 0   ][ slot 1   ][ slot 2   ][ slot 3   ]  <- bucket 0 (b=4)
+ *
+ * Accessors read and write 8 bytes at a time, so CF__TABLE_PAD readable bytes
+ * must follow the table: allocated tables carry zeroed padding, and a mapped
+ * file ends with its checksum trailer.
+ */
+#ifndef CF_INTERNAL_H
+#define CF_INTERNAL_H
+
+#include "cuckoofilter.h"
+
+#include <string.h>
+
+#define CF__TABLE_PAD 8
+
+/* Early-return helpers in the spirit of zstd's RETURN_ERROR_IF. */
+#define CF__RETURN_IF(cond, status) \
+    do {                            \
+        if (cond) return (status);  \
+    } while (0)
+#define CF__FORWARD_IF_ERROR(expr)          \
+    do {                                    \
+        cf_status cf__s_ = (expr);          \
+        if (cf__s_ != CF_OK) return cf__s_; \
+    } while (0)
+
+/* The seed-dependent constants of XXH3's paths for keys of up to 16 bytes,
+ * computed once per filter (hash.h). */
+typedef struct cf__hash_key {
+    uint64_t seed;
+    uint64_t h0;      /* the hash of the empty key                        */
+    uint64_t flip13;  /* keys of 1..3 bytes                               */
+    uint64_t flip48;  /* keys of 4..8 bytes                               */
+    uint64_t flip_lo; /* keys of 9..16 bytes, first 8 bytes               */
+    uint64_t flip_hi; /* keys of 9..16 bytes, last 8 bytes                */
+} cf__hash_key;
+
+/* One step of the breadth-first eviction search: a bucket reached from its
+ * parent node by moving the fingerprint in the parent's slot `slot`. */
+typedef struct cf__bfs_node {
+    uint64_t bucket;
+    int32_t parent; /* index in the queue; -1 for the two roots */
+    uint8_t slot;   /* slot of the parent bucket whose fingerprint moves here */
+    uint8_t depth;
+} cf__bfs_node;
+
+/* The eviction search starts with this many nodes (1 KiB) on the stack:
+ * most searches end within them, so small filters carry no scratch memory
+ * (one Redis key per filter is common; RedisBloom's default budget of 20
+ * always fits) and loading a file allocates only its table.  A search
+ * that needs more room runs again in heap scratch (evict.c,
+ * concurrent.c), finding the same path.  Kept small because inserts run
+ * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
+#define CF__STACK_NODES 64
+
+/* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
+ * the first bucket is found (a shift for power-of-two tables, else a
+ * multiply-high) and how a bucket is loaded (at a byte offset when buckets
+ * start on bytes, else at a bit offset, shifted); other layouts
+ * (semi-sorted, wide buckets) out of line. */
+/* Tables up to this size stay in a core's L2 cache once used: for them the
+ * prefetches of inserts, deletes and the eviction search are instructions
+ * without a miss to hide (cf_filter.far). */
+#define CF__NEAR_BYTES ((uint64_t)1 << 20)
+
+#define CF__ADDR_OTHER 0u
+#define CF__ADDR_BITS 1u
+#define CF__ADDR_BYTES 2u
+#define CF__ADDR_POW2_BITS 3u
+#define CF__ADDR_POW2_BYTES 4u
+
+typedef struct cf__chain cf__chain;
+
+/* What a handle is.  api/ decides every operation with one switch on it
+ * (the kinds x operations matrix of docs/ARCHITECTURE.md):
+ *   CF__PLAIN       one table, the fields below (table/)
+ *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
+ *                   table fields of the handle itself are unused (zero)
+ *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
+ *                   variant/concurrent.c), which hold its counters */
+typedef enum __attribute__((packed)) cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+
+struct cf_filter {
+    cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
+    uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
+    size_t table_bytes;   /* ceil(nb * bucket_bits / 8)                         */
+    uint64_t num_buckets; /* nb >= 1                                            */
+    uint64_t items;       /* nonzero slots                                      */
+    uint64_t seed;        /* also in hkey; set both with cf__set_seed           */
+    cf__hash_key hkey;
+    uint64_t total_kicks;
+    uint64_t failed_inserts;
+    unsigned fp_bits;     /* f, 1..32                                           */
+    unsigned bucket_size; /* b, 1/2/4/8                                         */
+    unsigned max_kicks;
+    unsigned flags;
+    uint64_t fp_mask;      /* (1 << f) - 1                                       */
+    unsigned bucket_bits;  /* b * f, or 4f - 4 semi-sorted                       */
+    uint64_t bucket_mask;  /* low bucket_bits bits set                           */
+    uint64_t lane_ones;    /* bit 0 of each f-bit lane of a bucket               */
+    uint64_t lane_highs;   /* top bit of each f-bit lane of a bucket             */
+    unsigned partner_map;  /* CF__MAP_MIXED, or CF__MAP_GOLDEN for old files     */
+    unsigned index_shift;  /* 64 - log2(nb) when nb is a power of two >= 2, else 0 */
+    unsigned bucket_bytes; /* bucket_bits / 8 when every bucket starts on a byte, else 0 */
+    unsigned addr;         /* CF__ADDR_*: which lookup kernel serves f (bucket.h)  */
+    uint64_t alt_xmask;    /* partner map constants: cf__alt_index               */
+    uint64_t alt_mul;
+    bool swar;       /* every bucket fits one 64-bit load at its bit offset */
+    bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
+    bool read_only;  /* table lives in a read-only mapping                 */
+    bool owns_table; /* table came from alloc (false when mapped)          */
+    cf__kind kind;   /* which fields are in use (above); in the bools' word, so
+                        that the plain fields keep the offsets they had     */
+    bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
+    void *map_base;  /* mapping to munmap in cf_free, or NULL              */
+    size_t map_len;
+    struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
+    struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
+};
+
+/* ---- allocation through the filter's allocator ---- */
+/* *out = *in, or malloc/free when in is NULL or empty; CF_E_PARAM when in
+ * has only one of alloc and free. */
+cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
+void *cf__alloc(const cf_allocator *a, size_t size);
+/* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
+void *cf__calloc(const cf_allocator *a, size_t size);
+void cf__free(const cf_allocator *a, void *p);
+/* Tables of this many bytes or more ask for transparent huge pages. */
+#define CF__HUGE_MIN ((size_t)4 << 20)
+/* Advises the kernel to back [p, p + size) with huge pages when it came
+ * from the default allocator and size >= CF__HUGE_MIN (alloc.c). */
+void cf__advise_huge(const cf_allocator *a, void *p, size_t size);
+
+/* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
+
+/* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
+static inline uint64_t cf__range(uint64_t x, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)x * n) >> 64);
+}
+
+/* The fingerprint: uniform in [1, 2^f - 1], from the low 32 bits of h, which
+ * barely influence the index (drawn from the high bits by cf__range).
+ * fp_mask = 2^f - 1 is also the number of nonzero values. */
+static inline uint32_t cf__fingerprint_masked(uint64_t h, uint64_t fp_mask) {
+    return (uint32_t)((((h & 0xffffffffu) * fp_mask) >> 32) + 1);
+}
+
+static inline uint32_t cf__fingerprint(uint64_t h, unsigned f) {
+    return cf__fingerprint_masked(h, ((uint64_t)1 << f) - 1);
+}
+
+static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
+    return cf__range(h, nb);
+}
+
+/* Mixes a 64-bit hash into 64 well-spread bits (splitmix64's finalizer): the
+ * Bloom filter derives its double-hashing step from it (bloom.c). */
+static inline uint64_t cf__mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* (c - i) mod n for i < n: an involution on [0, n) for any n and any c < n. */
+static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
+    return c >= i ? c - i : c + (n - i);
+}
+
+/* 2^64 / golden ratio, odd. */
+#define CF__GOLDEN 0x9e3779b97f4a7c15ull
+
+/* Partner maps, stored in files as hash_id (docs/FORMAT.md):
+ *   2 (written today):  m = fp * G;  m ^= m >> 29;  c = range(m * G, nb)
+ *   1 (files before 0.2): c = range(fp * G, nb)
+ * and then alt(i, fp) = (c - i) mod nb.  Map 1 is multiplicative in fp, so
+ * c(w) - c(v) depends only on w - v and two kicks reach few distinct
+ * buckets: narrow fingerprints filled tables poorly (b = 4, f = 5 at 2^16
+ * buckets: 91.9% against 96.6% for map 2).  The xor-shift between the two
+ * multiplications breaks that, for two instructions.  Both maps are one
+ * expression, m ^= (m >> 29) & xmask; c = range(m * mul, nb), with
+ * (xmask, mul) = (~0, G) for map 2 and (0, 1) for map 1, so old files keep
+ * working at no cost to new ones. */
+#define CF__MAP_GOLDEN 1u
+#define CF__MAP_MIXED 2u
+
+/* The point c(fp) before its reduction to [0, nb). */
+static inline uint64_t cf__alt_point(const cf_filter *f, uint32_t fp) {
+    uint64_t m = (uint64_t)fp * CF__GOLDEN;
+    m ^= (m >> 29) & f->alt_xmask;
+    return m * f->alt_mul;
+}
+
+/* alt(i, fp): the partner depends only on the fingerprint, so evictions
+ * move items without their keys, and alt(alt(i, fp), fp) == i for every nb
+ * (cf__reflect).  With nb = 2^k, range(x, nb) is x >> (64 - k) and the
+ * reflection a subtraction mod 2^k; the lookup kernels (bucket.h) use that,
+ * where the choice is made once per call.  Here, in the eviction search's
+ * inner loop, a per-call test of the shape cost more than it saved (delete
+ * and insert +4% instructions on other tables), and the general form gives
+ * the same buckets for every nb. */
+static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
+    return cf__reflect(cf__range(cf__alt_point(f, fp), f->num_buckets), i, f->num_buckets);
+}
+
+/* ---- bit-packed table access ---- */
+static inline uint64_t cf__load64le(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void cf__store64le(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, sizeof v);
+}
+
+/* Where bit `bit` of a table lives: every access to the bit-packed table
+ * reads or writes the 8 bytes starting at the byte that holds it (the
+ * CF__TABLE_PAD bytes after the table make that safe), shifted by the bit's
+ * place in that byte.  The one owner of "bit offset -> load -> shift". */
+typedef struct cf__bitpos {
+    uint8_t *at;    /* the byte holding the bit */
+    unsigned shift; /* the bit's place in it, 0..7 */
+} cf__bitpos;
+
+static inline cf__bitpos cf__bitpos_of(const uint8_t *table, uint64_t bit) {
+    cf__bitpos p = {(uint8_t *)(uintptr_t)(table + (bit >> 3)), (unsigned)(bit & 7)};
+    return p;
+}
+
+/* The table's bits from `bit` on, in the low end of a word (57 of them
+ * whole, as a shift of up to 7 drops the rest). */
+static inline uint64_t cf__bits_at(const uint8_t *table, uint64_t bit) {
+    cf__bitpos p = cf__bitpos_of(table, bit);
+    return cf__load64le(p.at) >> p.shift;
+}
+
+/* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
+static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
+    return (uint32_t)(cf__bits_at(f->table, bit) & f->fp_mask);
+}
+
+static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
+    cf__bitpos p = cf__bitpos_of(f->table, (bucket * f->bucket_size + slot) * f->fp_bits);
+    uint64_t w = cf__load64le(p.at);
+    w = (w & ~(f->fp_mask << p.shift)) | ((uint64_t)fp << p.shift);
+    cf__store64le(p.at, w);
+}
+
+/* Whether a table of bucket size b and width f can be semi-sorted: four
+ * slots, and a bucket (4f - 4 bits) that fits one 64-bit load with 5..16
+ * bits per fingerprint (a 4-bit prefix and a suffix of at least one bit).
+ * The one rule cf_new checks and grown filters apply table by table. */
+static inline bool cf__semi_sort_fits(unsigned b, unsigned f) {
+    return b == 4 && f >= 5 && f <= 16;
+}
+
+/* Bits of one bucket: b * f, or 4f - 4 semi-sorted. */
+static inline unsigned cf__bucket_bits(unsigned b, unsigned f, unsigned flags) {
+    return (flags & CF_SEMI_SORT) ? 4 * f - 4 : b * f;
+}
+
+/* Sets *out to the bytes of a table of nb buckets; CF_E_TOO_LARGE when its
+ * size overflows. */
+cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, size_t *out);
+
+/* Sets the hash seed and the constants derived from it. */
+void cf__set_seed(cf_filter *f, uint64_t seed);
+
+/* Allocates f's table of f->table_bytes plus CF__TABLE_PAD bytes through
+ * f's allocator and marks it owned: all zero when zeroed (calloc when the
+ * allocator has one), else only the padding (the caller fills the table).
+ * CF_OK or CF_E_NOMEM (f->table stays NULL).  The one owner of table
+ * allocation: cf_new, the deserializer and the file loaders use it. */
+cf_status cf__table_alloc(cf_filter *f, bool zeroed);
+
+/* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
+void cf__derive_layout(cf_filter *f);
+
+/* Allocates the handle (not the table) of a filter with the given
+ * parameters, already validated.  Used by cf_new and the
+ * deserializer so that both build the same object. */
+cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
+                           unsigned flags, unsigned max_kicks, cf_filter **out);
+
+/* Stores fp in bucket i1 or i2 after moving residents along the shortest
+ * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
+ * filter is unchanged. */
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+
+/* Counts nonzero slots, slot by slot (tests compare it with the loader's
+ * faster count). */
+uint64_t cf__count_occupied(const cf_filter *f);
+
+/* Resolves cfg's derived parameters (defaults, width from target_fpp,
+ * buckets from capacity) and checks them. */
+cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
+                             unsigned *max_kicks);
+
+/* The load factor sizing assumes: cfg->max_load, or the bucket size's default. */
+double cf__sizing_load(const cf_config *cfg, unsigned b);
+
+/* Validates a semi-sorted table: every code valid, every bucket sorted,
+ * nonzero slots == items.  CF_OK or CF_E_CORRUPT. */
+cf_status cf__check_semisorted(const cf_filter *f);
+
+/* Checks the parameters a filter can be built from; CF_OK or CF_E_PARAM. */
+cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks,
+                          unsigned flags);
+
+#endif /* CF_INTERNAL_H */

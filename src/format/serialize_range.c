@@ -1,0 +1,77 @@
+/*
+ * serialize_range.c -- any byte range of a filter's serialized form, built
+ * on the fly from the live filter (format: docs/FORMAT.md).
+ *
+ *   offset 0          64                 64 + table_bytes    + 8
+ *          ┌─ header ─┬────── table ──────┬─ trailer ─┐
+ *          encoded     copied from f->table  XXH3-64 of header and table,
+ *          per call                          computed when a range reaches it
+ *
+ * A program that streams a large filter (the Redis module's CF.SCANDUMP)
+ * asks for one chunk at a time and needs no copy of the whole form.  Each
+ * call reads the filter as it is then; pieces taken across a change do not
+ * fit together, and the trailer (or the header's item count) shows it to
+ * cf_deserialize.  A grown filter (version 2) is served table by table.
+ * The public cf_serialize_range (api/bytes.c) checks the range first.
+ */
+#include "cf_format.h"
+#include "grow_format.h"
+
+/* A grown filter's form (version 2) is its header, then each table's
+ * version-1 image padded to a multiple of 64 bytes: the ranges of each
+ * record come from that table, the padding is zeros.  The caller checked
+ * the range against the whole form. */
+void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
+    uint8_t header[CF__HEADER_SIZE];
+    cf__grow_header_encode(f, header);
+    uint64_t start = 0, end = CF__HEADER_SIZE; /* the current piece: [start, end) */
+    for (unsigned k = 0; len > 0; k++) {
+        if (offset < end) {
+            uint64_t in = offset - start;
+            size_t n = end - offset < len ? (size_t)(end - offset) : len;
+            if (k == 0) {
+                memcpy(out, header + in, n);
+            } else {
+                const cf_filter *t = f->chain->tables[k - 1];
+                uint64_t image = cf__image_size(t);
+                size_t from_image = in < image ? (image - in < n ? (size_t)(image - in) : n) : 0;
+                if (from_image > 0) cf__image_range(t, in, out, from_image);
+                memset(out + from_image, 0, n - from_image);
+            }
+            out += n;
+            offset += n;
+            len -= n;
+        }
+        if (k < f->chain->count) {
+            start = end;
+            end += cf__grow_record_size(cf__image_size(f->chain->tables[k]));
+        }
+    }
+}
+
+void cf__image_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
+    uint8_t header[CF__HEADER_SIZE];
+    cf__header_encode(f, header);
+    uint8_t *out = dst;
+    uint64_t table_end = CF__HEADER_SIZE + (uint64_t)f->table_bytes;
+    while (len > 0) {
+        size_t n;
+        if (offset < CF__HEADER_SIZE) {
+            n = CF__HEADER_SIZE - (size_t)offset < len ? CF__HEADER_SIZE - (size_t)offset : len;
+            memcpy(out, header + offset, n);
+        } else if (offset < table_end) {
+            uint64_t left = table_end - offset;
+            n = left < len ? (size_t)left : len;
+            memcpy(out, f->table + (offset - CF__HEADER_SIZE), n);
+        } else {
+            /* The trailer: the only part that needs the whole table. */
+            uint8_t trailer[CF__TRAILER_SIZE];
+            cf__image_trailer(header, f->table, f->table_bytes, trailer);
+            n = len; /* the caller keeps the range within the image */
+            memcpy(out, trailer + (offset - table_end), n);
+        }
+        out += n;
+        offset += n;
+        len -= n;
+    }
+}

@@ -1,0 +1,169 @@
+/*
+ * grow_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
+ * version-2 paths of cf_load and cf_map (layout: grow_format.h).
+ *
+ * Load and map work on the descriptor cf_load or cf_map opened (the file
+ * is opened once), read every record's header with small reads and
+ * validate them all (sizes, shapes, padding) before anything is allocated
+ * or mapped; then load reads each table into memory it allocates
+ * and checks its checksum and invariants, and map uses each table in place
+ * in one read-only mapping of the whole file (checksums and invariants only
+ * with verify), as for a single table.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "file_io.h"
+#include "file_sys.h"
+#include "grow_format.h"
+#include "table.h"
+
+static const uint8_t cf__zeros[64];
+
+bool cf__grow_write(const cf_filter *f, int fd) {
+    uint8_t header[CF__HEADER_SIZE];
+    cf__grow_header_encode(f, header);
+    if (!cf__write_all(fd, header, sizeof header)) return false;
+    for (unsigned k = 0; k < f->chain->count; k++) {
+        const cf_filter *t = f->chain->tables[k];
+        size_t image = cf__image_size(t);
+        if (!cf__image_write(t, fd) ||
+            !cf__write_all(fd, cf__zeros, (size_t)(cf__grow_record_size(image) - image)))
+            return false;
+    }
+    return true;
+}
+
+/* Validates the header (head, the first min(size, 64) bytes of fd), the
+ * records and the padding of the version-2 file fd of size bytes; no table
+ * bytes are read.  hdrs receives each record's header. */
+static cf_status cf__grow_check_file(int fd, uint64_t size, const uint8_t *head, cf__grow_plan *p,
+                                     uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+    cf_status s = cf__grow_plan_begin(head, size, p);
+    for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
+        uint64_t left = size - p->end;
+        s = cf__read_exact(fd, hdrs[k], left < CF__HEADER_SIZE ? (size_t)left : CF__HEADER_SIZE,
+                           p->end);
+        if (s == CF_OK) s = cf__grow_plan_record(p, k, hdrs[k], size);
+    }
+    if (s == CF_OK) s = cf__grow_plan_finish(p, size);
+    uint8_t buf[CF__HEADER_SIZE];
+    for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
+        uint64_t image = p->rec[k].total_size;
+        size_t pad = (size_t)(cf__grow_record_size(image) - image);
+        s = cf__read_exact(fd, buf, pad, p->offset[k] + image);
+        if (s == CF_OK) s = cf__grow_check_pad(buf, pad);
+    }
+    return s;
+}
+
+/* Table k of a validated file: read into allocated memory, checksum and
+ * invariants checked. */
+static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k, const uint8_t *hdr,
+                                     const cf_allocator *a, cf_filter **out) {
+    const cf__header *h = &p->rec[k];
+    cf_filter *t;
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
+    cf_status s = cf__table_alloc(t, false);
+    if (s != CF_OK) goto fail;
+    uint8_t trailer[CF__TRAILER_SIZE];
+    uint64_t at = p->offset[k] + CF__HEADER_SIZE;
+    if ((s = cf__read_exact(fd, t->table, h->table_bytes, at)) != CF_OK) goto fail;
+    if ((s = cf__read_exact(fd, trailer, sizeof trailer, at + h->table_bytes)) != CF_OK) goto fail;
+    s = CF_E_CHECKSUM;
+    if (!cf__image_trailer_ok(hdr, t->table, h->table_bytes, trailer)) goto fail;
+    if ((s = cf__check_table(t)) != CF_OK) goto fail;
+    *out = t;
+    return CF_OK;
+fail:
+    cf__table_free(t);
+    return s;
+}
+
+cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+                        cf_filter **out) {
+    cf__grow_plan p;
+    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    cf_filter *f = NULL;
+    cf_status s = cf__grow_check_file(fd, size, head, &p, hdrs);
+    if (s == CF_OK) s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    if (s != CF_OK) {
+        close(fd);
+        return s;
+    }
+    f->failed_inserts = p.failed_inserts;
+    for (unsigned k = 0; k < p.tables; k++) {
+        cf_filter *t;
+        if ((s = cf__grow_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
+        cf__grow_attach(f, t);
+    }
+    close(fd);
+    if (s != CF_OK) {
+        cf__grow_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+/* Table k in place in the mapping at base. */
+static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p, unsigned k,
+                                    bool verify, cf_filter **out) {
+    const cf__header *h = &p->rec[k];
+    const uint8_t *rec = base + p->offset[k];
+    if (verify && !cf__image_ok(rec, h->table_bytes)) return CF_E_CHECKSUM;
+    cf_filter *t;
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, NULL, &t));
+    /* Only ever read; writes are refused by read_only. */
+    t->table = (uint8_t *)(uintptr_t)(rec + CF__HEADER_SIZE);
+    t->read_only = true;
+    cf_status s = verify ? cf__check_table(t) : CF_OK;
+    if (s != CF_OK) {
+        cf__table_free(t);
+        return s;
+    }
+    *out = t;
+    return CF_OK;
+}
+
+cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out) {
+    cf__grow_plan p;
+    uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
+    cf_status s0 = cf__grow_check_file(fd, size, head, &p, hdrs);
+    if (s0 != CF_OK) {
+        close(fd);
+        return s0;
+    }
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping keeps the file open */
+    CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
+    const uint8_t *bytes = map;
+    cf_filter *f = NULL;
+    cf_status s = CF_E_IO;
+    /* The file may have been replaced in place between the reads and the map. */
+    if (memcmp(bytes, head, CF__HEADER_SIZE) != 0) goto fail;
+    for (unsigned k = 0; k < p.tables; k++)
+        if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
+    s = cf__grow_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    if (s != CF_OK) goto fail;
+    f->failed_inserts = p.failed_inserts;
+    f->map_base = map;
+    f->map_len = (size_t)size;
+    for (unsigned k = 0; k < p.tables; k++) {
+        cf_filter *t;
+        if ((s = cf__grow_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
+            cf__unmap(f);
+            cf__grow_free(f);
+            return s;
+        }
+        cf__grow_attach(f, t);
+    }
+    (void)posix_madvise(map, (size_t)size, POSIX_MADV_RANDOM);
+    *out = f;
+    return CF_OK;
+fail:
+    munmap(map, (size_t)size);
+    return s;
+}

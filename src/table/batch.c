@@ -1,0 +1,154 @@
+/*
+ * batch.c -- many hashes against one table: located and prefetched ahead of
+ * their probes, so that the memory reads of many keys overlap.
+ */
+#include "batch.h"
+
+/* Keys hashed and prefetched ahead of the probes: enough to keep the
+ * memory system's ~30 outstanding misses per core busy, small enough to
+ * stay in registers and L1. */
+#define CF__BATCH 16
+
+static inline void cf__prefetch_slots(const cf_filter *f, cf__slots p) {
+    cf__prefetch_bucket(f, p.i1);
+    cf__prefetch_bucket(f, p.i2);
+}
+
+/* Batches run a ring of located keys: key j is located, and its buckets
+ * prefetched, CF__BATCH keys before it is probed, so reads overlap. */
+static inline void cf__ring_fill(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+                                 size_t n) {
+    for (size_t j = 0; j < n && j < CF__BATCH; j++) {
+        ring[j] = cf__locate(f, hashes[j]);
+        cf__prefetch_slots(f, ring[j]);
+    }
+}
+
+static inline cf__slots cf__ring_next(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+                                      size_t n, size_t j) {
+    cf__slots p = ring[j % CF__BATCH];
+    if (j + CF__BATCH < n) {
+        ring[j % CF__BATCH] = cf__locate(f, hashes[j + CF__BATCH]);
+        cf__prefetch_slots(f, ring[j % CF__BATCH]);
+    }
+    return p;
+}
+
+/* A located key of a batch: where its buckets start (byte offsets when
+ * every bucket starts on a byte, else bit offsets) and its fingerprint. */
+typedef struct cf__probe {
+    uint64_t at[2];
+    uint32_t fp;
+} cf__probe;
+
+static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool bytes) {
+    cf__slots s = cf__locate(f, h);
+    uint64_t step = bytes ? f->bucket_bits / 8 : f->bucket_bits;
+    p->at[0] = s.i1 * step;
+    p->at[1] = s.i2 * step;
+    p->fp = s.fp;
+    cf__prefetch_word(bytes ? f->table + p->at[0] : cf__bitpos_of(f->table, p->at[0]).at);
+    cf__prefetch_word(bytes ? f->table + p->at[1] : cf__bitpos_of(f->table, p->at[1]).at);
+}
+
+static inline bool cf__probe_semi(const cf_filter *f, const cf__probe *p) {
+    uint64_t w1 = cf__bits_at(f->table, p->at[0]), w2 = cf__bits_at(f->table, p->at[1]);
+    return cf__semisort_find_word(f, w1, p->fp) >= 0 || cf__semisort_find_word(f, w2, p->fp) >= 0;
+}
+
+/* Lanes above the bucket hold the next bucket's bits; a borrow never moves
+ * down, and lane_highs covers the bucket's own lanes only, so no mask. */
+static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool bytes) {
+    uint64_t v = f->lane_ones * p->fp, w1, w2;
+    if (bytes) {
+        w1 = cf__load64le(f->table + p->at[0]);
+        w2 = cf__load64le(f->table + p->at[1]);
+    } else {
+        w1 = cf__bits_at(f->table, p->at[0]);
+        w2 = cf__bits_at(f->table, p->at[1]);
+    }
+    return (cf__zero_lanes(f, w1 ^ v) | cf__zero_lanes(f, w2 ^ v)) != 0;
+}
+
+/* Keys located (and their buckets prefetched) ahead of their test. */
+#define CF__PIPE 48
+
+/* How a batch tests its buckets: SWAR on byte-aligned buckets (offsets in
+ * bytes), SWAR at bit offsets, or semi-sorted buckets. */
+typedef enum { CF__PROBE_BYTES, CF__PROBE_BITS, CF__PROBE_SEMI } cf__probe_kind;
+
+static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__probe_kind kind) {
+    return kind == CF__PROBE_SEMI ? cf__probe_semi(f, p)
+                                  : cf__probe_swar(f, p, kind == CF__PROBE_BYTES);
+}
+
+/* A batch as a pipeline: while key k of a chunk is tested, key k of the next
+ * chunk is located and prefetched into the slot it frees.  The filter's
+ * fields are copied to a local, which stores through `out` cannot alias, so
+ * they stay in registers; `kind` is a constant in each instance (below). */
+static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n, bool *out,
+                               cf__probe_kind kind) {
+    const cf_filter local = *filter, *f = &local;
+    bool bytes = kind == CF__PROBE_BYTES;
+    cf__probe pipe[CF__PIPE];
+    size_t found = 0;
+    size_t base = 0;
+    for (size_t k = 0; k < n && k < CF__PIPE; k++) cf__stage(f, &pipe[k], hashes[k], bytes);
+    /* Whole chunks followed by another whole chunk: no bounds in the loop. */
+    for (; base + 2 * CF__PIPE <= n; base += CF__PIPE) {
+        for (size_t k = 0; k < CF__PIPE; k++) {
+            bool hit = cf__probe_any(f, &pipe[k], kind);
+            cf__stage(f, &pipe[k], hashes[base + CF__PIPE + k], bytes);
+            found += hit;
+            if (out != NULL) out[base + k] = hit;
+        }
+    }
+    /* The last one or two chunks. */
+    for (; base < n; base += CF__PIPE) {
+        size_t m = n - base < CF__PIPE ? n - base : CF__PIPE;
+        size_t next = base + CF__PIPE;
+        size_t mn = next >= n ? 0 : (n - next < CF__PIPE ? n - next : CF__PIPE);
+        for (size_t k = 0; k < m; k++) {
+            bool hit = cf__probe_any(f, &pipe[k], kind);
+            if (k < mn) cf__stage(f, &pipe[k], hashes[next + k], bytes);
+            found += hit;
+            if (out != NULL) out[base + k] = hit;
+        }
+    }
+    return found;
+}
+
+#define CF__BATCH_INSTANCE(name, kind)                                               \
+    static size_t name(const cf_filter *f, const uint64_t *h, size_t n, bool *out) { \
+        return cf__batch(f, h, n, out, kind);                                        \
+    }
+CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
+CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
+CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
+
+size_t cf__table_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    if (f->swar)
+        return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
+    if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
+    size_t found = 0;
+    cf__slots ring[CF__BATCH];
+    cf__ring_fill(f, ring, hashes, n);
+    for (size_t j = 0; j < n; j++) {
+        bool hit = cf__contains_at(f, cf__ring_next(f, ring, hashes, n, j));
+        found += hit;
+        if (out != NULL) out[j] = hit;
+    }
+    return found;
+}
+
+cf_status cf__table_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    cf__slots ring[CF__BATCH];
+    cf__ring_fill(f, ring, hashes, n);
+    for (size_t j = 0; j < n; j++) {
+        cf__slots p = cf__ring_next(f, ring, hashes, n, j);
+        cf_status s = cf__insert_slots(f, p.i1, p.i2, p.fp);
+        if (s != CF_OK) return s;
+        if (inserted != NULL) *inserted = j + 1;
+    }
+    return CF_OK;
+}

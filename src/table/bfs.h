@@ -1,0 +1,106 @@
+/*
+ * bfs.h -- the breadth-first search for an eviction path (evict.c tells the
+ * method), written once for the two ways a table is read: plainly
+ * (evict.c) and with atomic loads while other threads write to it
+ * (concurrent.c).  Each caller passes its own bucket reader; the search is
+ * inlined into both, and the reader's calls with it.
+ */
+#ifndef CF_BFS_H
+#define CF_BFS_H
+
+#include "bucket.h"
+
+/* The fingerprints of a bucket, in slot order. */
+typedef void (*cf__bfs_read)(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]);
+/* A free slot of bucket (any one), or -1 when it is full. */
+typedef int (*cf__bfs_free_slot)(const cf_filter *f, uint64_t bucket);
+
+/* The free end of a path: the fingerprint in slot `slot` of node `at`
+ * moves to slot `dst_slot` of bucket `dst`, which is free; then each node
+ * hands its fingerprint on along the parents (cf__bfs_node.slot), and the
+ * root's slot is left for the new fingerprint. */
+typedef struct cf__bfs_end {
+    int32_t at;
+    unsigned slot;
+    uint64_t dst;
+    int dst_slot;
+    bool truncated; /* at < 0 because q had no room left within the budget */
+} cf__bfs_end;
+
+/* True if bucket lies on the path from the root to node `at`. */
+static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t bucket) {
+    for (int32_t j = at; j >= 0; j = q[j].parent)
+        if (q[j].bucket == bucket) return true;
+    return false;
+}
+
+/* Nodes whose children are read ahead of the node being expanded. */
+#define CF__BFS_LOOKAHEAD 8
+/* The children computed by the read-ahead, kept for the node's expansion:
+ * a ring over the nodes between the one expanded and the last read ahead
+ * (at most CF__BFS_LOOKAHEAD + 1 of them; a power of two above). */
+#define CF__BFS_RING 16
+
+/* Searches from the roots i1 and i2 (both full) for the shortest path to a
+ * free slot, visiting at most f->max_kicks buckets with room for cap nodes
+ * in q (the whole budget needs f->max_kicks + 2; with fewer the search
+ * stops early, and finds what the longer one would have found by then).
+ * The path's end, or .at = -1 when there is none (.truncated when a longer
+ * q might have found one). */
+static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, size_t cap,
+                                         uint64_t i1, uint64_t i2, cf__bfs_read read,
+                                         cf__bfs_free_slot free_slot) {
+    size_t tail = 0;
+    q[tail++] = (cf__bfs_node){.bucket = i1, .parent = -1};
+    if (i2 != i1) q[tail++] = (cf__bfs_node){.bucket = i2, .parent = -1};
+
+    /* In a large table every bucket the search reaches is a cache miss, and
+     * testing a child is a branch on its contents, so tested one by one they
+     * would be waited for one after another.  Nodes already queued have been
+     * read (their buckets are cached), so the children of the next
+     * CF__BFS_LOOKAHEAD of them are computed and prefetched before the
+     * current node's are tested: each round trip to memory serves several
+     * nodes.  This only reads ahead; the search itself is unchanged.
+     * The roots' children are prefetched together, before the first root
+     * is expanded; their own children only once both roots have been (at
+     * the second root the read-ahead would fetch the first root's
+     * grandchildren, wasted whenever a child of the roots has room: most
+     * searches end there, and in cache that work was a third of an
+     * insert's instructions). */
+    size_t prefetched = 0, roots = tail;
+    uint64_t ring[CF__BFS_RING][CF_MAX_BUCKET_SIZE];
+    size_t head = 0;
+    for (; head < tail && head < f->max_kicks; head++) {
+        size_t ahead = head != 0 && head < roots ? prefetched : head + CF__BFS_LOOKAHEAD + 1;
+        for (; prefetched < tail && prefetched < ahead; prefetched++) {
+            uint32_t fp[CF_MAX_BUCKET_SIZE];
+            uint64_t *kids = ring[prefetched % CF__BFS_RING];
+            read(f, q[prefetched].bucket, fp);
+            for (unsigned s = 0; s < f->bucket_size; s++) {
+                kids[s] = cf__alt_index(f, q[prefetched].bucket, fp[s]);
+                if (f->far) cf__prefetch_bucket(f, kids[s]);
+            }
+        }
+        /* Every node was read ahead by now (the first pass covers both
+         * roots, later ones run past head), and its ring entry is not yet
+         * reused: the read-ahead stays within CF__BFS_RING nodes of head. */
+        uint64_t bucket = q[head].bucket;
+        const uint64_t *children = ring[head % CF__BFS_RING];
+        for (unsigned s = 0; s < f->bucket_size; s++) {
+            uint64_t child = children[s];
+            if (child == bucket || cf__bfs_on_path(q, (int32_t)head, child)) continue;
+            int room = free_slot(f, child);
+            if (room >= 0)
+                return (cf__bfs_end){
+                    .at = (int32_t)head, .slot = s, .dst = child, .dst_slot = room};
+            if (tail < cap && q[head].depth < UINT8_MAX)
+                q[tail++] = (cf__bfs_node){.bucket = child,
+                                           .parent = (int32_t)head,
+                                           .slot = (uint8_t)s,
+                                           .depth = (uint8_t)(q[head].depth + 1)};
+        }
+    }
+    return (cf__bfs_end){.at = -1, .truncated = tail == cap && head < f->max_kicks};
+}
+
+#endif /* CF_BFS_H */

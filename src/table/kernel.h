@@ -1,0 +1,128 @@
+/*
+ * kernel.h -- the writes of one bit-packed table, inlined where they are
+ * used: insert (place, else evict.c's path search), delete (take) and count.
+ *
+ *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
+ *
+ *   insert:  free slot in i1, else in i2, else evict.c's path search
+ *   delete:  clear one copy of fp, from i1 first, then i2
+ *
+ * An item may sit in either bucket after evictions, so delete and count look
+ * at both.  When i1 == i2 (alt maps the bucket to itself) there is one bucket.
+ * Lookups are bucket.h's cf__contains_at; batches are batch.c's.  These
+ * work on one plain table: api/ops.c calls them for a plain filter, grow.c
+ * for each table of a grown one, merge.c to add another table's contents.
+ */
+#ifndef CF_KERNEL_H
+#define CF_KERNEL_H
+
+#include "bucket.h"
+
+/* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
+ * The word is written back whole to the address it was read from, so the
+ * store's address does not depend on the bucket's contents: a store whose
+ * address waits for a cache miss would hold back the next inserts' reads
+ * (they cannot be ordered against it), and inserts would run one at a time. */
+static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    uint64_t w = cf__load64le(p.at);
+    uint64_t z = cf__zero_lanes(f, (w >> p.shift) & f->bucket_mask);
+    if (z == 0) return false;
+    /* The lowest set bit of z is the top bit of the first free lane. */
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(p.at, w | ((uint64_t)fp << (p.shift + lane)));
+    return true;
+}
+
+/* Stores fp in the first free slot of i1, else of i2; false if both are
+ * full. */
+static inline bool cf__place(cf_filter *f, cf__slots p) {
+    if (f->swar) return cf__place_swar(f, p.i1, p.fp) || cf__place_swar(f, p.i2, p.fp);
+    uint64_t bucket = p.i1;
+    int s = cf__bucket_find(f, bucket, 0);
+    if (s < 0) {
+        bucket = p.i2;
+        s = cf__bucket_find(f, bucket, 0);
+    }
+    if (s < 0) return false;
+    cf__slot_set(f, bucket, (unsigned)s, p.fp);
+    return true;
+}
+
+/* Stores fp in bucket i1 or i2 (a free slot, else after the eviction
+ * search) and counts it: CF_OK, or CF_E_FULL / CF_E_NOMEM with the table
+ * unchanged and failed_inserts counting a CF_E_FULL.  Every insert of a
+ * plain table, a grown filter's tables and a merge comes here.
+ * It takes the slots as scalars, not as a cf__slots: a 24-byte struct
+ * passed to a function that is not inlined goes through the stack, and the
+ * callee's 16-byte reload of two 8-byte stores cannot be forwarded, so each
+ * insert waited for the store buffer to drain, the previous insert's table
+ * store (often a cache miss) included: inserts ran one at a time, 2.6x
+ * slower at 2^25 buckets (issue 20). */
+static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    cf__slots p = {i1, i2, fp};
+    /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
+     * a full i1 does not cost a second memory round trip. */
+    if (f->far) cf__prefetch_bucket(f, p.i2);
+    if (!cf__place(f, p)) {
+        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
+        if (st != CF_OK) {
+            f->failed_inserts += st == CF_E_FULL;
+            return st;
+        }
+    }
+    f->items++;
+    return CF_OK;
+}
+
+/* SWAR layouts: clears the first slot of `bucket` holding fp, if any,
+ * writing the word back where it was read (as cf__place_swar does). */
+static inline bool cf__take_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    uint64_t w = cf__load64le(p.at);
+    uint64_t z = cf__zero_lanes(f, ((w >> p.shift) & f->bucket_mask) ^ (f->lane_ones * fp));
+    if (z == 0) return false;
+    /* The lowest set bit of z is the top bit of the first matching lane. */
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(p.at, w & ~(f->fp_mask << (p.shift + lane)));
+    return true;
+}
+
+/* Clears one copy of fp from i1, else from i2; false if neither holds it. */
+static inline bool cf__take(cf_filter *f, cf__slots p) {
+    if (f->swar) return cf__take_swar(f, p.i1, p.fp) || cf__take_swar(f, p.i2, p.fp);
+    uint64_t bucket = p.i1;
+    int s = cf__bucket_find(f, bucket, p.fp);
+    if (s < 0) {
+        bucket = p.i2;
+        s = cf__bucket_find(f, bucket, p.fp);
+    }
+    if (s < 0) return false;
+    cf__slot_set(f, bucket, (unsigned)s, 0);
+    return true;
+}
+
+/* Inserts h: cf__insert_slots at its buckets. */
+static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
+    cf__slots p = cf__locate(f, h);
+    return cf__insert_slots(f, p.i1, p.i2, p.fp);
+}
+
+/* Removes one copy of h's fingerprint: CF_OK or CF_E_NOT_FOUND. */
+static inline cf_status cf__table_delete(cf_filter *f, uint64_t h) {
+    cf__slots p = cf__locate(f, h);
+    if (f->far) cf__prefetch_bucket(f, p.i2); /* as for inserts */
+    if (!cf__take(f, p)) return CF_E_NOT_FOUND;
+    f->items--;
+    return CF_OK;
+}
+
+/* Copies of h's fingerprint in its buckets (an upper bound on h's count). */
+static inline size_t cf__table_count(const cf_filter *f, uint64_t h) {
+    cf__slots p = cf__locate(f, h);
+    size_t n = cf__bucket_count(f, p.i1, p.fp);
+    if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);
+    return n;
+}
+
+#endif /* CF_KERNEL_H */

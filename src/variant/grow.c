@@ -1,0 +1,321 @@
+/*
+ * grow.c -- a CF_GROW filter: creating it, adding tables, and the
+ * operations over all of its tables (design: grow.h).
+ *
+ *   insert:  newest table; CF_E_FULL there ─► add a table ─► insert there
+ *            (unless the key's own copies fill its buckets there)
+ *   lookup:  newest to oldest (the newest holds the most items)
+ *   delete:  only when exactly one table holds the fingerprint (below)
+ *
+ * Why deletes refuse to guess.  In one table, two items with the same
+ * fingerprint and buckets are interchangeable: removing either copy leaves
+ * both findable.  Across tables they are not: if x lives in table 0 and y
+ * in table 1, and x collides with y in table 1, removing "x" from table 1
+ * (newest first) takes y's copy, and removing "y" from table 0 (oldest
+ * first) would take x's.  Either order creates false negatives.  When only
+ * one table matches, the match must be the deleted item's own copy (it was
+ * inserted and is in some table), so it is removed; when several match,
+ * nothing is removed.  The kept copy is a false positive, never a false
+ * negative, and counts stay upper bounds.
+ */
+#include "batch.h"
+#include "grow.h"
+#include "table.h"
+
+cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
+                         double target_fpp, cf_filter **out) {
+    cf_filter *f;
+    /* The handle has no table of its own: every operation goes to tables. */
+    CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
+    f->kind = CF__GROWN;
+    f->flags = flags;
+    f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
+    if (f->chain == NULL) {
+        cf__free(&f->alloc, f);
+        return CF_E_NOMEM;
+    }
+    memset(f->chain, 0, sizeof *f->chain);
+    f->chain->growth = growth;
+    f->chain->max_bytes = max_bytes;
+    f->chain->target_fpp = target_fpp;
+    *out = f;
+    return CF_OK;
+}
+
+void cf__grow_attach(cf_filter *f, cf_filter *table) {
+    cf__chain *c = f->chain;
+    c->tables[c->count++] = table;
+    /* The handle hashes keys with the seed every table shares, and is as
+     * writable as its tables. */
+    cf__set_seed(f, c->tables[0]->seed);
+    f->read_only = table->read_only;
+}
+
+void cf__grow_drop_newest(cf_filter *f) {
+    cf__chain *c = f->chain;
+    cf__table_free(c->tables[--c->count]);
+    c->tables[c->count] = NULL;
+    f->read_only = c->tables[c->count - 1]->read_only;
+}
+
+void cf__grow_free(cf_filter *f) {
+    for (unsigned k = 0; k < f->chain->count; k++) cf__table_free(f->chain->tables[k]);
+    cf__free(&f->alloc, f->chain);
+    cf_allocator alloc = f->alloc;
+    cf__free(&alloc, f);
+}
+
+/* A table's FPP at full load: what it takes from the budget. */
+static double cf__table_fpp(const cf_filter *t) {
+    return cf__fpp(t->fp_bits, t->bucket_size, 1.0);
+}
+
+double cf__grow_spent(const cf__chain *c) {
+    double spent = 0.0;
+    for (unsigned k = 0; k < c->count; k++) spent += cf__table_fpp(c->tables[k]);
+    return spent;
+}
+
+size_t cf__grow_table_bytes(const cf__chain *c) {
+    size_t n = 0;
+    for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->table_bytes;
+    return n;
+}
+
+/* Table k > 0's configuration: growth times the newest table's buckets,
+ * the widest of (what cf__resolve_config derives from the budget, one more
+ * bit while the full-load FPP is above the budget).  CF_E_FULL when no
+ * table can be added: CF_MAX_TABLES, 32-bit fingerprints, an unaddressable
+ * size or max_bytes. */
+static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
+    const cf__chain *c = f->chain;
+    const cf_filter *newest = c->tables[c->count - 1];
+    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_FULL);
+    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
+    cf__config_defaults(cfg);
+    cfg->num_buckets = newest->num_buckets * c->growth;
+    cfg->bucket_size = newest->bucket_size;
+    cfg->max_kicks = newest->max_kicks;
+    cfg->seed = newest->seed;
+    cfg->allocator = &f->alloc;
+    double budget = (c->target_fpp - cf__grow_spent(c)) * CF__GROW_SHARE;
+    CF__RETURN_IF(!(budget > 0.0), CF_E_FULL);
+    cfg->target_fpp = budget;
+    unsigned fbits, b, kicks;
+    uint64_t nb;
+    CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_E_FULL);
+    while (fbits < CF_MAX_FINGERPRINT_BITS && cf__fpp(fbits, b, 1.0) > budget) fbits++;
+    CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_E_FULL);
+    cfg->fingerprint_bits = fbits;
+    if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
+    size_t bytes;
+    CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_E_FULL);
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c), CF_E_FULL);
+    return CF_OK;
+}
+
+cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
+    CF__RETURN_IF((cfg->flags & ~(CF_GROW | CF_SEMI_SORT)) != 0, CF_E_PARAM);
+    unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
+    CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
+    double target = cfg->target_fpp;
+    CF__RETURN_IF(!(target > 0.0 && target < 1.0), CF_E_PARAM);
+
+    cf_config first = *cfg;
+    first.flags &= ~CF_GROW;
+    first.target_fpp = target * CF__GROW_SHARE;
+    cf_filter *f, *t;
+    CF__FORWARD_IF_ERROR(
+        cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
+    cf_status s = cf__table_new(&first, &t);
+    if (s == CF_OK) {
+        cf__grow_attach(f, t);
+        /* An explicit width must leave budget to the tables after it. */
+        if (!(cf__table_fpp(t) < target))
+            s = CF_E_PARAM;
+        else if (cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes)
+            s = CF_E_PARAM;
+    }
+    if (s != CF_OK) {
+        cf__grow_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+/* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
+cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
+    cf_config cfg;
+    CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
+    CF__FORWARD_IF_ERROR(cf__table_new(&cfg, added));
+    cf__grow_attach(f, *added);
+    return CF_OK;
+}
+
+/* True when every slot of h's buckets in t holds h's fingerprint: the key
+ * is stored as often as one table can hold it (2b copies, or b when its
+ * buckets coincide), and no table of any size would take one more. */
+static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
+    cf__slots p = cf__locate(t, h);
+    size_t slots = (p.i2 == p.i1 ? 1u : 2u) * (size_t)t->bucket_size;
+    return cf__table_count(t, h) >= slots;
+}
+
+cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
+    cf__chain *c = f->chain;
+    cf_filter *newest = c->tables[c->count - 1];
+    uint64_t failed = newest->failed_inserts;
+    cf_status s = cf__table_insert(newest, h);
+    if (s != CF_E_FULL) return s;
+    cf_filter *added;
+    /* A table is added for want of room, never for one key's copies: each
+     * table would take 2b more, and repeating a key would then make tables
+     * growth times larger at every 2b copies. */
+    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__grow_add_table(f, &added);
+    if (s == CF_OK) return cf__table_insert(added, h); /* an empty table has room */
+    /* The table's refusals count the ones that added a table; this one did
+     * not, and a failed insert changes nothing. */
+    newest->failed_inserts = failed;
+    f->failed_inserts += s == CF_E_FULL;
+    return s;
+}
+
+/* Newest to oldest: the newest table holds the most items.  The tables are
+ * probed one after another; while one is read, branch prediction already
+ * runs the next probes.  Locating every table and prefetching its buckets
+ * first was measured (docs/BENCHMARKS.md, "Growth"): misses 1.3-1.6x faster
+ * on a 37 MB filter but hits 1.2-1.5x slower there, and both slower or equal
+ * on 9 MB and 2 MB filters. */
+bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
+    const cf__chain *c = f->chain;
+    for (unsigned k = c->count; k-- > 0;) {
+        const cf_filter *t = c->tables[k];
+        if (cf__contains_at(t, cf__locate(t, h))) return true;
+    }
+    return false;
+}
+
+cf_status cf__grow_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(cf__grow_contains_hash(f, h), CF_E_EXISTS);
+    return cf__grow_insert_hash(f, h);
+}
+
+cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h) {
+    cf__chain *c = f->chain;
+    cf_filter *holder = NULL;
+    for (unsigned k = c->count; k-- > 0;) {
+        if (cf__table_count(c->tables[k], h) == 0) continue;
+        if (holder != NULL) return CF_OK; /* ambiguous: keep every copy (top comment) */
+        holder = c->tables[k];
+    }
+    CF__RETURN_IF(holder == NULL, CF_E_NOT_FOUND);
+    return cf__table_delete(holder, h);
+}
+
+size_t cf__grow_count_hash(const cf_filter *f, uint64_t h) {
+    const cf__chain *c = f->chain;
+    size_t n = 0;
+    for (unsigned k = 0; k < c->count; k++) n += cf__table_count(c->tables[k], h);
+    return n;
+}
+
+/* Keys per round of the batch lookup: each table's own batch code runs over
+ * a round, and the answers are or-ed on the stack (lookups allocate nothing). */
+#define CF__GROW_ROUND 256
+
+size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    const cf__chain *c = f->chain;
+    bool hit[CF__GROW_ROUND], any[CF__GROW_ROUND];
+    size_t found = 0;
+    for (size_t base = 0; base < n; base += CF__GROW_ROUND) {
+        size_t m = n - base < CF__GROW_ROUND ? n - base : CF__GROW_ROUND;
+        memset(any, 0, m);
+        for (unsigned k = c->count; k-- > 0;) {
+            cf__table_contains_batch(c->tables[k], hashes + base, m, hit);
+            for (size_t j = 0; j < m; j++) any[j] |= hit[j];
+        }
+        for (size_t j = 0; j < m; j++) found += any[j];
+        if (out != NULL) memcpy(out + base, any, m);
+    }
+    return found;
+}
+
+cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    for (size_t j = 0; j < n; j++) {
+        CF__FORWARD_IF_ERROR(cf__grow_insert_hash(f, hashes[j]));
+        if (inserted != NULL) *inserted = j + 1;
+    }
+    return CF_OK;
+}
+
+size_t cf__grow_memory(const cf_filter *f) {
+    size_t n = sizeof *f + sizeof *f->chain;
+    for (unsigned k = 0; k < f->chain->count; k++) n += cf__table_memory(f->chain->tables[k]);
+    return n;
+}
+
+void cf__grow_clear(cf_filter *f) {
+    for (unsigned k = 0; k < f->chain->count; k++) cf__table_clear(f->chain->tables[k]);
+}
+
+void cf__grow_stats(const cf_filter *f, cf_stats *out) {
+    const cf__chain *c = f->chain;
+    const cf_filter *newest = c->tables[c->count - 1];
+    cf__table_stats(newest, out);
+    double table_bits = 0.0;
+    out->items = out->num_buckets = out->slots = out->table_bytes = out->total_kicks = 0;
+    out->expected_fpp = 0.0;
+    for (unsigned k = 0; k < c->count; k++) {
+        cf_stats t;
+        cf__table_stats(c->tables[k], &t);
+        out->items += t.items;
+        out->num_buckets += t.num_buckets;
+        out->slots += t.slots;
+        out->table_bytes += t.table_bytes;
+        out->total_kicks += t.total_kicks;
+        out->expected_fpp += t.expected_fpp;
+        table_bits += (double)t.num_buckets * c->tables[k]->bucket_bits;
+    }
+    out->flags = f->flags;
+    out->load_factor = (double)out->items / (double)out->slots;
+    out->bits_per_item = out->items ? table_bits / (double)out->items : 0.0;
+    out->memory_bytes = cf__grow_memory(f);
+    out->failed_inserts = f->failed_inserts;
+    out->tables = c->count;
+    out->growth = c->growth;
+    out->max_bytes = c->max_bytes;
+    out->fpp_bound = cf__grow_spent(c);
+    out->target_fpp = c->target_fpp;
+}
+
+/* The bound a table made growable gets when the caller names none: the one
+ * cf_new gives a CF_GROW filter whose first table this is (its full-load
+ * FPP is the first share of the bound); at least CF_MAX_TABLES + 4 full
+ * tables of the widest fingerprints, so that a table near 32 bits still
+ * leaves budget for more (each new table takes a quarter of what is left,
+ * so this buys some tables, not the cap: 14-16 from 28-32 bits); at most
+ * halfway from the table's FPP to 1. */
+static double cf__grow_default_target(const cf_filter *t) {
+    double first = cf__table_fpp(t);
+    double want = first / CF__GROW_SHARE;
+    double widest = (CF_MAX_TABLES + 4) * cf__fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
+    if (want < widest) want = widest;
+    double half_rest = (1 + first) / 2;
+    return want < half_rest ? want : half_rest;
+}
+
+cf_status cf__grow_wrap(cf_filter **fp, const cf_config *cfg) {
+    cf_filter *t = *fp;
+    unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
+    CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
+    double target = cfg->target_fpp == 0 ? cf__grow_default_target(t) : cfg->target_fpp;
+    CF__RETURN_IF(!(target > cf__table_fpp(t) && target < 1.0), CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
+    cf_filter *f;
+    CF__FORWARD_IF_ERROR(cf__grow_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
+                                        cfg->max_bytes, target, &f));
+    cf__grow_attach(f, t);
+    *fp = f;
+    return CF_OK;
+}
