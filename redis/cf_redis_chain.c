@@ -256,15 +256,18 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
         if (r == CFR_OK) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
         return r;
     }
-    /* 2b copies in every table: no search can make room for another. */
-    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
-    cf_status s = copies_fill ? CF_E_FULL : cf_insert_hash(c->f, h);
+    /* The insert first: the common case needs nothing else.  (Counting
+     * copies before every insert probed both buckets of every table: most
+     * of a grown key's insert cost.)  A refusal is then told apart: 2b
+     * copies in every table (no search could make room) or want of room. */
+    cf_status s = cf_insert_hash(c->f, h);
     cf_stats added;
     if (s == CF_OK && cf_table_stats(c->f, c->tables, &added) == CF_OK)
         chain_shape(c); /* the insert added a table */
     if (s == CF_OK) return CFR_OK;
     if (s != CF_E_FULL) return CFR_NOMEM;
     chain_shape(c); /* the library may have added a table */
+    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
     bool full = !copies_fill && really_full(c, h);
     /* Without room a growing filter has tried to grow already (a single
      * table becomes one now); with copies in the way the library would

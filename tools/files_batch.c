@@ -92,7 +92,7 @@ static bool fill(reader *r, slot *s) {
     files_batch *b = &s->b;
     b->n = 0;
     if (!grow(&s->text, &s->cap, r->carry_len + 1)) return r->err = ENOMEM, false;
-    memcpy(s->text, r->carry, r->carry_len);
+    if (r->carry_len > 0) memcpy(s->text, r->carry, r->carry_len);
     size_t len = r->carry_len, at = 0;
     r->carry_len = 0;
     for (;;) {
