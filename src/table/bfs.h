@@ -69,8 +69,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
      * insert's instructions). */
     size_t prefetched = 0, roots = tail;
     uint64_t ring[CF__BFS_RING][CF_MAX_BUCKET_SIZE];
-    size_t head = 0;
-    for (; head < tail && head < f->max_kicks; head++) {
+    for (size_t head = 0; head < tail && head < f->max_kicks; head++) {
         size_t ahead = head != 0 && head < roots ? prefetched : head + CF__BFS_LOOKAHEAD + 1;
         for (; prefetched < tail && prefetched < ahead; prefetched++) {
             uint32_t fp[CF_MAX_BUCKET_SIZE];
@@ -100,7 +99,11 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
                                            .depth = (uint8_t)(q[head].depth + 1)};
         }
     }
-    return (cf__bfs_end){.at = -1, .truncated = tail == cap && head < f->max_kicks};
+    /* The queue filled before the budget was spent: the search stopped
+     * because there was no room (then the last node expanded was the
+     * queue's last, at cap < max_kicks), not because it visited max_kicks
+     * buckets. */
+    return (cf__bfs_end){.at = -1, .truncated = tail == cap && cap < f->max_kicks};
 }
 
 #endif /* CF_BFS_H */

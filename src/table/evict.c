@@ -51,24 +51,24 @@ static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
 }
 
 cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
-    cf__bfs_node on_stack[CF__STACK_NODES];
+    cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
-    cf__bfs_end end = cf__bfs_search(f, on_stack, cap, i1, i2, cf__bucket_read, cf__free_slot);
-    if (end.at >= 0) {
-        cf__apply_path(f, on_stack, end, fp);
-        return CF_OK;
+    cf__bfs_end end;
+    /* One call site, so the search stays inlined.  A queue too short for
+     * the budget: the same search again with room for all of it, in
+     * scratch from the filter's allocator held only meanwhile (no memory
+     * kept per filter).  Breadth-first order makes its first nodes those of
+     * the short search, so the path found is the one a single long search
+     * finds. */
+    for (;;) {
+        end = cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot);
+        if (end.at >= 0 || !end.truncated || q != on_stack) break;
+        q = cf__alloc(&f->alloc, need * sizeof *q);
+        CF__RETURN_IF(q == NULL, CF_E_NOMEM);
+        cap = need;
     }
-    CF__RETURN_IF(!end.truncated, CF_E_FULL);
-    /* The queue was too short for the budget: the same search again with
-     * room for all of it, in scratch from the filter's allocator, held only
-     * meanwhile (no memory kept per filter).  Breadth-first order makes its
-     * first nodes those of the short search, so the path found is the one
-     * a single long search finds. */
-    cf__bfs_node *q = cf__alloc(&f->alloc, need * sizeof *q);
-    CF__RETURN_IF(q == NULL, CF_E_NOMEM);
-    end = cf__bfs_search(f, q, need, i1, i2, cf__bucket_read, cf__free_slot);
     if (end.at >= 0) cf__apply_path(f, q, end, fp);
-    cf__free(&f->alloc, q);
+    if (q != on_stack) cf__free(&f->alloc, q);
     return end.at >= 0 ? CF_OK : CF_E_FULL;
 }
