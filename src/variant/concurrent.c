@@ -55,7 +55,8 @@
  * release carries that to the lookup's acquire fence.  With a relaxed
  * store in (b), C11 would let a lookup pair that later store with a stale
  * read of the move's other bucket and miss the item.  A release store is a
- * plain store on x86 (bench: no change in instructions; notes of issue 24).
+ * plain store on x86 (callgrind: the same instructions per lookup; notes of
+ * issue 24).
  * Not covered, and not needed: items inserted or deleted while the lookup
  * runs may be seen or not (they are not stable).
  *
