@@ -436,5 +436,5 @@ static void test_lock_read_only_dir(void) {
 }
 
 TEST_MAIN(TEST(test_null_keys), TEST(test_not_regular), TEST(test_save_through_symlink),
-          TEST(test_lock), TEST(test_dead_temps), TEST(test_killed_save),
-          TEST(test_save_locked), TEST(test_lock_read_only_dir))
+          TEST(test_lock), TEST(test_dead_temps), TEST(test_killed_save), TEST(test_save_locked),
+          TEST(test_lock_read_only_dir))

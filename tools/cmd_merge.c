@@ -106,7 +106,8 @@ int cli_cmd_merge(int argc, char **argv) {
         if (s != CF_OK) rc = merge_failed(out, o.keys[0], dst, o.keys[i], src, s);
         cf_free(src);
     }
-    if (rc == CLI_OK && !(out_is_input ? files_save_locked(dst, lock, out) : files_replace(dst, &o)))
+    if (rc == CLI_OK &&
+        !(out_is_input ? files_save_locked(dst, lock, out) : files_replace(dst, &o)))
         rc = CLI_ERROR;
     files_unlock(lock);
     cf_free(dst);

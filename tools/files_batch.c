@@ -39,7 +39,7 @@ typedef struct slot {
     char *text; /* the keys of b point into it */
     size_t cap;
     size_t off[FILES_BATCH_KEYS]; /* where each key starts in text, while filling */
-    bool ready; /* filled by the reader, not yet handed back */
+    bool ready;                   /* filled by the reader, not yet handed back */
 } slot;
 
 typedef struct reader {
@@ -51,10 +51,10 @@ typedef struct reader {
     char *carry; /* the unfinished key at the end of the last block */
     size_t carry_len, carry_cap;
     uint64_t position; /* lines or records read */
-    bool at_eof; /* read(2) returned 0: the reader's own */
+    bool at_eof;       /* read(2) returned 0: the reader's own */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool done, stop; /* under mu: no batch will follow; the consumer quits */
+    bool done, stop;             /* under mu: no batch will follow; the consumer quits */
     int err;                     /* errno of a failed read, else 0 */
     unsigned long long consumed; /* bytes read, for progress */
 } reader;
@@ -183,7 +183,8 @@ static void progress_show(progress *p, uint64_t keys, unsigned long long bytes, 
     if (final) {
         fprintf(stderr, "\r%s keys in %.1f s, %.2fM keys/s\033[K\n", n, t - p->start, rate / 1e6);
     } else if (p->size > 0 && bytes > 0 && bytes <= (unsigned long long)p->size) {
-        double left = (t - p->start) * (double)((unsigned long long)p->size - bytes) / (double)bytes;
+        double left =
+            (t - p->start) * (double)((unsigned long long)p->size - bytes) / (double)bytes;
         fprintf(stderr, "\r%s keys, %.2fM keys/s, %3d%%, ETA %.0f s\033[K", n, rate / 1e6,
                 (int)(100.0 * (double)bytes / (double)p->size), left);
     } else {

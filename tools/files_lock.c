@@ -77,8 +77,8 @@ bool files_replace(const cf_filter *f, const files_opts *o) {
     /* Checked again under the lock: another writer may have created the
      * file since the command started.  A failed save of a new file leaves
      * no FILE.lock behind (cf_unlock_file removes it). */
-    bool ok = may_replace_as(cf_file_lock_path(l), o->file, o->force) &&
-              files_save_locked(f, l, o->file);
+    bool ok =
+        may_replace_as(cf_file_lock_path(l), o->file, o->force) && files_save_locked(f, l, o->file);
     files_unlock(l);
     return ok;
 }

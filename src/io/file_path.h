@@ -32,7 +32,7 @@ cf_status cf__resolve_target(const char *path, char target[PATH_MAX]);
 typedef struct cf__temp {
     int fd;
     bool named;              /* name holds a directory entry to remove on failure */
-    int held_fd; /* a held "<target>.lock", re-checked before the rename; -1: none */
+    int held_fd;             /* a held "<target>.lock", re-checked before the rename; -1: none */
     char target[PATH_MAX];   /* what the commit replaces                          */
     char name[CF__PATH_CAP]; /* the temporary entry, once there is one            */
 } cf__temp;
