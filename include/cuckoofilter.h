@@ -526,7 +526,9 @@ CF_API void cf_get_stats(const cf_filter *f, cf_stats *out);
  * Returns CF_OK, or CF_E_PARAM (NULL, or k >= cf_stats.tables). */
 CF_API cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out);
 
-/* Bytes allocated for f (table, scratch space and handle); 0 for NULL. */
+/* Bytes allocated for f (table, handle, and for CF_GROW and CF_CONCURRENT
+ * their chain or stripes); 0 for NULL.  An eviction search's scratch is
+ * held only during its insert, never counted here. */
 CF_API size_t cf_memory_usage(const cf_filter *f);
 
 /* The FPP of a table with bucket size b and f-bit fingerprints at load
