@@ -33,7 +33,10 @@
  *
  * CF_GROW filters are chains of such tables (inserts add a table when the
  * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
- * the whole chain) hold for them, 3 with cf_delete's rule for them.
+ * the whole chain) hold for them, 3 with cf_delete's rule for them.  With
+ * cfg.growth_mode = CF_GROWTH_INPLACE a CF_GROW filter is instead one
+ * table that doubles in place (lookups stay at two buckets); guarantees 1,
+ * 3, 4 and the bound hold, and 2 with one exception (cf_insert).
  *
  * Threads: a plain filter may be read from many threads at once (cf_contains
  * and friends are const and allocate nothing); writes need external locking.
@@ -206,6 +209,29 @@ typedef struct cf_filter cf_filter;
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
 #define CF_GROW 4u
+/* cf_config.growth_mode: how a CF_GROW filter grows.
+ * CF_GROWTH_CHAIN (the default, and what every file and Redis key written
+ * before it holds): a chain of tables; a lookup probes every table.
+ * CF_GROWTH_INPLACE: one table of 2^k buckets of four fixed-width slots
+ * that doubles in place when an insert finds no room; a lookup reads two
+ * buckets however often it doubled.  Each slot holds a variable-length
+ * fingerprint (a marker bit ends it), and each doubling moves one bit of
+ * every stored fingerprint into the bucket index, so old items keep
+ * shorter fingerprints and new ones full ones (design and FPP arithmetic:
+ * src/variant/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
+ * doublings within it (target_fpp >= 0.27%), else 32 bits; an insert whose
+ * doubling could take the FPP at full load past target_fpp returns
+ * CF_E_FULL (with 16-bit slots at 1%, after about 80 doublings).  Memory:
+ * one table, between a half and all of it used; a doubling grows it with
+ * realloc(3) under the default allocator (large blocks move by mremap:
+ * no copy, no second table), while a custom allocator gets the doubled
+ * table allocated before the old one is freed (1.5 times the new table for
+ * a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are format
+ * version 4 (cf_serialize); not yet: cf_merge, cf_serialize_range and
+ * cf_grow_* (CF_E_PARAM), nor the Redis module.  Chosen per filter; the
+ * default stays CF_GROWTH_CHAIN until those know the new kind. */
+#define CF_GROWTH_CHAIN 0u
+#define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
 #define CF_MAX_TABLES 64
 #define CF_DEFAULT_GROWTH 2
@@ -253,6 +279,12 @@ typedef struct cf_config {
      * cf_stats.table_bytes); an insert that would need a table past it
      * returns CF_E_FULL and changes nothing.  0 = no limit. */
     uint64_t max_bytes;
+    /* CF_GROW only: CF_GROWTH_CHAIN (0, the default) or CF_GROWTH_INPLACE.
+     * With CF_GROWTH_INPLACE, capacity (or num_buckets) is rounded up to a
+     * power of two of buckets, fingerprint_bits is 0 (derived) or the slot
+     * width, 16 or 32, growth is ignored, and max_bytes limits the table.
+     * Any other value: CF_E_PARAM. */
+    unsigned growth_mode;
 } cf_config;
 
 /* Fills cfg with the defaults: capacity 0, target_fpp CF_DEFAULT_TARGET_FPP,
@@ -401,7 +433,17 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
  * fingerprints, or when the key's own copies fill both its buckets in the
  * newest table (2b copies: tables are added for want of room, never for one
  * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
- * cannot be allocated (in every case the filter is unchanged). */
+ * cannot be allocated (in every case the filter is unchanged).
+ * CF_GROWTH_INPLACE: when the key's two buckets are full, the table doubles
+ * (at most once per insert; when entries reach max_load of the slots it
+ * doubles without an eviction search) and the key goes there.  CF_E_FULL
+ * when the doubling would pass max_bytes or let the FPP at full load pass
+ * target_fpp (then a last eviction search is tried), when the key is
+ * already stored 4 times or more and its buckets are full (a key's copies
+ * never split), or, rarely, when even the doubled table has no path for it
+ * (tiny tables): that one case keeps the doubled table, with the same
+ * contents.  CF_E_NOMEM when the doubled table cannot be allocated (the
+ * filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -423,7 +465,14 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * nothing is removed and CF_OK is returned: key may stay a false positive
  * (and its slot stays used), but no other item can become a false negative.
  * This happens for keys inserted again after the filter grew, and for a
- * fraction of deletes at most target_fpp otherwise. */
+ * fraction of deletes at most target_fpp otherwise.
+ * CF_GROWTH_INPLACE: the longest stored fingerprint matching key in its two
+ * buckets is removed (a shorter one may be another item's; the longest,
+ * if not key's own, belongs to an item that key's own entry also
+ * matches, so no item is lost).  An item stored before its index bits ran
+ * out (about 10 doublings for 16-bit slots) was copied into both halves
+ * of its bucket: deleting it removes one copy, and the other stays a
+ * false positive. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);
 
 /* An upper bound on the copies of key stored: the number of slots in its two
@@ -515,6 +564,15 @@ typedef struct cf_stats {
                                 below target_fpp; else the FPP at full load  */
     double target_fpp;  /* CF_GROW: the bound every table added respects;
                                 else 0 (single tables do not store it)       */
+    /* Added with CF_GROWTH_INPLACE: the growth mode (CF_GROWTH_CHAIN for
+     * every filter without it) and the doublings since creation.  For an
+     * in-place filter, fingerprint_bits is the length a new entry gets
+     * (slot width - 1), bits_per_slot the slot width, load_factor counts
+     * occupied slots (items plus the copies doublings made of used-up
+     * entries), expected_fpp is 2S/nb (src/variant/grow_inplace.h), fpp_bound the
+     * FPP once every free slot is filled, tables 1, growth 2. */
+    unsigned growth_mode;
+    uint64_t doublings;
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */
@@ -571,7 +629,10 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
  * header followed by the bucket table exactly as it sits in memory, so a
  * read-only filter can use a mapped file in place.  A CF_GROW filter is
  * written as format version 2: a header followed by one version-1 record per
- * table, each mappable in place the same way.
+ * table, each mappable in place the same way; a CF_GROWTH_INPLACE filter as
+ * version 4: a 128-byte header, its one table, a checksum (cf_map uses the
+ * table in place).  cf_serialize_range and cf_merge refuse in-place
+ * filters (CF_E_PARAM) for now.
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */

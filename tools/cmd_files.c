@@ -31,8 +31,11 @@ static void usage(const char *cmd) {
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
          "  --grow                add tables as the filter fills (each twice the last),\n"
-         "                        keeping the FPP of all of them under --fpp\n" FORCE_HELP WAIT_HELP
-             HELP_HELP},
+         "                        keeping the FPP of all of them under --fpp; as\n"
+         "                        --grow=chain.  With --grow=inplace, one table that\n"
+         "                        doubles in place instead: lookups read two buckets at\n"
+         "                        any size (16- or 32-bit slots, FPP under --fpp)\n" FORCE_HELP
+             WAIT_HELP HELP_HELP},
         {"add", "usage: cuckoo add FILE [options] [KEY...]\n"
                 "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
                 "unchanged and the message names the key.  Through a symbolic link, the\n"
@@ -67,14 +70,15 @@ static void usage(const char *cmd) {
          "options:\n"
          "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
              KEYS_RULE},
-        {"build", "usage: cuckoo build FILE --capacity N [options] < keys\n"
-                  "Builds a filter from a stream of keys.  If it fills before the stream\n"
-                  "ends, reports how many keys fit and writes nothing, unless --grow.\n"
-                  "options:\n" SHAPE_HELP
-                  "  --unique              skip keys the filter already reports present\n"
-                  "  --grow                build a filter that adds tables as it fills (as\n"
-                  "                        create --grow)\n" FORCE_HELP KEYS_HELP WAIT_HELP
-                      HELP_HELP KEYS_RULE},
+        {"build",
+         "usage: cuckoo build FILE --capacity N [options] < keys\n"
+         "Builds a filter from a stream of keys.  If it fills before the stream\n"
+         "ends, reports how many keys fit and writes nothing, unless --grow.\n"
+         "options:\n" SHAPE_HELP
+         "  --unique              skip keys the filter already reports present\n"
+         "  --grow                build a filter that grows as it fills (as\n"
+         "                        create --grow; also --grow=chain, --grow=inplace)\n" FORCE_HELP
+             KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
         {"info", "usage: cuckoo info FILE [--json]\n"
                  "Prints every parameter and statistic, and verifies the checksum.\n"
                  "Exit 2 when the file fails verification.\n"
@@ -200,6 +204,13 @@ int cli_cmd_add(int argc, char **argv) {
     if ((a.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     cf_stats st;
     cf_get_stats(a.f, &st);
+    if (o.grow && !(st.flags & CF_GROW) && o.cfg.growth_mode == CF_GROWTH_INPLACE) {
+        cf_free(a.f);
+        files_unlock(lock);
+        return cli_error("%s: an existing table cannot grow in place (its slots have no room "
+                         "for the longer fingerprints): create it with --grow=inplace",
+                         o.file);
+    }
     if (o.grow && !(st.flags & CF_GROW)) {
         o.cfg.target_fpp = 0; /* the library's choice for a table made growable */
         cf_status s = cf_make_growable(&a.f, &o.cfg);
@@ -458,8 +469,10 @@ int cli_cmd_info(int argc, char **argv) {
         files_json_string(stdout, check);
         if (st.flags & CF_GROW) {
             printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
-                   "\"fpp_bound\": %.6g",
-                   st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound);
+                   "\"fpp_bound\": %.6g, \"growth_mode\": \"%s\", \"doublings\": %llu",
+                   st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound,
+                   st.growth_mode == CF_GROWTH_INPLACE ? "inplace" : "chain",
+                   (unsigned long long)st.doublings);
             print_tables(f, st.tables, true);
         }
         printf("}\n");
@@ -484,7 +497,12 @@ int cli_cmd_info(int argc, char **argv) {
         printf("total kicks       %llu\n", (unsigned long long)st.total_kicks);
         printf("failed inserts    %llu\n", (unsigned long long)st.failed_inserts);
         printf("checksum          %s\n", check);
-        if (st.flags & CF_GROW) {
+        if (st.flags & CF_GROW && st.growth_mode == CF_GROWTH_INPLACE) {
+            printf("growth            in place: %llu doublings (FPP bound %.3g < target %.3g, "
+                   "max bytes %llu)\n",
+                   (unsigned long long)st.doublings, st.fpp_bound, st.target_fpp,
+                   (unsigned long long)st.max_bytes);
+        } else if (st.flags & CF_GROW) {
             printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
                    "%llu)\n",
                    st.tables, st.growth, st.fpp_bound, st.target_fpp,

@@ -132,6 +132,12 @@ int cli_cmd_export(int argc, char **argv) {
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
+    if (st.growth_mode == CF_GROWTH_INPLACE) {
+        cf_free(f);
+        return cli_error("export: %s grows in place (format version 4), which the Redis module "
+                         "does not load yet",
+                         o.file);
+    }
     /* A grown file keeps growing by its own factor: that is the key's
      * EXPANSION (the module refuses any other). */
     if (st.flags & CF_GROW) {

@@ -173,6 +173,16 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             o->force = true;
         } else if ((accepted & FILES_OPT_GROW) && strcmp(a, "--grow") == 0) {
             o->grow = true;
+        } else if ((accepted & FILES_OPT_GROW) && strncmp(a, "--grow=", 7) == 0) {
+            if (strcmp(a + 7, "chain") == 0)
+                o->cfg.growth_mode = CF_GROWTH_CHAIN;
+            else if (strcmp(a + 7, "inplace") == 0)
+                o->cfg.growth_mode = CF_GROWTH_INPLACE;
+            else
+                return cli_error("%s: --grow=%s: the growth mode is 'chain' or 'inplace'", argv[0],
+                                 a + 7),
+                       false;
+            o->grow = true;
         } else if ((accepted & FILES_OPT_UNIQUE) && strcmp(a, "--unique") == 0) {
             o->unique = true;
         } else {

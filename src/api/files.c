@@ -37,6 +37,7 @@ static cf_status cf__save(const cf_filter *f, const char *path, const cf_file_lo
     switch (f->kind) {
     case CF__PLAIN: return cf__save_file(path, cf__image_write, f, held);
     case CF__GROWN: return cf__save_file(path, cf__grow_write, f, held);
+    case CF__INPLACE: return cf__save_file(path, cf__ip_write, f, held);
     case CF__CONCURRENT: {
         cf__save_to to = {path, held};
         return cf__cc_with_view(f, cf__save_view, &to);

@@ -91,8 +91,17 @@ typedef struct cf__chain cf__chain;
  *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
  *                   table fields of the handle itself are unused (zero)
  *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
- *                   variant/concurrent.c), which hold its counters */
-typedef enum __attribute__((packed)) cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+ *                   variant/concurrent.c), which hold its counters
+ *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
+ *                   of variable-length fingerprints that doubles in place
+ *                   (ip, variant/grow_inplace.c); table, table_bytes,
+ *                   num_buckets, items and the statistics are the handle's */
+typedef enum __attribute__((packed)) cf__kind {
+    CF__PLAIN,
+    CF__GROWN,
+    CF__CONCURRENT,
+    CF__INPLACE
+} cf__kind;
 
 struct cf_filter {
     cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
@@ -130,6 +139,7 @@ struct cf_filter {
     size_t map_len;
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
     struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
+    struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
 };
 
 /* ---- allocation through the filter's allocator ---- */
@@ -140,6 +150,9 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 /* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
 void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
+/* Resizes p (old_size bytes) to new_size > 0 bytes: realloc(3) for the
+ * default allocator, else alloc + copy + free.  NULL on failure, p untouched. */
+void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size);
 /* Tables of this many bytes or more ask for transparent huge pages. */
 #define CF__HUGE_MIN ((size_t)4 << 20)
 /* Advises the kernel to back [p, p + size) with huge pages when it came

@@ -37,4 +37,10 @@ cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_all
                         cf_filter **out);
 cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
 
+/* The same for an in-place grown filter (format version 4,
+ * grow_inplace_io.c), and its writer for cf__save_file. */
+cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
+cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out);
+bool cf__ip_write(const cf_filter *f, int fd);
+
 #endif /* CF_FILE_IO_H */
