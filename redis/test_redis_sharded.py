@@ -142,6 +142,7 @@ def migration(cluster, rc):
 
     def writer():
         g = ShardedFilter(client_for(cluster), "mig")
+        seen_done = None  # the batch after which the writer saw the move end
         for b in range(5000):  # bounded; stops soon after the reshard ends
             batch = items("during", 1000, b * 1000)
             try:
@@ -154,8 +155,13 @@ def migration(cluster, rc):
                 errors.append(e.errors)
             if b == 3:  # the writer's slot map predates the move
                 started.set()
-            if done.is_set() and b >= 20:
-                break
+            # Stop only after a whole batch begun once the move had ended: its
+            # items reach every shard (1,000 over 12), so it meets the moved
+            # slot with the slot map it had before, whatever the timing.
+            if done.is_set():
+                seen_done = b if seen_done is None else seen_done
+                if b >= 20 and b > seen_done:
+                    break
         redirects.append(g.redirects)
         g.close()
 

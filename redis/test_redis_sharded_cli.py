@@ -17,7 +17,7 @@ import tempfile
 from redis.cluster import RedisCluster
 
 from cfr_clusterlib import Cluster
-from cfr_testlib import REDIS_CLI, SKIP, check, eq, finish, module_path
+from cfr_testlib import REDIS_CLI, SKIP, check, eq, finish, module_path, resp
 
 try:
     from cuckoofilter.redis import ShardedFilter, key_slot, shard_keys
@@ -41,14 +41,6 @@ CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 def cuckoo(*args, stdin=None):
     return subprocess.run([CUCKOO] + [str(a) for a in args], input=stdin, capture_output=True,
                           timeout=300, env=CLI_ENV)
-
-
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
 
 
 def owner(cluster, slot):

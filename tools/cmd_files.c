@@ -126,33 +126,51 @@ typedef struct adder {
     char where[160];      /* the failed key, for the message (files_key_where) */
 } adder;
 
-static bool add_one(void *ctx, const char *key, size_t len) {
+/* A batch of keys (files_for_each_batch): cf_insert_batch while all goes
+ * well; with --unique, or after a failure, one key at a time.  A failure
+ * keeps the key for the message; build (drain) goes on counting keys. */
+static bool add_batch(void *ctx, const files_batch *b) {
     adder *a = ctx;
-    a->seen++;
-    if (a->failure != CF_OK) return a->drain;
-    uint64_t h = cf_hash(a->f, key, len);
-    cf_status s = a->unique ? cf_insert_unique_hash(a->f, h) : cf_insert_hash(a->f, h);
-    if (s == CF_E_EXISTS) {
-        a->skipped++;
-        return true;
+    size_t from = 0;
+    cf_status batch = CF_OK; /* the status of key `from`, already tried */
+    if (!a->unique && a->failure == CF_OK) {
+        size_t done = 0;
+        batch = cf_insert_batch(a->f, b->hash, b->n, &done);
+        a->seen += done;
+        a->inserted += done;
+        if (batch == CF_OK) return true;
+        from = done;
     }
-    if (s == CF_OK) {
-        a->inserted++;
-        return true;
-    }
-    a->failure = s;
-    files_key_where(key, len, a->where, sizeof a->where);
-    if (s == CF_E_FULL) {
-        /* A key stored 2b times fills its two buckets at any size: that is
-         * not a full filter, and growing cannot help. */
-        cf_stats st;
-        cf_get_stats(a->f, &st);
-        if (cf_count_hash(a->f, h) >= 2 * (size_t)st.bucket_size) {
-            a->too_many_copies = true;
-            return false;
+    for (size_t i = from; i < b->n; i++) {
+        a->seen++;
+        if (a->failure != CF_OK) {
+            if (!a->drain) return false;
+            continue;
         }
+        cf_status s = i == from && batch != CF_OK ? batch
+                      : a->unique                 ? cf_insert_unique_hash(a->f, b->hash[i])
+                                                  : cf_insert_hash(a->f, b->hash[i]);
+        if (s == CF_E_EXISTS) {
+            a->skipped++;
+            continue;
+        }
+        if (s == CF_OK) {
+            a->inserted++;
+            continue;
+        }
+        a->failure = s;
+        files_key_where_at(b->pos[i], b->key[i], b->len[i], a->where, sizeof a->where);
+        if (s == CF_E_FULL) {
+            cf_stats st;
+            cf_get_stats(a->f, &st);
+            if (cf_count_hash(a->f, b->hash[i]) >= 2 * (size_t)st.bucket_size) {
+                a->too_many_copies = true;
+                return false;
+            }
+        }
+        if (!a->drain) return false;
     }
-    return a->drain;
+    return a->failure == CF_OK || a->drain;
 }
 
 /* The message for a failed add or build: which key, why, what to do. */
@@ -183,7 +201,7 @@ int cli_cmd_add(int argc, char **argv) {
     a.unique = o.unique;
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((a.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     cf_stats st;
     cf_get_stats(a.f, &st);
     if (o.grow && !(st.flags & CF_GROW) && o.cfg.growth_mode == CF_GROWTH_INPLACE) {
@@ -202,14 +220,14 @@ int cli_cmd_add(int argc, char **argv) {
             return cli_error("%s: cannot make it grow: %s", o.file, cf_strerror(s));
         }
     }
-    bool read_ok = files_for_each_key(&o, add_one, &a);
+    bool read_ok = files_for_each_batch(&o, a.f, add_batch, &a);
     files_keys_done();
     int rc = CLI_OK;
     if (!read_ok) {
         rc = CLI_ERROR;
     } else if (a.failure != CF_OK) {
         rc = add_failed(&a, o.file, "file unchanged");
-    } else if (!files_save(a.f, o.file)) {
+    } else if (!files_save_locked(a.f, lock, o.file)) {
         rc = CLI_ERROR;
     }
     files_unlock(lock);
@@ -233,7 +251,7 @@ int cli_cmd_build(int argc, char **argv) {
     a.drain = true;
     if (o.grow) o.cfg.flags |= CF_GROW;
     if ((a.f = files_new(&o)) == NULL) return CLI_ERROR;
-    bool read_ok = files_for_each_key(&o, add_one, &a);
+    bool read_ok = files_for_each_batch(&o, a.f, add_batch, &a);
     files_keys_done();
 
     int rc = CLI_OK;
@@ -285,13 +303,18 @@ static void print_answer(const querier *q, const char *key, size_t len, bool fou
         printf("\t%s%c", found ? "yes" : "no", end);
 }
 
-static bool query_one(void *ctx, const char *key, size_t len) {
+/* Answers a batch: cf_contains_batch for query, cf_count_hash for count. */
+static bool query_batch(void *ctx, const files_batch *b) {
     querier *q = ctx;
-    size_t n = q->with_counts ? cf_count(q->f, key, len) : 0;
-    bool found = q->with_counts ? n > 0 : cf_contains(q->f, key, len);
-    q->seen++;
-    q->missing += !found;
-    print_answer(q, key, len, found, n);
+    bool found[FILES_BATCH_KEYS];
+    if (!q->with_counts) cf_contains_batch(q->f, b->hash, b->n, found);
+    for (size_t i = 0; i < b->n; i++) {
+        size_t n = q->with_counts ? cf_count_hash(q->f, b->hash[i]) : 0;
+        bool yes = q->with_counts ? n > 0 : found[i];
+        q->missing += !yes;
+        print_answer(q, b->key[i], b->len[i], yes, n);
+    }
+    q->seen += b->n;
     return true;
 }
 
@@ -300,7 +323,7 @@ static int answer_all(const files_opts *o, bool with_counts) {
     cf_filter *f = files_map(o->file);
     if (f == NULL) return CLI_ERROR;
     querier q = {f, o, 0, 0, with_counts};
-    bool ok = files_for_each_key(o, query_one, &q);
+    bool ok = files_for_each_batch(o, f, query_batch, &q);
     files_keys_done();
     cf_free(f);
     if (!ok) return CLI_ERROR;
@@ -365,7 +388,7 @@ int cli_cmd_delete(int argc, char **argv) {
     deleter d = {0};
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((d.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((d.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
     files_keys_done();
     int rc = CLI_OK;
@@ -373,7 +396,7 @@ int cli_cmd_delete(int argc, char **argv) {
         rc = CLI_ERROR;
     } else if (d.failure != CF_OK) {
         rc = cli_error("%s: %s: %s; file unchanged", o.file, d.where, cf_strerror(d.failure));
-    } else if (!files_save(d.f, o.file)) {
+    } else if (!files_save_locked(d.f, lock, o.file)) {
         rc = CLI_ERROR;
     } else if (d.missing > 0) {
         fprintf(stderr, "cuckoo: %llu of %llu keys not found\n", (unsigned long long)d.missing,

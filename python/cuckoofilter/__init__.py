@@ -26,6 +26,8 @@ Exceptions: Error, and its subclasses FilterFullError (the filter is full;
 nothing changed), FormatError (bytes or a file that are not a valid filter;
 also a ValueError) and ReadOnlyError (a write to a mapped filter).
 Functions: theoretical_fpp, default_max_load, bloom_optimal_k.
+One filter spread over a Redis Cluster (the library's Redis module on each
+node): cuckoofilter.redis.ShardedFilter (docs/REDIS.md, "Sharded filters").
 """
 
 from typing import Union

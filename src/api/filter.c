@@ -73,6 +73,16 @@ cf_status cf_clear(cf_filter *f) {
     CF__NO_OTHER_KIND();
 }
 
+cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks) {
+    CF__RETURN_IF(f == NULL || max_kicks == 0 || max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    /* A chain's tables share one budget (cf_grow_append checks it). */
+    if (f->kind == CF__GROWN)
+        for (unsigned k = 0; k < f->chain->count; k++) f->chain->tables[k]->max_kicks = max_kicks;
+    f->max_kicks = max_kicks;
+    return CF_OK;
+}
+
 size_t cf_memory_usage(const cf_filter *f) {
     if (f == NULL) return 0;
     switch (f->kind) {

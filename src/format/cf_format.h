@@ -168,4 +168,17 @@ static inline void cf__put_le(uint8_t *p, uint64_t v, unsigned n) {
     for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* A double's IEEE-754 bits, as files store FPP bounds, and back. */
+static inline uint64_t cf__double_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double cf__bits_double(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
 #endif /* CF_FORMAT_H */

@@ -43,18 +43,6 @@ enum {
     CF__IP_OFF_CHECK = 124,
 };
 
-static uint64_t cf__double_bits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double cf__bits_double(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 void cf__ip_header_encode(const cf_filter *f, uint8_t out[CF__IP_HEADER_SIZE]) {
     const cf__ip *ip = f->ip;
     memset(out, 0, CF__IP_HEADER_SIZE);

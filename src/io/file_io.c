@@ -157,9 +157,11 @@ cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
     return CF_E_VERSION; /* not reached: every kind is a case */
 }
 
-cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f) {
+cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f,
+                        const cf_file_lock *held) {
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    t.held_fd = held != NULL ? cf__lock_fd(held) : -1;
     bool ok = write(f, t.fd);
     return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
 }

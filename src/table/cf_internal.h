@@ -37,11 +37,14 @@ typedef struct cf__bfs_node {
     uint8_t depth;
 } cf__bfs_node;
 
-/* The eviction search keeps up to this many nodes (16 KiB) on the stack, so
- * filters with a budget up to CF__STACK_NODES - 2 (the default 500 among
- * them) carry no scratch memory: small filters stay small (one Redis key
- * per filter is common), and loading a file allocates only its table. */
-#define CF__STACK_NODES 1024
+/* The eviction search starts with this many nodes (1 KiB) on the stack:
+ * most searches end within them, so small filters carry no scratch memory
+ * (one Redis key per filter is common; RedisBloom's default budget of 20
+ * always fits) and loading a file allocates only its table.  A search
+ * that needs more room runs again in heap scratch (evict.c,
+ * concurrent.c), finding the same path.  Kept small because inserts run
+ * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
+#define CF__STACK_NODES 64
 
 /* Tables up to this size stay in a core's L2 cache once used: for them the
  * prefetches of inserts, deletes and the eviction search are instructions
@@ -113,9 +116,6 @@ struct cf_filter {
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,
-                               allocated by the first search that needs it    */
-    size_t queue_cap;        /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
     struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
     struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
