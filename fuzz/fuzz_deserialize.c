@@ -4,7 +4,8 @@
  * Each input is tried twice: as it is (which mostly exercises the magic,
  * version, truncation and checksum checks), and with its header check and
  * trailer checksum recomputed (for a grown filter, version 2: the header's
- * check and every record's two checks), so that mutated fields reach the
+ * check and every record's two checks; version 4, grown in place: the
+ * 128-byte header's check and the trailer), so that mutated fields reach the
  * field and table validation behind the checksums.  Properties:
  *   - a status, never a crash, and *out is NULL on failure;
  *   - allocations never exceed what the header's parameters and the input's
@@ -158,7 +159,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(buf != NULL);
     if (size) memcpy(buf, data, size);
     try_one(buf, size);
-    if (size >= 64) {
+    if (size >= 136 && get_le(buf + 8, 2) == 4) { /* in place: a 128-byte header */
+        put_le(buf + 124, (uint32_t)XXH3_64bits(buf, 124), 4);
+        put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
+        if (memcmp(buf, data, size) != 0) try_one(buf, size);
+    } else if (size >= 64) {
         put_le(buf + 60, (uint32_t)XXH3_64bits(buf, 60), 4);
         if (get_le(buf + 8, 2) == 2)
             fix_records(buf, size);

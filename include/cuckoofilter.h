@@ -33,7 +33,10 @@
  *
  * CF_GROW filters are chains of such tables (inserts add a table when the
  * newest is full); guarantees 1, 2, 4 and the FPP bound (target_fpp, for
- * the whole chain) hold for them, 3 with cf_delete's rule for them.
+ * the whole chain) hold for them, 3 with cf_delete's rule for them.  With
+ * cfg.growth_mode = CF_GROWTH_INPLACE a CF_GROW filter is instead one
+ * table that doubles in place (lookups stay at two buckets); guarantees 1,
+ * 3, 4 and the bound hold, and 2 with one exception (cf_insert).
  *
  * Threads: a plain filter may be read from many threads at once (cf_contains
  * and friends are const and allocate nothing); writes need external locking.
@@ -64,9 +67,14 @@
  *     wait).  Counters are exact when no writer is running.
  *   - Guarantee 4 (determinism) holds for one thread: a concurrent filter
  *     used by one thread makes the same table as a plain one.
- *   - The allocator must be thread-safe when max_kicks exceeds 1022 (each
- *     eviction search then allocates its own scratch) and return memory
- *     aligned for uint64_t (malloc's is; else cf_new returns CF_E_PARAM).
+ *   - The allocator must be thread-safe when max_kicks exceeds 62 (an
+ *     eviction search that visits more buckets allocates its own scratch)
+ *     and return memory aligned for uint64_t (malloc's is; else cf_new
+ *     returns CF_E_PARAM).
+ *   - Stack: an insert (plain or concurrent) uses about 1 KiB of the
+ *     calling thread's stack for its eviction search, and a few hundred
+ *     bytes besides; every call works on threads with 16 KiB stacks
+ *     (PTHREAD_STACK_MIN; tests/test_concurrent.c runs them).
  * Processes: a file is replaced by rename on every save, never modified in
  * place, so any number of readers (cf_load, cf_map) may run beside writers;
  * writers that read, change and save a file take its lock (cf_lock_file)
@@ -201,6 +209,29 @@ typedef struct cf_filter cf_filter;
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
 #define CF_GROW 4u
+/* cf_config.growth_mode: how a CF_GROW filter grows.
+ * CF_GROWTH_CHAIN (the default, and what every file and Redis key written
+ * before it holds): a chain of tables; a lookup probes every table.
+ * CF_GROWTH_INPLACE: one table of 2^k buckets of four fixed-width slots
+ * that doubles in place when an insert finds no room; a lookup reads two
+ * buckets however often it doubled.  Each slot holds a variable-length
+ * fingerprint (a marker bit ends it), and each doubling moves one bit of
+ * every stored fingerprint into the bucket index, so old items keep
+ * shorter fingerprints and new ones full ones (design and FPP arithmetic:
+ * src/variant/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
+ * doublings within it (target_fpp >= 0.27%), else 32 bits; an insert whose
+ * doubling could take the FPP at full load past target_fpp returns
+ * CF_E_FULL (with 16-bit slots at 1%, after about 80 doublings).  Memory:
+ * one table, between a half and all of it used; a doubling grows it with
+ * realloc(3) under the default allocator (large blocks move by mremap:
+ * no copy, no second table), while a custom allocator gets the doubled
+ * table allocated before the old one is freed (1.5 times the new table for
+ * a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are format
+ * version 4 (cf_serialize); not yet: cf_merge, cf_serialize_range and
+ * cf_grow_* (CF_E_PARAM), nor the Redis module.  Chosen per filter; the
+ * default stays CF_GROWTH_CHAIN until those know the new kind. */
+#define CF_GROWTH_CHAIN 0u
+#define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
 #define CF_MAX_TABLES 64
 #define CF_DEFAULT_GROWTH 2
@@ -222,9 +253,11 @@ typedef struct cf_config {
     unsigned bucket_size;
     /* Eviction budget per insert: the number of buckets the breadth-first
      * search for a free slot may visit, 1..CF_MAX_KICKS_LIMIT.  Bounds insert
-     * latency at high load; 0 = CF_DEFAULT_MAX_KICKS.  Budgets up to 1022
-     * search on the stack; larger ones allocate 16 bytes per step once, on
-     * the first insert that needs to evict. */
+     * latency at high load; 0 = CF_DEFAULT_MAX_KICKS.  A search that
+     * visits more than 62 buckets allocates 16 bytes per step of the budget
+     * through the filter's allocator and frees them before the insert
+     * returns (smaller ones use 1 KiB of stack): no memory stays with the
+     * filter. */
     unsigned max_kicks;
     /* Load factor used for sizing from capacity; 0 = the default for the
      * bucket size (cf_default_max_load), else in (0, 1]. */
@@ -246,6 +279,12 @@ typedef struct cf_config {
      * cf_stats.table_bytes); an insert that would need a table past it
      * returns CF_E_FULL and changes nothing.  0 = no limit. */
     uint64_t max_bytes;
+    /* CF_GROW only: CF_GROWTH_CHAIN (0, the default) or CF_GROWTH_INPLACE.
+     * With CF_GROWTH_INPLACE, capacity (or num_buckets) is rounded up to a
+     * power of two of buckets, fingerprint_bits is 0 (derived) or the slot
+     * width, 16 or 32, growth is ignored, and max_bytes limits the table.
+     * Any other value: CF_E_PARAM. */
+    unsigned growth_mode;
 } cf_config;
 
 /* Fills cfg with the defaults: capacity 0, target_fpp CF_DEFAULT_TARGET_FPP,
@@ -335,6 +374,15 @@ CF_API cf_status cf_make_growable(cf_filter **f, const cf_config *cfg);
  * unchanged). */
 CF_API cf_status cf_make_concurrent(cf_filter *f);
 
+/* Changes f's eviction budget (cf_config.max_kicks; every table of a
+ * CF_GROW filter): later inserts search at most max_kicks buckets, and
+ * cf_serialize and cf_save record the new budget.  E.g. 1 for an insert
+ * that should only take a free slot of the key's own buckets, cheaply,
+ * then the old budget again.  Not while other threads use f.  Returns
+ * CF_OK, CF_E_PARAM (NULL f, max_kicks 0 or above CF_MAX_KICKS_LIMIT) or
+ * CF_E_READONLY (mapped by cf_map). */
+CF_API cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks);
+
 /* Steering a CF_GROW filter (programs with their own growth policy, e.g.
  * the Redis module).  Each returns CF_E_PARAM for NULL or a filter without
  * CF_GROW, CF_E_READONLY for a mapped one, and keeps every rule cf_insert's
@@ -376,15 +424,26 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
 /* Inserts one copy of key.  Returns CF_OK, CF_E_FULL (no free slot was
  * reachable within max_kicks, or 2b copies already fill both buckets; the
  * filter is unchanged), CF_E_READONLY (mapped filter), CF_E_PARAM, or
- * CF_E_NOMEM (only with max_kicks above 1022, when the eviction search's
- * scratch cannot be allocated; the filter is unchanged).
+ * CF_E_NOMEM (only with max_kicks above 62, when the scratch of an eviction
+ * search that outgrew the stack cannot be allocated; the filter is
+ * unchanged).
  * CF_GROW: the key goes to the newest table; when that has no room a table
  * is added and the key goes there.  CF_E_FULL only when the new table would
  * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
  * fingerprints, or when the key's own copies fill both its buckets in the
  * newest table (2b copies: tables are added for want of room, never for one
  * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
- * cannot be allocated (in every case the filter is unchanged). */
+ * cannot be allocated (in every case the filter is unchanged).
+ * CF_GROWTH_INPLACE: when the key's two buckets are full, the table doubles
+ * (at most once per insert; when entries reach max_load of the slots it
+ * doubles without an eviction search) and the key goes there.  CF_E_FULL
+ * when the doubling would pass max_bytes or let the FPP at full load pass
+ * target_fpp (then a last eviction search is tried), when the key is
+ * already stored 4 times or more and its buckets are full (a key's copies
+ * never split), or, rarely, when even the doubled table has no path for it
+ * (tiny tables): that one case keeps the doubled table, with the same
+ * contents.  CF_E_NOMEM when the doubled table cannot be allocated (the
+ * filter is unchanged). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -406,7 +465,14 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * nothing is removed and CF_OK is returned: key may stay a false positive
  * (and its slot stays used), but no other item can become a false negative.
  * This happens for keys inserted again after the filter grew, and for a
- * fraction of deletes at most target_fpp otherwise. */
+ * fraction of deletes at most target_fpp otherwise.
+ * CF_GROWTH_INPLACE: the longest stored fingerprint matching key in its two
+ * buckets is removed (a shorter one may be another item's; the longest,
+ * if not key's own, belongs to an item that key's own entry also
+ * matches, so no item is lost).  An item stored before its index bits ran
+ * out (about 10 doublings for 16-bit slots) was copied into both halves
+ * of its bucket: deleting it removes one copy, and the other stays a
+ * false positive. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);
 
 /* An upper bound on the copies of key stored: the number of slots in its two
@@ -498,6 +564,15 @@ typedef struct cf_stats {
                                 below target_fpp; else the FPP at full load  */
     double target_fpp;  /* CF_GROW: the bound every table added respects;
                                 else 0 (single tables do not store it)       */
+    /* Added with CF_GROWTH_INPLACE: the growth mode (CF_GROWTH_CHAIN for
+     * every filter without it) and the doublings since creation.  For an
+     * in-place filter, fingerprint_bits is the length a new entry gets
+     * (slot width - 1), bits_per_slot the slot width, load_factor counts
+     * occupied slots (items plus the copies doublings made of used-up
+     * entries), expected_fpp is 2S/nb (src/variant/grow_inplace.h), fpp_bound the
+     * FPP once every free slot is filled, tables 1, growth 2. */
+    unsigned growth_mode;
+    uint64_t doublings;
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */
@@ -509,7 +584,9 @@ CF_API void cf_get_stats(const cf_filter *f, cf_stats *out);
  * Returns CF_OK, or CF_E_PARAM (NULL, or k >= cf_stats.tables). */
 CF_API cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out);
 
-/* Bytes allocated for f (table, scratch space and handle); 0 for NULL. */
+/* Bytes allocated for f (table, handle, and for CF_GROW and CF_CONCURRENT
+ * their chain or stripes); 0 for NULL.  An eviction search's scratch is
+ * held only during its insert, never counted here. */
 CF_API size_t cf_memory_usage(const cf_filter *f);
 
 /* The FPP of a table with bucket size b and f-bit fingerprints at load
@@ -543,7 +620,8 @@ CF_API cf_status cf_clear(cf_filter *f);
  * CF_E_READONLY (dst is mapped), CF_E_FULL (dst cannot take every
  * fingerprint of src within its eviction budget, or cannot add a table it
  * needs: max_bytes, CF_MAX_TABLES), or CF_E_NOMEM (the copy, a table, or
- * eviction scratch for a budget above 1022). */
+ * eviction scratch for a search beyond the stack's, with max_kicks above
+ * 62). */
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------
@@ -551,7 +629,10 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
  * header followed by the bucket table exactly as it sits in memory, so a
  * read-only filter can use a mapped file in place.  A CF_GROW filter is
  * written as format version 2: a header followed by one version-1 record per
- * table, each mappable in place the same way.
+ * table, each mappable in place the same way; a CF_GROWTH_INPLACE filter as
+ * version 4: a 128-byte header, its one table, a checksum (cf_map uses the
+ * table in place).  cf_serialize_range and cf_merge refuse in-place
+ * filters (CF_E_PARAM) for now.
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */
@@ -627,9 +708,17 @@ CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
  *
  *     cf_file_lock *lock;
  *     if (cf_lock_file(path, -1, NULL, &lock) == CF_OK) {
- *         ... cf_load(path, ...), cf_insert ..., cf_save(f, path) ...
+ *         ... cf_load(cf_file_lock_path(lock), ...), cf_insert ...,
+ *         ... cf_save_locked(f, lock) ...
  *         cf_unlock_file(lock);
  *     }
+ *
+ * Load and save the one file the lock resolved (cf_file_lock_path), not
+ * path again: a symbolic link retargeted meanwhile would otherwise make the
+ * save replace a file whose lock was never taken.  Hard links are separate
+ * names of one file: a save replaces the name it was given (or resolved)
+ * with a new file, so the other names keep the old contents from then on,
+ * and each name has its own lock file; give writers one name.
  *
  * Safe concurrently with no lock: any number of cf_load and cf_map
  * (readers see the old file or the new one, never a mixture).  Needs the
@@ -643,9 +732,13 @@ typedef struct cf_file_lock cf_file_lock;
 /* Takes the exclusive advisory lock of the filter file at path: flock(2)
  * on "<target>.lock", where target is path with symbolic links followed
  * (as cf_save resolves it, so a link and its target share one lock).  The
- * lock file is created if needed and stays afterwards; it must not be
- * removed while writers run (a writer that finds it replaced locks the new
- * one).  path need not exist yet (a writer creating it locks too).
+ * lock file is created if needed and stays afterwards, unless no file is at
+ * the target when the lock is released (a create that failed leaves no
+ * stray lock file).  It must not be removed while writers run: a writer
+ * that finds it replaced locks the new one, and a holder whose lock file
+ * was removed or replaced is refused by cf_save_locked.  path need not
+ * exist yet (a writer creating it locks too).  The target is resolved once,
+ * here, and kept in the handle (cf_file_lock_path).
  * timeout_ms < 0 waits as long as it takes; 0 tries once; > 0 gives up
  * after about that many milliseconds (tries at most 64 ms apart).
  * The lock is held until cf_unlock_file, or until the process exits or is
@@ -665,8 +758,25 @@ typedef struct cf_file_lock cf_file_lock;
 CF_API cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
                               cf_file_lock **out);
 
-/* Releases the lock and frees the handle.  NULL is fine. */
+/* Releases the lock and frees the handle.  NULL is fine.  When no file
+ * exists at the lock's target (nothing was ever saved), the lock file is
+ * removed first. */
 CF_API void cf_unlock_file(cf_file_lock *lock);
+
+/* The filter file the lock covers: the path given to cf_lock_file with its
+ * symbolic links followed, resolved once when the lock was taken.  Valid
+ * until cf_unlock_file; NULL for a NULL lock.  Load this path (cf_load,
+ * cf_map) under the lock, and save with cf_save_locked. */
+CF_API const char *cf_file_lock_path(const cf_file_lock *lock);
+
+/* cf_save to cf_file_lock_path(lock), with the lock checked again just
+ * before the rename: when its lock file was removed or replaced while held
+ * (so another writer may hold the new one and be saving too), nothing is
+ * written and it returns CF_E_LOCKED; load again under a new lock and redo
+ * the change.  A removal in the instant between that check and the rename
+ * is not caught.  Other statuses as cf_save; CF_E_PARAM for a NULL f or
+ * lock. */
+CF_API cf_status cf_save_locked(const cf_filter *f, const cf_file_lock *lock);
 
 /* ------------------------------------------------------------------------
  * Bloom filter, for comparison at equal memory.  k indexes are derived by

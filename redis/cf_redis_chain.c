@@ -5,10 +5,13 @@
  *
  * Insert, in full:
  *   1. NX: if the filter may hold the item, answer "exists".
- *   2. If the key is marked exhausted (an earlier insert found it full and
- *      unable to grow, and no delete has freed a slot since), refuse at once
- *      unless a table can be added now (limits raised by a restart): a full
- *      key costs O(1) per refused item.
+ *   2. If the key is marked exhausted (an earlier insert found it full at
+ *      its sub-filter cap, and no delete has freed a slot since), refuse at
+ *      once unless a table can be added now (limits raised by a restart):
+ *      a full key costs O(1) per refused item.  A key with EXPANSION 0
+ *      cannot grow: marked, it still stores an item that finds a free slot
+ *      in its own buckets (a search of one bucket, O(1)), as RedisBloom
+ *      stores items that fit; only what does not fit is refused.
  *   3. cf_insert: the library tries the newest table and adds a table when
  *      it has no room (within MAX_FILTERS and MAX_KEY_BYTES, set on the
  *      filter with cf_grow_set_limits).  When the item's copies fill its
@@ -238,6 +241,14 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     uint64_t h = cf_hash(c->f, item, len);
     if (nx && cf_contains_hash(c->f, h)) return CFR_EXISTS;
     cfr_chain_touch(c);
+    if ((c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion == 0) {
+        cf_stats st;
+        cf_get_stats(c->f, &st);
+        cf_status s = cf_set_max_kicks(c->f, 1);
+        if (s == CF_OK) s = cf_insert_hash(c->f, h);
+        cf_set_max_kicks(c->f, st.max_kicks);
+        return s == CF_OK ? CFR_OK : s == CF_E_FULL ? CFR_FULL : CFR_NOMEM;
+    }
     if (c->flags & CFR_CHAIN_EXHAUSTED) {
         /* The limits may have been raised since (a restart with other
          * module arguments): growing is the only way in, and cheap to try. */
@@ -245,15 +256,18 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
         if (r == CFR_OK) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED;
         return r;
     }
-    /* 2b copies in every table: no search can make room for another. */
-    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
-    cf_status s = copies_fill ? CF_E_FULL : cf_insert_hash(c->f, h);
+    /* The insert first: the common case needs nothing else.  (Counting
+     * copies before every insert probed both buckets of every table: most
+     * of a grown key's insert cost.)  A refusal is then told apart: 2b
+     * copies in every table (no search could make room) or want of room. */
+    cf_status s = cf_insert_hash(c->f, h);
     cf_stats added;
     if (s == CF_OK && cf_table_stats(c->f, c->tables, &added) == CF_OK)
         chain_shape(c); /* the insert added a table */
     if (s == CF_OK) return CFR_OK;
     if (s != CF_E_FULL) return CFR_NOMEM;
     chain_shape(c); /* the library may have added a table */
+    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
     bool full = !copies_fill && really_full(c, h);
     /* Without room a growing filter has tried to grow already (a single
      * table becomes one now); with copies in the way the library would
@@ -261,6 +275,10 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     cfr_result r = grow_and_insert(c, lim, h);
     if (r != CFR_OK && full) c->flags |= CFR_CHAIN_EXHAUSTED;
     return r;
+}
+
+bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim) {
+    return (c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion > 0 && c->tables >= lim->max_filters;
 }
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {

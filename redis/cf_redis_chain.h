@@ -116,6 +116,10 @@ void cfr_chain_free(cfr_chain *c);
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx);
+/* True when the key is full at its sub-filter cap (marked exhausted, with
+ * MAX_FILTERS tables): insert commands then answer "Maximum expansions
+ * reached" before looking at any item, as RedisBloom does at its cap. */
+bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim);
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len);
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len);
 bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len);

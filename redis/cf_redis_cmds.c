@@ -201,6 +201,10 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
     } else if (c->loading) {
         return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_LOADING));
+    } else if (cfr_chain_at_cap(c, &cfr_lim)) {
+        /* The whole command, as RedisBloom answers a key at its cap: a
+         * client that catches this error must see it from CF.INSERT too. */
+        return reply_close(key, RedisModule_ReplyWithError(ctx, "Maximum expansions reached"));
     }
     RedisModule_ReplicateVerbatim(ctx);
     if (!multi) {

@@ -34,6 +34,15 @@ def module_path():
     return os.path.abspath(sys.argv[1])
 
 
+def resp(*args):
+    """The RESP array a client sends for the command args (redis-cli --pipe input)."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        a = a if isinstance(a, bytes) else str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

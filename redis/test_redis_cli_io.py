@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from cfr_testlib import (REDIS_CLI, Server, check, dump, eq, finish, free_port_in,
-                         module_path, plain)
+                         module_path, plain, resp)
 
 MOD = module_path()
 if len(sys.argv) < 3 or not os.path.exists(sys.argv[2]):
@@ -27,14 +27,6 @@ CUCKOO = os.path.abspath(sys.argv[2])
 def cuckoo(*args, stdin=None):
     return subprocess.run([CUCKOO] + [str(a) for a in args], input=stdin, capture_output=True,
                           timeout=120)
-
-
-def resp(*args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        a = a if isinstance(a, bytes) else str(a).encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
 
 
 def scandump_stream(p, key):

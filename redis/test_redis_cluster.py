@@ -3,57 +3,20 @@ in several hash slots through redis-py's RedisCluster and its cf() API, then
 one slot holding filters moved to another node (MIGRATE uses our
 rdb_save/rdb_load) and the filters queried there."""
 
-import random
-import shutil
-import socket
-import subprocess
 import time
 
 from redis.cluster import RedisCluster
 
-from cfr_testlib import REDIS_CLI, Server, check, eq, finish, module_path
+from cfr_clusterlib import Cluster
+from cfr_testlib import check, eq, finish, module_path
 
 MOD = module_path()
 
 
-def port_pair_free(p):
-    for q in (p, p + 10000):  # the cluster bus listens on port + 10000
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            try:
-                s.bind(("127.0.0.1", q))
-            except OSError:
-                return False
-    return True
-
-
-def pick_ports(n):
-    ports, rng = [], random.Random()
-    while len(ports) < n:
-        p = rng.randrange(20000, 40000)
-        if p not in ports and port_pair_free(p):
-            ports.append(p)
-    return ports
-
-
-def wait_ok(nodes):
-    for _ in range(300):
-        if all(n.client().cluster("info")["cluster_state"] == "ok" for n in nodes):
-            return True
-        time.sleep(0.1)
-    return False
-
-
 def main():
-    ports = pick_ports(3)
-    extra = ["--cluster-enabled", "yes", "--cluster-node-timeout", "3000"]
-    nodes = [Server(MOD, port=p, extra=extra + ["--cluster-config-file", "nodes-%d.conf" % p]) for p in ports]
-    try:
-        for n in nodes:
-            n.start()
-        out = subprocess.run([REDIS_CLI, "--cluster", "create"] + ["127.0.0.1:%d" % p for p in ports] +
-                             ["--cluster-replicas", "0", "--cluster-yes"], capture_output=True, timeout=60)
-        check(out.returncode == 0, "redis-cli --cluster create: %s" % out.stdout.decode()[-300:])
-        check(wait_ok(nodes), "cluster state ok")
+    with Cluster(MOD, masters=3) as cluster:
+        nodes = cluster.nodes
+        ports = [n.port for n in nodes]
         rc = RedisCluster(host="127.0.0.1", port=ports[0])
         keys = ["filter{%d}" % i for i in range(12)]
         owners = {}
@@ -102,10 +65,6 @@ def main():
         eq(rc2.cf().exists(k0, "after-move"), 1, "reads after the move")
         for n in nodes:
             check(n.alive(), "node %d alive" % n.port)
-    finally:
-        for n in nodes:
-            n.stop()
-            shutil.rmtree(n.dir, ignore_errors=True)
     finish("redis_cluster")
 
 

@@ -228,6 +228,15 @@ def test_growth_limits(srv, r):
     # A refused insert changes nothing, so the same item is refused again.
     eq(r.execute_command("CF.INSERT", "ne", "ITEMS", "n%d" % len(added)), [-1],
        "INSERT of the refused item gives -1")
+    # Only what does not fit is refused: after "Filter is full", items whose
+    # buckets still have room are stored (RedisBloom stores them too).
+    more = ["m%d" % i for i in range(200)]
+    reply = r.execute_command("CF.INSERT", "ne", "ITEMS", *more)
+    check(reply.count(1) > 0, "EXPANSION 0: items that fit are stored after a refusal (%d of 200)" % reply.count(1))
+    eq(reply.count(1) + reply.count(-1), 200, "EXPANSION 0: 1 or -1 per item")
+    stored = [x for x, ok in zip(more, reply) if ok == 1]
+    eq(r.execute_command("CF.MEXISTS", "ne", *stored).count(1), len(stored), "and they are found")
+    eq(r.execute_command("CF.MEXISTS", "ne", *added).count(1), len(added), "nothing lost")
     # The sub-filter cap: "Maximum expansions reached" at 32 sub-filters.
     cf.create("capped", 4, expansion=1)
     err = None
@@ -237,6 +246,16 @@ def test_growth_limits(srv, r):
             break
     eq(err, "Maximum expansions reached", "growth stops at the cap")
     eq(info(r, "capped").filterNum, 32, "cap is 32 sub-filters by default")
+    # At the cap every insert command answers the error, as RedisBloom does,
+    # not one -1 per item: clients that catch the error see it.
+    for cmd in ("CF.INSERT", "CF.INSERTNX"):
+        eq(error_of(r.execute_command, cmd, "capped", "ITEMS", "a", "b"), "Maximum expansions reached",
+           cmd + " on a key at its cap")
+    eq(error_of(cf.addnx, "capped", "k0"), "Maximum expansions reached", "CF.ADDNX on a key at its cap")
+    eq(r.execute_command("CF.EXISTS", "capped", "k0"), 1, "the key still answers lookups")
+    eq(r.execute_command("CF.DEL", "capped", "k0"), 1, "a delete frees a slot")
+    check(isinstance(r.execute_command("CF.INSERT", "capped", "ITEMS", "k0"), list),
+          "after it, an insert is tried again (the delete cleared the mark)")
     # Duplicates: 2b copies per sub-filter; more add sub-filters (as
     # RedisBloom does) up to the cap; with EXPANSION 0, "Filter is full".
     cf.create("dup", 1000)

@@ -180,10 +180,20 @@ grep -q "filter is full" "$dir/err" && fail "2b copies reported as a full filter
 if command -v script >/dev/null; then
   seq 1 70000 >"$dir/big"
   expect 0 "$cuckoo" create "$dir/p.cf" --capacity 100000
-  for c in "add $dir/p.cf" "query -q $dir/p.cf" "delete $dir/p.cf"; do
+  # add, build and query show keys and rate (with a file also % and ETA)
+  # once the input has taken a second: a small input shows nothing.
+  for c in "add $dir/p.cf" "query -q $dir/p.cf" "build $dir/p2.cf --capacity 100000 --force"; do
+    "$cuckoo" create "$dir/p.cf" --capacity 100000 --force --seed 1
     script -qec "$cuckoo $c --keys $dir/big" /dev/null >"$dir/tty" </dev/null
-    grep -q "65536 keys" "$dir/tty" || fail "no progress for $c: $(head -c 200 "$dir/tty")"
+    grep -q "keys/s" "$dir/tty" && fail "progress for a small input ($c): $(head -c 200 "$dir/tty")"
+    "$cuckoo" create "$dir/p.cf" --capacity 100000 --force --seed 1
+    script -qec "(seq 1 70000; sleep 1.3; seq 70001 70010) | $cuckoo $c" /dev/null >"$dir/tty" </dev/null
+    grep -q "70,010 keys in .* s, .*M keys/s" "$dir/tty" ||
+      fail "no progress for $c: $(head -c 300 "$dir/tty")"
   done
+  "$cuckoo" add "$dir/p.cf" --keys "$dir/big"
+  script -qec "$cuckoo delete $dir/p.cf --keys $dir/big" /dev/null >"$dir/tty" </dev/null
+  grep -q "65536 keys" "$dir/tty" || fail "no progress for delete: $(head -c 200 "$dir/tty")"
   "$cuckoo" query -q "$dir/p.cf" --keys "$dir/big" 2>"$dir/err"
   [[ -s $dir/err ]] && fail "progress printed when stderr is not a terminal"
 fi

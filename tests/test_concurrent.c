@@ -633,6 +633,56 @@ static void test_make_concurrent(void) {
     cf_free(grown);
 }
 
+/* ---- inserts work on threads with small stacks (the header's contract):
+ * a filter filled to the end, default budget, plain and concurrent, on a
+ * thread with a PTHREAD_STACK_MIN (16 KiB) stack.  The eviction search once
+ * kept 16 KiB of nodes on the stack and overflowed it.  Sanitizers need
+ * more stack of their own, so their builds give the thread 64 KiB. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SMALL_STACK (64 * 1024)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SMALL_STACK (64 * 1024)
+#endif
+#endif
+#ifndef SMALL_STACK
+#define SMALL_STACK (16 * 1024)
+#endif
+
+static void *fill_to_full(void *arg) {
+    cf_filter *f = arg;
+    uint64_t k = 0, failed = 0;
+    while (failed < 50 && k < 100000) {
+        if (cf_insert(f, &k, sizeof k) != CF_OK) failed++;
+        k++;
+    }
+    cf_stats st;
+    cf_get_stats(f, &st);
+    return (void *)(uintptr_t)(st.load_factor > 0.9 && failed == 50);
+}
+
+static void test_small_stack(void) {
+    for (unsigned flags = 0; flags <= CF_CONCURRENT; flags += CF_CONCURRENT) {
+        cf_config cfg;
+        cf_config_init(&cfg); /* the default budget, 500 */
+        cfg.capacity = 20000;
+        cfg.flags = flags;
+        cf_filter *f;
+        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        pthread_attr_t attr;
+        REQUIRE(pthread_attr_init(&attr) == 0);
+        REQUIRE(pthread_attr_setstacksize(&attr, SMALL_STACK) == 0);
+        pthread_t th;
+        REQUIRE(pthread_create(&th, &attr, fill_to_full, f) == 0);
+        void *full = NULL;
+        REQUIRE(pthread_join(th, &full) == 0);
+        CHECK(full != NULL); /* filled until inserts failed: deep searches ran */
+        pthread_attr_destroy(&attr);
+        cf_free(f);
+    }
+}
+
 TEST_MAIN(TEST(test_flags), TEST(test_memory_overhead), TEST(test_out_of_memory),
           TEST(test_one_thread_matches_plain), TEST(test_save_load), TEST(test_make_concurrent),
-          TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic), TEST(test_stress))
+          TEST(test_lookup_waits_for_move), TEST(test_insert_unique_atomic), TEST(test_stress),
+          TEST(test_small_stack))

@@ -355,5 +355,86 @@ static void test_killed_save(void) {
     remove_dir();
 }
 
+/* ---- the lock resolves the file once, and a holder whose lock file was
+ * removed or replaced cannot overwrite what the new holder saves */
+static void test_save_locked(void) {
+    fresh_dir("locked");
+    char v1[512], v2[512], link[512], lock_path[600];
+    cf_filter *a = filter_with("in-v1"), *b = filter_with("in-v2");
+    REQUIRE(cf_save(a, in_dir(v1, sizeof v1, "v1.cf")) == CF_OK);
+    REQUIRE(cf_save(b, in_dir(v2, sizeof v2, "v2.cf")) == CF_OK);
+    REQUIRE(symlink("v1.cf", in_dir(link, sizeof link, "cur.cf")) == 0);
+    cf_file_lock *l1 = NULL, *l2 = NULL;
+    CHECK_STATUS(cf_lock_file(link, 0, NULL, &l1), CF_OK);
+    CHECK(strcmp(strrchr(cf_file_lock_path(l1), '/'), "/v1.cf") == 0);
+    /* The link flips while held: the save still goes to v1, v2 untouched. */
+    REQUIRE(unlink(link) == 0 && symlink("v2.cf", link) == 0);
+    REQUIRE(cf_insert(a, "saved", 5) == CF_OK);
+    CHECK_STATUS(cf_save_locked(a, l1), CF_OK);
+    CHECK(file_has(v1, "saved") && !file_has(v2, "saved") && file_has(v2, "in-v2"));
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+
+    /* The lock file is removed while l1 holds it: l2 locks a new one, and
+     * l1's save is refused, leaving l2's. */
+    snprintf(lock_path, sizeof lock_path, "%s.lock", v1);
+    REQUIRE(unlink(lock_path) == 0);
+    CHECK_STATUS(cf_lock_file(v1, 0, NULL, &l2), CF_OK);
+    cf_filter *c = filter_with("second");
+    CHECK_STATUS(cf_save_locked(c, l2), CF_OK);
+    REQUIRE(cf_insert(a, "first", 5) == CF_OK);
+    CHECK_STATUS(cf_save_locked(a, l1), CF_E_LOCKED);
+    CHECK(file_has(v1, "second") && !file_has(v1, "first"));
+    /* A concurrent filter saves through the same check. */
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1000;
+    cfg.flags = CF_CONCURRENT;
+    cf_filter *cc;
+    REQUIRE(cf_new(&cfg, &cc) == CF_OK);
+    CHECK_STATUS(cf_save_locked(cc, l1), CF_E_LOCKED);
+    CHECK_STATUS(cf_save_locked(cc, l2), CF_OK);
+    CHECK_STATUS(cf_save_locked(NULL, l2), CF_E_PARAM);
+    CHECK_STATUS(cf_save_locked(cc, NULL), CF_E_PARAM);
+    CHECK(cf_file_lock_path(NULL) == NULL);
+    cf_unlock_file(l1), cf_unlock_file(l2);
+    CHECK_EQ(entries(NULL, NULL), 4); /* v1, v2, cur.cf, v1.cf.lock: no temp */
+
+    /* A lock taken for a file never written leaves no lock file. */
+    char never[512];
+    CHECK_STATUS(cf_lock_file(in_dir(never, sizeof never, "never.cf"), 0, NULL, &l1), CF_OK);
+    cf_unlock_file(l1);
+    CHECK_EQ(entries(NULL, NULL), 4);
+    cf_free(a), cf_free(b), cf_free(c), cf_free(cc);
+    remove_dir();
+}
+
+/* ---- a directory where the lock file cannot be created: EACCES, not the
+ * ENOENT of the read-only retry (as root, in a child that drops to nobody) */
+static void test_lock_read_only_dir(void) {
+    fresh_dir("rodir");
+    char path[512];
+    cf_filter *f = filter_with("k");
+    REQUIRE(cf_save(f, in_dir(path, sizeof path, "r.cf")) == CF_OK);
+    REQUIRE(chmod(dir, 0555) == 0);
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        cf_file_lock *l = NULL;
+        errno = 0;
+        cf_status s = cf_lock_file(path, 0, NULL, &l);
+        _exit(s == CF_E_IO && errno == EACCES ? 0 : 4);
+    }
+    int status;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
+    REQUIRE(chmod(dir, 0700) == 0);
+    cf_free(f);
+    remove_dir();
+}
+
 TEST_MAIN(TEST(test_null_keys), TEST(test_not_regular), TEST(test_save_through_symlink),
-          TEST(test_lock), TEST(test_dead_temps), TEST(test_killed_save))
+          TEST(test_lock), TEST(test_dead_temps), TEST(test_killed_save), TEST(test_save_locked),
+          TEST(test_lock_read_only_dir))

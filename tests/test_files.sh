@@ -115,6 +115,22 @@ expect 0 "$cuckoo" create "$dir/p.cf" --capacity 50
 expect 2 bash -c "seq 1 2000 | '$cuckoo' add '$dir/p.cf' 2>/dev/null"
 expect 0 bash -c "seq 1 2000 | '$cuckoo' add --grow '$dir/p.cf'"
 expect 0 bash -c "seq 1 2000 | '$cuckoo' query -q '$dir/p.cf'"
+# In-place growth (--grow=inplace): one table, format version 4; a plain file
+# cannot be made to grow in place; an unknown mode is refused.
+expect 0 "$cuckoo" create "$dir/ip.cf" --capacity 50 --fpp 0.01 --grow=inplace
+expect 0 bash -c "seq 1 5000 | '$cuckoo' add '$dir/ip.cf'"
+expect 0 bash -c "seq 1 5000 | '$cuckoo' query -q '$dir/ip.cf'"
+expect 0 "$cuckoo" delete "$dir/ip.cf" 17
+expect 0 bash -c "seq 18 5000 | '$cuckoo' query -q '$dir/ip.cf'"
+"$cuckoo" info "$dir/ip.cf" >"$dir/out" || fail "info on an in-place file"
+grep -q '^format version    4$' "$dir/out" || fail "in-place info: $(cat "$dir/out")"
+grep -q '^growth            in place: [0-9]* doublings' "$dir/out" || fail "in-place info: $(cat "$dir/out")"
+"$cuckoo" info --json "$dir/ip.cf" | grep -q '"growth_mode": "inplace"' || fail "in-place info --json"
+expect 0 bash -c "seq 1 3000 | '$cuckoo' build '$dir/ipb.cf' --capacity 10 --grow=inplace"
+expect 0 bash -c "seq 1 3000 | '$cuckoo' query -q '$dir/ipb.cf'"
+expect 2 "$cuckoo" create "$dir/ipx.cf" --capacity 50 --grow=sideways; one_line_error
+expect 0 "$cuckoo" create "$dir/p2.cf" --capacity 50
+expect 2 bash -c "seq 1 2000 | '$cuckoo' add --grow=inplace '$dir/p2.cf'"; err_has "cannot grow in place"
 expect 0 bash -c "yes same | head -100 | '$cuckoo' build '$dir/d.cf' --capacity 1000 --unique"
 "$cuckoo" count "$dir/d.cf" same >"$dir/out"
 [[ $(cat "$dir/out") == 1 ]] || fail "--unique build stored $(cat "$dir/out") copies"

@@ -31,8 +31,11 @@ static void usage(const char *cmd) {
          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
          "options:\n" SHAPE_HELP
          "  --grow                add tables as the filter fills (each twice the last),\n"
-         "                        keeping the FPP of all of them under --fpp\n" FORCE_HELP WAIT_HELP
-             HELP_HELP},
+         "                        keeping the FPP of all of them under --fpp; as\n"
+         "                        --grow=chain.  With --grow=inplace, one table that\n"
+         "                        doubles in place instead: lookups read two buckets at\n"
+         "                        any size (16- or 32-bit slots, FPP under --fpp)\n" FORCE_HELP
+             WAIT_HELP HELP_HELP},
         {"add", "usage: cuckoo add FILE [options] [KEY...]\n"
                 "Inserts each key.  All or nothing: if the filter fills, FILE is left\n"
                 "unchanged and the message names the key.  Through a symbolic link, the\n"
@@ -67,14 +70,15 @@ static void usage(const char *cmd) {
          "options:\n"
          "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
              KEYS_RULE},
-        {"build", "usage: cuckoo build FILE --capacity N [options] < keys\n"
-                  "Builds a filter from a stream of keys.  If it fills before the stream\n"
-                  "ends, reports how many keys fit and writes nothing, unless --grow.\n"
-                  "options:\n" SHAPE_HELP
-                  "  --unique              skip keys the filter already reports present\n"
-                  "  --grow                build a filter that adds tables as it fills (as\n"
-                  "                        create --grow)\n" FORCE_HELP KEYS_HELP WAIT_HELP
-                      HELP_HELP KEYS_RULE},
+        {"build",
+         "usage: cuckoo build FILE --capacity N [options] < keys\n"
+         "Builds a filter from a stream of keys.  If it fills before the stream\n"
+         "ends, reports how many keys fit and writes nothing, unless --grow.\n"
+         "options:\n" SHAPE_HELP
+         "  --unique              skip keys the filter already reports present\n"
+         "  --grow                build a filter that grows as it fills (as\n"
+         "                        create --grow; also --grow=chain, --grow=inplace)\n" FORCE_HELP
+             KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE},
         {"info", "usage: cuckoo info FILE [--json]\n"
                  "Prints every parameter and statistic, and verifies the checksum.\n"
                  "Exit 2 when the file fails verification.\n"
@@ -122,33 +126,51 @@ typedef struct adder {
     char where[160];      /* the failed key, for the message (files_key_where) */
 } adder;
 
-static bool add_one(void *ctx, const char *key, size_t len) {
+/* A batch of keys (files_for_each_batch): cf_insert_batch while all goes
+ * well; with --unique, or after a failure, one key at a time.  A failure
+ * keeps the key for the message; build (drain) goes on counting keys. */
+static bool add_batch(void *ctx, const files_batch *b) {
     adder *a = ctx;
-    a->seen++;
-    if (a->failure != CF_OK) return a->drain;
-    uint64_t h = cf_hash(a->f, key, len);
-    cf_status s = a->unique ? cf_insert_unique_hash(a->f, h) : cf_insert_hash(a->f, h);
-    if (s == CF_E_EXISTS) {
-        a->skipped++;
-        return true;
+    size_t from = 0;
+    cf_status batch = CF_OK; /* the status of key `from`, already tried */
+    if (!a->unique && a->failure == CF_OK) {
+        size_t done = 0;
+        batch = cf_insert_batch(a->f, b->hash, b->n, &done);
+        a->seen += done;
+        a->inserted += done;
+        if (batch == CF_OK) return true;
+        from = done;
     }
-    if (s == CF_OK) {
-        a->inserted++;
-        return true;
-    }
-    a->failure = s;
-    files_key_where(key, len, a->where, sizeof a->where);
-    if (s == CF_E_FULL) {
-        /* A key stored 2b times fills its two buckets at any size: that is
-         * not a full filter, and growing cannot help. */
-        cf_stats st;
-        cf_get_stats(a->f, &st);
-        if (cf_count_hash(a->f, h) >= 2 * (size_t)st.bucket_size) {
-            a->too_many_copies = true;
-            return false;
+    for (size_t i = from; i < b->n; i++) {
+        a->seen++;
+        if (a->failure != CF_OK) {
+            if (!a->drain) return false;
+            continue;
         }
+        cf_status s = i == from && batch != CF_OK ? batch
+                      : a->unique                 ? cf_insert_unique_hash(a->f, b->hash[i])
+                                                  : cf_insert_hash(a->f, b->hash[i]);
+        if (s == CF_E_EXISTS) {
+            a->skipped++;
+            continue;
+        }
+        if (s == CF_OK) {
+            a->inserted++;
+            continue;
+        }
+        a->failure = s;
+        files_key_where_at(b->pos[i], b->key[i], b->len[i], a->where, sizeof a->where);
+        if (s == CF_E_FULL) {
+            cf_stats st;
+            cf_get_stats(a->f, &st);
+            if (cf_count_hash(a->f, b->hash[i]) >= 2 * (size_t)st.bucket_size) {
+                a->too_many_copies = true;
+                return false;
+            }
+        }
+        if (!a->drain) return false;
     }
-    return a->drain;
+    return a->failure == CF_OK || a->drain;
 }
 
 /* The message for a failed add or build: which key, why, what to do. */
@@ -179,9 +201,16 @@ int cli_cmd_add(int argc, char **argv) {
     a.unique = o.unique;
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((a.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((a.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     cf_stats st;
     cf_get_stats(a.f, &st);
+    if (o.grow && !(st.flags & CF_GROW) && o.cfg.growth_mode == CF_GROWTH_INPLACE) {
+        cf_free(a.f);
+        files_unlock(lock);
+        return cli_error("%s: an existing table cannot grow in place (its slots have no room "
+                         "for the longer fingerprints): create it with --grow=inplace",
+                         o.file);
+    }
     if (o.grow && !(st.flags & CF_GROW)) {
         o.cfg.target_fpp = 0; /* the library's choice for a table made growable */
         cf_status s = cf_make_growable(&a.f, &o.cfg);
@@ -191,14 +220,14 @@ int cli_cmd_add(int argc, char **argv) {
             return cli_error("%s: cannot make it grow: %s", o.file, cf_strerror(s));
         }
     }
-    bool read_ok = files_for_each_key(&o, add_one, &a);
+    bool read_ok = files_for_each_batch(&o, a.f, add_batch, &a);
     files_keys_done();
     int rc = CLI_OK;
     if (!read_ok) {
         rc = CLI_ERROR;
     } else if (a.failure != CF_OK) {
         rc = add_failed(&a, o.file, "file unchanged");
-    } else if (!files_save(a.f, o.file)) {
+    } else if (!files_save_locked(a.f, lock, o.file)) {
         rc = CLI_ERROR;
     }
     files_unlock(lock);
@@ -222,7 +251,7 @@ int cli_cmd_build(int argc, char **argv) {
     a.drain = true;
     if (o.grow) o.cfg.flags |= CF_GROW;
     if ((a.f = files_new(&o)) == NULL) return CLI_ERROR;
-    bool read_ok = files_for_each_key(&o, add_one, &a);
+    bool read_ok = files_for_each_batch(&o, a.f, add_batch, &a);
     files_keys_done();
 
     int rc = CLI_OK;
@@ -274,13 +303,18 @@ static void print_answer(const querier *q, const char *key, size_t len, bool fou
         printf("\t%s%c", found ? "yes" : "no", end);
 }
 
-static bool query_one(void *ctx, const char *key, size_t len) {
+/* Answers a batch: cf_contains_batch for query, cf_count_hash for count. */
+static bool query_batch(void *ctx, const files_batch *b) {
     querier *q = ctx;
-    size_t n = q->with_counts ? cf_count(q->f, key, len) : 0;
-    bool found = q->with_counts ? n > 0 : cf_contains(q->f, key, len);
-    q->seen++;
-    q->missing += !found;
-    print_answer(q, key, len, found, n);
+    bool found[FILES_BATCH_KEYS];
+    if (!q->with_counts) cf_contains_batch(q->f, b->hash, b->n, found);
+    for (size_t i = 0; i < b->n; i++) {
+        size_t n = q->with_counts ? cf_count_hash(q->f, b->hash[i]) : 0;
+        bool yes = q->with_counts ? n > 0 : found[i];
+        q->missing += !yes;
+        print_answer(q, b->key[i], b->len[i], yes, n);
+    }
+    q->seen += b->n;
     return true;
 }
 
@@ -289,7 +323,7 @@ static int answer_all(const files_opts *o, bool with_counts) {
     cf_filter *f = files_map(o->file);
     if (f == NULL) return CLI_ERROR;
     querier q = {f, o, 0, 0, with_counts};
-    bool ok = files_for_each_key(o, query_one, &q);
+    bool ok = files_for_each_batch(o, f, query_batch, &q);
     files_keys_done();
     cf_free(f);
     if (!ok) return CLI_ERROR;
@@ -354,7 +388,7 @@ int cli_cmd_delete(int argc, char **argv) {
     deleter d = {0};
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
-    if ((d.f = files_load(o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if ((d.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
     bool ok = files_for_each_key(&o, delete_one, &d);
     files_keys_done();
     int rc = CLI_OK;
@@ -362,7 +396,7 @@ int cli_cmd_delete(int argc, char **argv) {
         rc = CLI_ERROR;
     } else if (d.failure != CF_OK) {
         rc = cli_error("%s: %s: %s; file unchanged", o.file, d.where, cf_strerror(d.failure));
-    } else if (!files_save(d.f, o.file)) {
+    } else if (!files_save_locked(d.f, lock, o.file)) {
         rc = CLI_ERROR;
     } else if (d.missing > 0) {
         fprintf(stderr, "cuckoo: %llu of %llu keys not found\n", (unsigned long long)d.missing,
@@ -435,8 +469,10 @@ int cli_cmd_info(int argc, char **argv) {
         files_json_string(stdout, check);
         if (st.flags & CF_GROW) {
             printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
-                   "\"fpp_bound\": %.6g",
-                   st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound);
+                   "\"fpp_bound\": %.6g, \"growth_mode\": \"%s\", \"doublings\": %llu",
+                   st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound,
+                   st.growth_mode == CF_GROWTH_INPLACE ? "inplace" : "chain",
+                   (unsigned long long)st.doublings);
             print_tables(f, st.tables, true);
         }
         printf("}\n");
@@ -461,7 +497,12 @@ int cli_cmd_info(int argc, char **argv) {
         printf("total kicks       %llu\n", (unsigned long long)st.total_kicks);
         printf("failed inserts    %llu\n", (unsigned long long)st.failed_inserts);
         printf("checksum          %s\n", check);
-        if (st.flags & CF_GROW) {
+        if (st.flags & CF_GROW && st.growth_mode == CF_GROWTH_INPLACE) {
+            printf("growth            in place: %llu doublings (FPP bound %.3g < target %.3g, "
+                   "max bytes %llu)\n",
+                   (unsigned long long)st.doublings, st.fpp_bound, st.target_fpp,
+                   (unsigned long long)st.max_bytes);
+        } else if (st.flags & CF_GROW) {
             printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
                    "%llu)\n",
                    st.tables, st.growth, st.fpp_bound, st.target_fpp,

@@ -8,7 +8,10 @@
  * was.  Parts must share their shape: the same --capacity (of the whole
  * set, not of the part) or --buckets, bucket size, width, seed and layout.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "files.h"
@@ -64,6 +67,13 @@ static int merge_failed(const char *out, const char *first, const cf_filter *dst
     return cli_error("%s: merging %s: %s; nothing written", out, path, cf_strerror(s));
 }
 
+/* True when a and b name one file: the same device and inode, however
+ * spelled ("./a.cf", "a.cf", a link or a hard link to it). */
+static bool same_file(const char *a, const char *b) {
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 int cli_cmd_merge(int argc, char **argv) {
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_WAIT, &o)) return CLI_ERROR;
@@ -71,19 +81,23 @@ int cli_cmd_merge(int argc, char **argv) {
     if (o.nkeys < 1) return cli_error("merge: wants OUT and at least one IN (see --help)");
     const char *out = o.file;
     bool out_is_input = false;
-    for (int i = 0; i < o.nkeys; i++) out_is_input |= strcmp(o.keys[i], out) == 0;
+    for (int i = 0; i < o.nkeys; i++) out_is_input |= same_file(o.keys[i], out);
     if (!out_is_input && !files_may_replace(out, o.force)) return CLI_ERROR;
 
     /* OUT read as an input is a read-modify-write: locked from before the
-     * load until after the save, like add.  Otherwise files_replace locks
+     * load until after the save, like add, and the inputs that are OUT are
+     * read from the file the lock resolved.  Otherwise files_replace locks
      * around the save, like build. */
     cf_file_lock *lock = NULL;
     if (out_is_input && (lock = files_lock(out, o.wait_ms)) == NULL) return CLI_ERROR;
-    cf_filter *dst = files_load(o.keys[0]);
+    cf_filter *dst = lock != NULL && same_file(o.keys[0], cf_file_lock_path(lock))
+                         ? files_load_locked(lock, o.keys[0])
+                         : files_load(o.keys[0]);
     if (dst == NULL) return files_unlock(lock), CLI_ERROR;
     int rc = CLI_OK;
     for (int i = 1; i < o.nkeys && rc == CLI_OK; i++) {
-        cf_filter *src = files_map(o.keys[i]);
+        bool is_out = lock != NULL && same_file(o.keys[i], cf_file_lock_path(lock));
+        cf_filter *src = files_map(is_out ? cf_file_lock_path(lock) : o.keys[i]);
         if (src == NULL) {
             rc = CLI_ERROR;
             break;
@@ -92,7 +106,8 @@ int cli_cmd_merge(int argc, char **argv) {
         if (s != CF_OK) rc = merge_failed(out, o.keys[0], dst, o.keys[i], src, s);
         cf_free(src);
     }
-    if (rc == CLI_OK && !(out_is_input ? files_save(dst, out) : files_replace(dst, &o)))
+    if (rc == CLI_OK &&
+        !(out_is_input ? files_save_locked(dst, lock, out) : files_replace(dst, &o)))
         rc = CLI_ERROR;
     files_unlock(lock);
     cf_free(dst);

@@ -34,23 +34,27 @@
 #include "cuckoofilter.h"
 #include "files.h"
 #include "files_help.h"
+#include "redis_io.h"
 
 #define IO_DEFAULT_CHUNK ((uint64_t)1 << 20)
 #define IO_MAX_BODY ((uint64_t)1 << 39)
 
 static void usage_export(void) {
-    fputs(
-        "usage: cuckoo export FILE KEY [options]\n"
-        "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
-        "`redis-cli --pipe`.\n"
-        "options:\n"
-        "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
-            CFR_MAX_EXPANSION) "\n"
-                               "                        (default 1)\n"
-                               "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
-                               "MiB)\n"
-                               "  --output OUT          write to OUT instead of stdout\n" HELP_HELP,
-        stdout);
+    fputs("usage: cuckoo export FILE KEY [options]\n"
+          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
+          "`redis-cli --pipe`.\n"
+          "options:\n"
+          "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
+              CFR_MAX_EXPANSION) "\n"
+                                 "                        (default 1)\n"
+                                 "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
+                                 "MiB)\n"
+                                 "  --output OUT          write to OUT instead of stdout\n"
+                                 "  --shards S            split into a sharded filter's S shards, "
+                                 "for a\n"
+                                 "                        Redis Cluster (cuckoo export --shards 1 "
+                                 "--help)\n" HELP_HELP,
+          stdout);
 }
 
 static void usage_import(void) {
@@ -60,8 +64,9 @@ static void usage_import(void) {
         "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
         "Other commands are skipped.  The key must hold one sub-filter.\n"
         "options:\n"
-        "  --key KEY             take KEY's chunks when the stream holds several keys\n" FORCE_HELP
-            WAIT_HELP HELP_HELP,
+        "  --key KEY             take KEY's chunks when the stream holds several keys\n"
+        "  --shards              a sharded filter's shards into a directory\n"
+        "                        (cuckoo import --shards --help)\n" FORCE_HELP WAIT_HELP HELP_HELP,
         stdout);
 }
 
@@ -82,8 +87,8 @@ static bool put_loadchunk(FILE *out, const char *key, long long it, const void *
 /* Writes f's dump to out.  A failed write stops it and stays in out's error
  * flag, for one message from the caller (the --output check, or cli_finish
  * for stdout). */
-static int export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
-                         FILE *out) {
+int redis_io_export_filter(const cf_filter *f, const char *key, uint32_t expansion, size_t chunk,
+                           FILE *out) {
     uint64_t len = cf_serialized_size(f), flags = 0;
     cf_stats first;
     cf_table_stats(f, 0, &first);
@@ -109,6 +114,7 @@ static int export_filter(const cf_filter *f, const char *key, uint32_t expansion
 }
 
 int cli_cmd_export(int argc, char **argv) {
+    if (redis_io_has_shards(argc, argv)) return cli_cmd_export_shards(argc, argv);
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_EXPORT, &o)) return CLI_ERROR;
     if (o.help) return usage_export(), CLI_OK;
@@ -126,6 +132,12 @@ int cli_cmd_export(int argc, char **argv) {
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
+    if (st.growth_mode == CF_GROWTH_INPLACE) {
+        cf_free(f);
+        return cli_error("export: %s grows in place (format version 4), which the Redis module "
+                         "does not load yet",
+                         o.file);
+    }
     /* A grown file keeps growing by its own factor: that is the key's
      * EXPANSION (the module refuses any other). */
     if (st.flags & CF_GROW) {
@@ -141,7 +153,7 @@ int cli_cmd_export(int argc, char **argv) {
         cf_free(f);
         return cli_error("%s: cannot open for writing", output);
     }
-    int rc = export_filter(f, key, expansion, (size_t)chunk, out);
+    int rc = redis_io_export_filter(f, key, expansion, (size_t)chunk, out);
     cf_free(f);
     if (output) {
         bool write_failed = ferror(out) != 0; /* fclose may not say it again */
@@ -153,7 +165,7 @@ int cli_cmd_export(int argc, char **argv) {
 /* ---------------------------------------------------------------- import */
 
 /* Reads "<c><decimal>\r\n"; false on anything else. */
-static bool read_prefixed(FILE *in, char c, uint64_t *out) {
+bool redis_io_read_prefixed(FILE *in, char c, uint64_t *out) {
     int ch = fgetc(in);
     if (ch != c) return false;
     uint64_t v = 0;
@@ -168,9 +180,9 @@ static bool read_prefixed(FILE *in, char c, uint64_t *out) {
 }
 
 /* One bulk string, into a new buffer (free it). */
-static uint8_t *read_bulk(FILE *in, size_t *len) {
+uint8_t *redis_io_read_bulk(FILE *in, size_t *len) {
     uint64_t n;
-    if (!read_prefixed(in, '$', &n) || n > FILES_MAX_BULK) return NULL;
+    if (!redis_io_read_prefixed(in, '$', &n) || n > FILES_MAX_BULK) return NULL;
     uint8_t *p = malloc(n + 1);
     if (!p) return NULL;
     if (fread(p, 1, n, in) != n || fgetc(in) != '\r' || fgetc(in) != '\n') {
@@ -245,14 +257,14 @@ static int read_stream(FILE *in, importer *im) {
     while ((ch = fgetc(in)) != EOF) {
         ungetc(ch, in);
         uint64_t nargs;
-        if (!read_prefixed(in, '*', &nargs) || nargs == 0 || nargs > 1024)
+        if (!redis_io_read_prefixed(in, '*', &nargs) || nargs == 0 || nargs > 65536)
             return cli_error("import: the input is not a stream of Redis commands");
         uint8_t *args[4] = {NULL, NULL, NULL, NULL};
         size_t lens[4] = {0, 0, 0, 0};
         bool ok = true;
         for (uint64_t i = 0; i < nargs && ok; i++) {
             size_t n;
-            uint8_t *a = read_bulk(in, &n);
+            uint8_t *a = redis_io_read_bulk(in, &n);
             ok = a != NULL;
             if (ok && i < 4) {
                 args[i] = a;
@@ -288,7 +300,19 @@ static int import_to(const importer *im, const files_opts *o) {
     return ok ? CLI_OK : CLI_ERROR;
 }
 
+/* Reads key's chunks from in and writes its filter as o->file. */
+int redis_io_import_key(FILE *in, const char *key, const files_opts *o) {
+    importer im = {0};
+    im.want_key = key;
+    int rc = read_stream(in, &im);
+    if (rc == CLI_OK) rc = import_to(&im, o);
+    free(im.key);
+    free(im.body);
+    return rc;
+}
+
 int cli_cmd_import(int argc, char **argv) {
+    if (redis_io_has_shards(argc, argv)) return cli_cmd_import_shards(argc, argv);
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_WAIT | FILES_OPT_IMPORT, &o))
         return CLI_ERROR;

@@ -73,6 +73,37 @@ bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx);
 /* Ends the progress line, if one was shown, and closes --keys FILE. */
 void files_keys_done(void);
 
+/* Keys in batches, for the commands that take many (build, add, query;
+ * files_batch.c).  key[i] (len[i] bytes, not NUL-terminated) is the key of
+ * line or record pos[i] (argument pos[i] for command-line keys), and
+ * hash[i] = cf_hash(f, key[i], len[i]).  Valid during the call only. */
+enum { FILES_BATCH_KEYS = 8192 };
+typedef struct files_batch {
+    size_t n;
+    const char *key[FILES_BATCH_KEYS];
+    size_t len[FILES_BATCH_KEYS];
+    uint64_t hash[FILES_BATCH_KEYS];
+    uint64_t pos[FILES_BATCH_KEYS];
+} files_batch;
+typedef bool (*files_batch_fn)(void *ctx, const files_batch *b);
+
+/* As files_for_each_key (the same keys, the same rules), a batch at a time:
+ * a stream is read, split and hashed by a second thread while fn works on
+ * the batch before, so parsing overlaps with inserting or looking up.
+ * Shows progress (keys, rate, ETA) on stderr when it is a terminal and the
+ * input takes more than a second.  f must stay valid and unchanged in its
+ * hash (cf_hash) for the whole call. */
+bool files_for_each_batch(const files_opts *o, const cf_filter *f, files_batch_fn fn, void *ctx);
+
+/* files_key_where for the key at line/record (or argument) position. */
+void files_key_where_at(uint64_t position, const char *key, size_t len, char *buf, size_t cap);
+
+/* files_keys.c's stream (stdin or --keys FILE), opened once; *size is a
+ * regular file's size, else 0.  NULL after printing the error. */
+FILE *files_keys_stream(const files_opts *o, long long *size);
+/* Prints "reading keys from ... failed: <err>". */
+void files_keys_stream_error(const files_opts *o, int err);
+
 /* Writes "line 42299 (key 'abc...')" for the key being handled: where it
  * came from and the key, shortened and escaped, for messages. */
 void files_key_where(const char *key, size_t len, char *buf, size_t cap);
@@ -100,6 +131,14 @@ cf_filter *files_map_checked(const char *path, cf_status *verified);
 
 /* Saves atomically; prints the error and returns false on failure. */
 bool files_save(const cf_filter *f, const char *path);
+
+/* Under a lock (files_lock): load and save the one file the lock resolved
+ * (cf_file_lock_path), never the name again, so a symbolic link retargeted
+ * meanwhile cannot redirect the save to a file whose lock is not held.  The
+ * save re-checks the lock before its rename (cf_save_locked).  Messages
+ * name shown (the user's spelling).  As files_load and files_save. */
+cf_filter *files_load_locked(const cf_file_lock *l, const char *shown);
+bool files_save_locked(const cf_filter *f, const cf_file_lock *l, const char *shown);
 
 /* files_lock.c: commands that write a file take its lock (cf_lock_file)
  * first, so concurrent writers lose nothing; a read-modify-write (add,

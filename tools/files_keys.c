@@ -93,6 +93,29 @@ static bool read_stream(const files_opts *o, files_key_fn fn, void *ctx) {
     return ok;
 }
 
+/* Opens the key stream once (kept for later calls); NULL after an error. */
+static FILE *stream_of(const files_opts *o) {
+    if (src.in == NULL) {
+        if ((src.in = open_keys(o)) == NULL) return NULL;
+        src.unit = o->nul ? "record" : "line";
+        src.progress = isatty(STDERR_FILENO);
+        struct stat st;
+        if (fstat(fileno(src.in), &st) == 0 && S_ISREG(st.st_mode)) src.size = st.st_size;
+    }
+    return src.in;
+}
+
+FILE *files_keys_stream(const files_opts *o, long long *size) {
+    FILE *in = stream_of(o);
+    *size = src.size;
+    return in;
+}
+
+void files_keys_stream_error(const files_opts *o, int err) {
+    const char *name = src.in == stdin ? "stdin" : o->keys_file;
+    cli_error("reading keys from %s failed: %s", name, strerror(err));
+}
+
 bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx) {
     if (o->nkeys > 0) {
         src.unit = "argument";
@@ -104,13 +127,7 @@ bool files_for_each_key(const files_opts *o, files_key_fn fn, void *ctx) {
     }
     /* Opened on the first call and kept: a caller whose fn stopped early
      * may call again to go on with the rest of the stream. */
-    if (src.in == NULL) {
-        if ((src.in = open_keys(o)) == NULL) return false;
-        src.unit = o->nul ? "record" : "line";
-        src.progress = isatty(STDERR_FILENO);
-        struct stat st;
-        if (fstat(fileno(src.in), &st) == 0 && S_ISREG(st.st_mode)) src.size = st.st_size;
-    }
+    if (stream_of(o) == NULL) return false;
     return read_stream(o, fn, ctx);
 }
 
@@ -122,10 +139,14 @@ void files_keys_done(void) {
 }
 
 void files_key_where(const char *key, size_t len, char *buf, size_t cap) {
+    files_key_where_at(src.position, key, len, buf, cap);
+}
+
+void files_key_where_at(uint64_t position, const char *key, size_t len, char *buf, size_t cap) {
     /* Enough of the key to recognise it; bytes a terminal would act on are
      * escaped, so the message stays one line. */
     enum { SHOWN = 40 };
-    int w = snprintf(buf, cap, "%s %llu (key '", src.unit, (unsigned long long)src.position);
+    int w = snprintf(buf, cap, "%s %llu (key '", src.unit, (unsigned long long)position);
     size_t at = w < 0 ? 0 : (size_t)w;
     for (size_t i = 0; i < len && i < SHOWN && at + 8 < cap; i++) {
         unsigned char c = (unsigned char)key[i];

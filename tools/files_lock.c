@@ -28,6 +28,10 @@ static cf_file_lock *lock_or_say(const char *path, int wait_ms) {
         cli_error("%s: %s (gave up after --wait %.3g)", path, cf_strerror(s), wait_ms / 1000.0);
     else if (s == CF_E_NOT_REGULAR && files_not_regular(path) != NULL)
         cli_error("%s %s, not a regular file (not a filter file)", path, files_not_regular(path));
+    else if (s == CF_E_NOT_REGULAR) /* the file is fine: its lock file is not */
+        cli_error("%s: its lock file (FILE.lock, beside the link's target for a link) is not a "
+                  "regular file; remove it",
+                  path);
     else if (s == CF_E_IO && err != 0)
         cli_error("%s: cannot lock: %s", path, strerror(err));
     else if (s != CF_OK)
@@ -47,27 +51,34 @@ void files_unlock(cf_file_lock *l) {
     cf_unlock_file(l);
 }
 
-bool files_may_replace(const char *path, bool force) {
+/* files_may_replace of path, messages naming shown. */
+static bool may_replace_as(const char *path, const char *shown, bool force) {
     struct stat st;
     if (stat(path, &st) != 0) {
         if (lstat(path, &st) == 0) /* a symbolic link to nowhere */
-            return cli_error("%s: the link's target does not exist", path), false;
+            return cli_error("%s: the link's target does not exist", shown), false;
         return true;
     }
     if (!S_ISREG(st.st_mode))
-        return cli_error("%s %s, not a regular file; never replaced", path,
+        return cli_error("%s %s, not a regular file; never replaced", shown,
                          files_not_regular(path)),
                false;
-    if (!force) return cli_error("%s exists (use --force to replace it)", path), false;
+    if (!force) return cli_error("%s exists (use --force to replace it)", shown), false;
     return true;
+}
+
+bool files_may_replace(const char *path, bool force) {
+    return may_replace_as(path, path, force);
 }
 
 bool files_replace(const cf_filter *f, const files_opts *o) {
     cf_file_lock *l = lock_or_say(o->file, o->wait_ms);
     if (l == NULL) return false;
     /* Checked again under the lock: another writer may have created the
-     * file since the command started. */
-    bool ok = files_may_replace(o->file, o->force) && files_save(f, o->file);
+     * file since the command started.  A failed save of a new file leaves
+     * no FILE.lock behind (cf_unlock_file removes it). */
+    bool ok =
+        may_replace_as(cf_file_lock_path(l), o->file, o->force) && files_save_locked(f, l, o->file);
     files_unlock(l);
     return ok;
 }

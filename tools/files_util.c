@@ -173,6 +173,16 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
             o->force = true;
         } else if ((accepted & FILES_OPT_GROW) && strcmp(a, "--grow") == 0) {
             o->grow = true;
+        } else if ((accepted & FILES_OPT_GROW) && strncmp(a, "--grow=", 7) == 0) {
+            if (strcmp(a + 7, "chain") == 0)
+                o->cfg.growth_mode = CF_GROWTH_CHAIN;
+            else if (strcmp(a + 7, "inplace") == 0)
+                o->cfg.growth_mode = CF_GROWTH_INPLACE;
+            else
+                return cli_error("%s: --grow=%s: the growth mode is 'chain' or 'inplace'", argv[0],
+                                 a + 7),
+                       false;
+            o->grow = true;
         } else if ((accepted & FILES_OPT_UNIQUE) && strcmp(a, "--unique") == 0) {
             o->unique = true;
         } else {
@@ -215,22 +225,30 @@ const char *files_not_regular(const char *path) {
  * usually left its reason there, which says more ("No such file ...").  A
  * directory or a device fails in ways ("input/output error", "truncated")
  * that hide the real mistake, so that is named first. */
-static void open_error(const char *path, cf_status s, int err) {
+static void open_error(const char *path, const char *shown, cf_status s, int err) {
     const char *what = files_not_regular(path);
     if (what != NULL)
-        cli_error("%s %s, not a regular file (not a filter file)", path, what);
+        cli_error("%s %s, not a regular file (not a filter file)", shown, what);
     else if (s == CF_E_IO && err != 0)
-        cli_error("%s: %s", path, strerror(err));
+        cli_error("%s: %s", shown, strerror(err));
     else
-        cli_error("%s: %s", path, cf_strerror(s));
+        cli_error("%s: %s", shown, cf_strerror(s));
 }
 
-cf_filter *files_load(const char *path) {
+static cf_filter *load_as(const char *path, const char *shown) {
     cf_filter *f = NULL;
     errno = 0;
     cf_status s = cf_load(path, NULL, &f);
-    if (s != CF_OK) open_error(path, s, errno);
+    if (s != CF_OK) open_error(path, shown, s, errno);
     return f;
+}
+
+cf_filter *files_load(const char *path) {
+    return load_as(path, path);
+}
+
+cf_filter *files_load_locked(const cf_file_lock *l, const char *shown) {
+    return load_as(cf_file_lock_path(l), shown);
 }
 
 cf_filter *files_map(const char *path) {
@@ -238,7 +256,7 @@ cf_filter *files_map(const char *path) {
     errno = 0;
     cf_status s = cf_map(path, false, &f);
     if (s != CF_OK)
-        open_error(path, s, errno);
+        open_error(path, path, s, errno);
     else
         files_guard_mapping(path);
     return f;
@@ -257,18 +275,32 @@ cf_filter *files_map_checked(const char *path, cf_status *verified) {
     return files_map(path);
 }
 
-bool files_save(const cf_filter *f, const char *path) {
+/* cf_save, or with l cf_save_locked, with the error printed naming shown. */
+static bool save_as(const cf_filter *f, const cf_file_lock *l, const char *path,
+                    const char *shown) {
     const char *what = files_not_regular(path);
     if (what != NULL)
-        return cli_error("%s %s, not a regular file; nothing written", path, what), false;
+        return cli_error("%s %s, not a regular file; nothing written", shown, what), false;
     errno = 0;
-    cf_status s = cf_save(f, path);
+    cf_status s = l != NULL ? cf_save_locked(f, l) : cf_save(f, path);
     int err = errno;
-    if (s == CF_E_IO && err != 0)
-        cli_error("%s: cannot write: %s", path, strerror(err));
+    if (s == CF_E_LOCKED && l != NULL)
+        cli_error("%s: its lock file was removed or replaced while this command held it "
+                  "(another writer may be saving); nothing written: run the command again",
+                  shown);
+    else if (s == CF_E_IO && err != 0)
+        cli_error("%s: cannot write: %s", shown, strerror(err));
     else if (s != CF_OK)
-        cli_error("%s: cannot write: %s", path, cf_strerror(s));
+        cli_error("%s: cannot write: %s", shown, cf_strerror(s));
     return s == CF_OK;
+}
+
+bool files_save(const cf_filter *f, const char *path) {
+    return save_as(f, NULL, path, path);
+}
+
+bool files_save_locked(const cf_filter *f, const cf_file_lock *l, const char *shown) {
+    return save_as(f, l, cf_file_lock_path(l), shown);
 }
 
 void files_json_bytes(FILE *out, const char *s, size_t len) {

@@ -32,6 +32,13 @@ typedef struct cfpy_key {
 int cfpy_key_get(PyObject *obj, cfpy_key *k);
 void cfpy_key_release(cfpy_key *k);
 
+/* key_func(obj) (a new reference), or obj itself (a new reference) when
+ * key_func is NULL; NULL with an exception. */
+PyObject *cfpy_key_apply(PyObject *key_func, PyObject *obj);
+
+/* Checks a key= argument: None (stored as NULL) or a callable. */
+int cfpy_key_func_arg(PyObject *arg, PyObject **out);
+
 /* --------------------------------------------------------------- errors */
 
 extern PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
@@ -51,7 +58,7 @@ int cfpy_errors_init(PyObject *module);
 /* --------------------------------------------------------------- objects */
 
 typedef struct cfpy_filter {
-    PyObject_HEAD cf_filter *f;
+    PyObject_HEAD cf_filter *f; /* NULL once close() has run */
     /* Held while the GIL is released around work on f (bulk calls, files):
      * without CF_CONCURRENT the library needs writers serialised, and the
      * GIL no longer does it then.  `busy` (read and written only with the
@@ -59,10 +66,18 @@ typedef struct cfpy_filter {
      * single-key call pays for a flag test, not a lock. */
     PyThread_type_lock lock;
     int busy;
+    /* The key= function (NULL: keys are used as they are). */
+    PyObject *key_func;
+    /* A mapped filter's path (NULL otherwise): its table is the file's
+     * pages, so its reads run under cfpy_guarded (SIGBUS). */
+    PyObject *mapped;
+    PyObject *weakrefs;
 } cfpy_filter;
 
 typedef struct cfpy_bloom {
     PyObject_HEAD cf_bloom *b;
+    PyObject *key_func;
+    PyObject *weakrefs;
 } cfpy_bloom;
 
 extern PyTypeObject cfpy_FilterType, cfpy_BloomType;
@@ -72,9 +87,26 @@ extern PyTypeObject *cfpy_StatsType, *cfpy_BloomStatsType;
  * callable without the GIL). */
 extern const cf_allocator cfpy_allocator;
 
-/* Wraps f (taking ownership) in a new object of type cls; frees f and
- * returns NULL on failure. */
-PyObject *cfpy_filter_wrap(PyTypeObject *cls, cf_filter *f);
+/* Wraps f (taking ownership) in a new object of type cls, with the key=
+ * function key_func (may be NULL) and, for a mapped filter, its path
+ * (mapped, may be NULL); frees f and returns NULL on failure. */
+PyObject *cfpy_filter_wrap(PyTypeObject *cls, cf_filter *f, PyObject *key_func, PyObject *mapped);
+
+/* 0, or -1 with ValueError when o has been closed. */
+int cfpy_check_open(cfpy_filter *o);
+
+/* ---------------------------------------------------------------- SIGBUS */
+
+/* Runs fn(arg), returning 0; for a mapped filter (o->mapped set) a SIGBUS
+ * raised meanwhile in this thread (its file truncated by another program)
+ * ends fn early and returns -1 with OSError set (call with the GIL held) or
+ * without it (released: the caller raises cfpy_raise_sigbus after taking
+ * it back).  fn must only read the filter and write memory it was given:
+ * it is abandoned midway. */
+int cfpy_guarded(const cfpy_filter *o, void (*fn)(void *), void *arg);
+PyObject *cfpy_raise_sigbus(const cfpy_filter *o);
+/* Installs the SIGBUS handler (at the first map()); -1 with OSError. */
+int cfpy_guard_install(void);
 
 /* Exclusive use of o->f for a section that releases the GIL (lock_begin
  * waits, with the GIL released, for another such section to end), and
@@ -95,13 +127,30 @@ PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused);
-PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *data);
+PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_filter_setstate(cfpy_filter *self, PyObject *state);
 PyObject *cfpy_filter_reduce(cfpy_filter *self, PyObject *unused);
 PyObject *cfpy_filter_copy(cfpy_filter *self, PyObject *unused);
 PyObject *cfpy_filter_deepcopy(cfpy_filter *self, PyObject *memo);
 PyObject *cfpy_filter_richcompare(PyObject *a, PyObject *b, int op);
+PyObject *cfpy_filter_merge(cfpy_filter *self, PyObject *other);
+PyObject *cfpy_filter_or(PyObject *a, PyObject *b);
+PyObject *cfpy_filter_ior(PyObject *a, PyObject *b);
+/* The filter's bytes (to_bytes) as a new in-memory cf_filter; NULL with an
+ * exception. */
+cf_filter *cfpy_filter_clone(cfpy_filter *self);
 extern const char cfpy_doc_update[], cfpy_doc_contains_many[], cfpy_doc_save[], cfpy_doc_load[],
-    cfpy_doc_map[], cfpy_doc_to_bytes[], cfpy_doc_from_bytes[];
+    cfpy_doc_map[], cfpy_doc_to_bytes[], cfpy_doc_from_bytes[], cfpy_doc_merge[];
+
+/* BloomFilter's bulk calls (cfpy_batch.c). */
+PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys);
+PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys);
+extern const char cfpy_doc_bloom_update[], cfpy_doc_bloom_contains_many[];
+
+/* Builds CuckooFilter's config from the constructor's arguments and
+ * creates the filter, explaining a refusal by naming the option and why
+ * (cfpy_options.c).  Returns NULL with the exception set. */
+cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func);
 
 /* Reads a Python int into an unsigned field no larger than max; returns 0,
  * or -1 with ValueError (negative or above max) or TypeError set. */

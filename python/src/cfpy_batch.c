@@ -7,30 +7,53 @@
  * hashes the chunk and runs its batched insert or lookup, which keeps many
  * memory reads in flight:
  *
- *   iterable ──GIL held──► [span span span ...] ──GIL released──► hashes ──► cf_*_batch
+ *   iterable ──GIL held──► [span span span ...] ──GIL released──► for each 2,048:
+ *                                                                   hashes ──► cf_*_batch
  *
  * With hashes=True the argument is a buffer of 64-bit hashes (as returned by
- * CuckooFilter.hash), handed to the library as is.
+ * CuckooFilter.hash), handed to the library as is, in runs of CFPY_RUN.
+ *
+ * Between chunks (and runs) the thread takes pending signals
+ * (PyErr_CheckSignals), so Ctrl-C stops a long call: the keys of the
+ * chunks done stay inserted, in order, a prefix of the argument.
+ *
+ * BloomFilter's update() and contains_many() read keys the same way but
+ * keep the GIL: a Bloom filter has no lock of its own, and its adds are
+ * too cheap per key for the release to pay.
  */
 #include "cfpy.h"
 
 #include <stdint.h>
 #include <string.h>
 
-/* Keys per chunk: large enough that releasing the GIL is noise beside the
- * work, small enough that the chunk's arrays stay in cache. */
-#define CFPY_CHUNK 2048
+/* Keys per chunk, at most: the GIL is released once per chunk, and taking
+ * it back costs up to the interpreter's switch interval (5 ms) when another
+ * thread is busy, so chunks are long (2,048-key chunks made a busy thread
+ * beside update() cost 3-5x).  Not longer: the keys' bytes are read twice
+ * (with the GIL, then hashed without it) and must mostly still be in cache
+ * (262,144-key chunks cost 30% more CPU per key than 65,536).  A chunk's
+ * arrays take 33 bytes a key: a call with fewer keys (len() or
+ * __length_hint__) gets arrays of its size, and one whose length is unknown
+ * starts at CFPY_CHUNK_FIRST keys and grows 4x per chunk. */
+#define CFPY_CHUNK 65536
+#define CFPY_CHUNK_FIRST 4096
+/* Keys hashed and handed to the library at a time within a chunk (with the
+ * GIL released all along): their hashes stay in the L1 cache between the
+ * hashing and the batched insert or lookup. */
+#define CFPY_SUB 2048
+/* Hashes per run with hashes=True (8 bytes each, read in place). */
+#define CFPY_RUN (1u << 20)
 
 typedef struct chunk {
-    size_t n;
-    const void *ptr[CFPY_CHUNK];
-    size_t len[CFPY_CHUNK];
-    uint64_t hash[CFPY_CHUNK];
-    unsigned char word[CFPY_CHUNK][8];
-    PyObject *owner[CFPY_CHUNK];
+    size_t n, cap;
+    const void **ptr;
+    size_t *len;
+    uint64_t hash[CFPY_SUB]; /* of the sub-chunk being run */
+    unsigned char (*word)[8];
+    PyObject **owner;
+    bool *found;
     Py_buffer *views; /* allocated for the first buffer key */
     size_t nviews;
-    bool found[CFPY_CHUNK];
 } chunk;
 
 static void chunk_release(chunk *c) {
@@ -40,17 +63,54 @@ static void chunk_release(chunk *c) {
     c->nviews = 0;
 }
 
-static int chunk_push(chunk *c, PyObject *obj) {
+static void chunk_free(chunk *c) {
+    PyMem_Free(c->ptr);
+    PyMem_Free(c->len);
+    PyMem_Free(c->word);
+    PyMem_Free(c->owner);
+    PyMem_Free(c->found);
+    PyMem_Free(c->views);
+}
+
+/* Arrays for cap keys; 0, or -1 with MemoryError. */
+static int chunk_init(chunk *c, size_t cap) {
+    c->n = c->nviews = 0;
+    c->ptr = NULL;
+    c->len = NULL;
+    c->word = NULL;
+    c->owner = NULL;
+    c->found = NULL;
+    c->views = NULL;
+    c->cap = cap;
+    c->ptr = PyMem_Malloc(cap * sizeof *c->ptr);
+    c->len = PyMem_Malloc(cap * sizeof *c->len);
+    c->word = PyMem_Malloc(cap * sizeof *c->word);
+    c->owner = PyMem_Malloc(cap * sizeof *c->owner);
+    c->found = PyMem_Malloc(cap * sizeof *c->found);
+    if (c->ptr && c->len && c->word && c->owner && c->found) return 0;
+    chunk_free(c);
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* Adds the key obj (after key_func, if any) to c; 0, or -1 with an exception. */
+static int chunk_push(chunk *c, PyObject *key_func, PyObject *obj) {
+    PyObject *key = cfpy_key_apply(key_func, obj);
+    if (key == NULL) return -1;
     cfpy_key k;
-    if (cfpy_key_get(obj, &k) < 0) return -1;
+    if (cfpy_key_get(key, &k) < 0) {
+        Py_DECREF(key);
+        return -1;
+    }
     size_t i = c->n;
     if (k.ptr == k.word) {
         memcpy(c->word[i], k.word, 8);
         k.ptr = c->word[i];
     } else if (k.view.obj != NULL) {
-        if (c->views == NULL) c->views = PyMem_Malloc(CFPY_CHUNK * sizeof(Py_buffer));
+        if (c->views == NULL) c->views = PyMem_Malloc(c->cap * sizeof(Py_buffer));
         if (c->views == NULL) {
             cfpy_key_release(&k);
+            Py_DECREF(key);
             PyErr_NoMemory();
             return -1;
         }
@@ -58,27 +118,23 @@ static int chunk_push(chunk *c, PyObject *obj) {
     }
     c->ptr[i] = k.ptr;
     c->len[i] = k.len;
-    c->owner[i] = Py_NewRef(obj);
+    c->owner[i] = key; /* keeps the bytes alive */
     c->n = i + 1;
     return 0;
 }
 
-/* Reads up to CFPY_CHUNK keys; returns how many, or -1 with an exception.
- * Steals nothing; c is empty on entry. */
-static Py_ssize_t chunk_fill(chunk *c, PyObject *it) {
-    while (c->n < CFPY_CHUNK) {
+/* Reads up to c->cap keys; returns how many, or -1 with an exception.
+ * c is empty on entry. */
+static Py_ssize_t chunk_fill(chunk *c, PyObject *key_func, PyObject *it) {
+    while (c->n < c->cap) {
         PyObject *obj = PyIter_Next(it);
         if (obj == NULL) break;
-        int r = chunk_push(c, obj);
+        int r = chunk_push(c, key_func, obj);
         Py_DECREF(obj);
         if (r < 0) return -1;
     }
     if (PyErr_Occurred()) return -1;
     return (Py_ssize_t)c->n;
-}
-
-static void chunk_hash(const cf_filter *f, chunk *c) {
-    for (size_t i = 0; i < c->n; i++) c->hash[i] = cf_hash(f, c->ptr[i], c->len[i]);
 }
 
 /* ---------------------------------------------------------- hash buffers */
@@ -150,10 +206,13 @@ static PyObject *raise_full(cf_status s, size_t inserted) {
     return NULL;
 }
 
-/* One call of update() or contains_many(): the library's batched insert or
- * lookup, run on each run of hashes its argument gives (a chunk of keys,
- * or the whole buffer with hashes=True). */
+/* One call of update() or contains_many(), on a CuckooFilter (filter) or a
+ * BloomFilter (bloom): the batched insert or lookup, run on each run of
+ * hashes its argument gives (a chunk of keys, or a run of the buffer with
+ * hashes=True). */
 typedef struct batch {
+    cfpy_filter *filter;
+    cfpy_bloom *bloom;
     bool lookup;       /* contains_many(), else update() */
     size_t inserted;   /* update(): the keys of this call that went in */
     PyObject *answers; /* contains_many(): the list so far; NULL before the first run */
@@ -173,40 +232,105 @@ static int add_answers(batch *b, const bool *found, size_t n) {
     return 0;
 }
 
-/* Runs b on h[0..n) (after hashing c's keys into h, when c is not NULL)
- * with the filter locked and the GIL released, then records the outcome;
- * found has room for n answers when b is a lookup.  Returns 0, or -1 with
- * an exception (FilterFullError carrying b->inserted). */
-static int batch_run(cfpy_filter *self, batch *b, chunk *c, const uint64_t *h, size_t n,
-                     bool *found) {
-    size_t inserted = 0;
-    cf_status s = CF_OK;
+/* The library's part of a run, with the GIL released (and, for a mapped
+ * filter, under cfpy_guarded: a lookup is all a mapped filter allows). */
+typedef struct run_call {
+    const cf_filter *f;
+    chunk *c;
+    const uint64_t *h;
+    size_t n;
+    bool *found;
+    cf_status s;
+    size_t inserted;
+    bool lookup;
+} run_call;
+
+static void do_run(void *p) {
+    run_call *r = p;
+    chunk *c = r->c;
+    if (c == NULL) { /* hashes=True */
+        if (r->lookup)
+            cf_contains_batch(r->f, r->h, r->n, r->found);
+        else
+            r->s = cf_insert_batch((cf_filter *)r->f, r->h, r->n, &r->inserted);
+        return;
+    }
+    for (size_t at = 0; at < c->n; at += CFPY_SUB) {
+        size_t n = c->n - at < CFPY_SUB ? c->n - at : CFPY_SUB, done = 0;
+        for (size_t i = 0; i < n; i++) c->hash[i] = cf_hash(r->f, c->ptr[at + i], c->len[at + i]);
+        if (r->lookup) {
+            cf_contains_batch(r->f, c->hash, n, r->found + at);
+            continue;
+        }
+        r->s = cf_insert_batch((cf_filter *)r->f, c->hash, n, &done);
+        r->inserted += done;
+        if (r->s != CF_OK) return;
+    }
+}
+
+/* A Bloom filter's run, with the GIL held. */
+static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, size_t n,
+                      bool *found) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = c != NULL ? cf_bloom_hash(bl, c->ptr[i], c->len[i]) : h[i];
+        if (lookup)
+            found[i] = cf_bloom_contains_hash(bl, x);
+        else
+            cf_bloom_add_hash(bl, x);
+    }
+}
+
+/* Runs b on c's n keys (c not NULL), or on the hashes h[0..n), then
+ * records the outcome; found has room for n answers when b is a lookup.  Returns 0, or -1 with an exception (FilterFullError carrying
+ * b->inserted; OSError for a mapped file that shrank). */
+static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *found) {
+    if (b->bloom != NULL) {
+        bloom_run(b->bloom->b, b->lookup, c, h, n, found);
+        if (!b->lookup) b->inserted += n;
+        return b->lookup ? add_answers(b, found, n) : 0;
+    }
+    cfpy_filter *self = b->filter;
+    run_call r = {.c = c, .h = h, .n = n, .found = found, .s = CF_OK, .lookup = b->lookup};
+    int bad = 0;
     cfpy_lock_begin(self);
-    Py_BEGIN_ALLOW_THREADS if (c != NULL) chunk_hash(self->f, c);
-    if (b->lookup)
-        cf_contains_batch(self->f, h, n, found);
-    else
-        s = cf_insert_batch(self->f, h, n, &inserted);
+    if (self->f == NULL) { /* closed while this thread waited for the lock */
+        cfpy_lock_end(self);
+        return cfpy_check_open(self);
+    }
+    r.f = self->f;
+    Py_BEGIN_ALLOW_THREADS bad = cfpy_guarded(self, do_run, &r);
     Py_END_ALLOW_THREADS cfpy_lock_end(self);
+    if (bad) {
+        cfpy_raise_sigbus(self);
+        return -1;
+    }
     if (b->lookup) return add_answers(b, found, n);
-    b->inserted += inserted;
-    if (s != CF_OK) {
-        raise_full(s, b->inserted);
+    b->inserted += r.inserted;
+    if (r.s != CF_OK) {
+        raise_full(r.s, b->inserted);
         return -1;
     }
     return 0;
 }
 
-/* hashes=True: the buffer is one run. */
-static int batch_hashes(cfpy_filter *self, batch *b, PyObject *obj) {
+/* hashes=True: the buffer, in runs of CFPY_RUN, with signals taken between. */
+static int batch_hashes(batch *b, PyObject *obj) {
     hashes hs;
     if (hashes_get(obj, &hs) < 0) return -1;
     bool *found = NULL;
-    int r = -1;
-    if (b->lookup && (found = PyMem_RawMalloc(hs.n ? hs.n * sizeof(bool) : 1)) == NULL)
+    int r = 0;
+    size_t most = hs.n < CFPY_RUN ? hs.n : CFPY_RUN;
+    if (b->lookup && (found = PyMem_RawMalloc(most ? most * sizeof(bool) : 1)) == NULL) {
         PyErr_NoMemory();
-    else
-        r = batch_run(self, b, NULL, hs.h, hs.n, found);
+        r = -1;
+    }
+    size_t at = 0;
+    if (r == 0) do { /* once at least: an empty buffer still gives [] */
+            size_t n = hs.n - at < most ? hs.n - at : most;
+            r = batch_run(b, NULL, hs.h + at, n, found);
+            at += n;
+            if (r == 0 && at < hs.n) r = PyErr_CheckSignals();
+        } while (r == 0 && at < hs.n);
     PyMem_RawFree(found);
     hashes_release(&hs);
     return r;
@@ -215,7 +339,7 @@ static int batch_hashes(cfpy_filter *self, batch *b, PyObject *obj) {
 /* Keys: each chunk read from iterable is a run.  A str or bytes-like
  * argument is refused rather than iterated: it is one key (or a buffer of
  * hashes without hashes=True), not characters or ints. */
-static int batch_keys(cfpy_filter *self, batch *b, PyObject *iterable) {
+static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
     if (PyUnicode_Check(iterable) || PyBytes_Check(iterable) || PyByteArray_Check(iterable) ||
         PyMemoryView_Check(iterable)) {
         PyErr_Format(PyExc_TypeError,
@@ -224,27 +348,36 @@ static int batch_keys(cfpy_filter *self, batch *b, PyObject *iterable) {
                      Py_TYPE(iterable)->tp_name);
         return -1;
     }
+    Py_ssize_t hint = PyObject_LengthHint(iterable, CFPY_CHUNK_FIRST);
+    if (hint < 0) return -1;
     PyObject *it = PyObject_GetIter(iterable);
     if (it == NULL) return -1;
-    chunk *c = PyMem_Malloc(sizeof *c);
-    if (c == NULL) {
+    chunk c;
+    if (chunk_init(&c, hint < 16 ? 16 : hint < CFPY_CHUNK ? (size_t)hint : CFPY_CHUNK) < 0) {
         Py_DECREF(it);
-        PyErr_NoMemory();
         return -1;
     }
-    c->n = 0;
-    c->nviews = 0;
-    c->views = NULL;
     int r = 0;
     for (;;) {
-        Py_ssize_t n = chunk_fill(c, it);
-        if (n > 0) r = batch_run(self, b, c, c->hash, c->n, c->found);
-        chunk_release(c);
+        Py_ssize_t n = chunk_fill(&c, key_func, it);
+        if (n > 0) r = batch_run(b, &c, NULL, c.n, c.found);
+        chunk_release(&c);
         if (n < 0) r = -1;
-        if (r < 0 || n < CFPY_CHUNK) break;
+        if (r < 0 || (size_t)n < c.cap) break;
+        if (PyErr_CheckSignals() < 0) { /* Ctrl-C: the chunks so far stay inserted */
+            r = -1;
+            break;
+        }
+        if (c.cap < CFPY_CHUNK) { /* more keys than the hint said: longer chunks */
+            size_t cap = c.cap * 4 < CFPY_CHUNK ? c.cap * 4 : CFPY_CHUNK;
+            chunk_free(&c);
+            if (chunk_init(&c, cap) < 0) {
+                Py_DECREF(it);
+                return -1;
+            }
+        }
     }
-    PyMem_Free(c->views);
-    PyMem_Free(c);
+    chunk_free(&c);
     Py_DECREF(it);
     return r;
 }
@@ -257,7 +390,9 @@ static int batch_call(cfpy_filter *self, PyObject *args, PyObject *kw, const cha
     PyObject *keys;
     int use_hashes = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &keys, &use_hashes)) return -1;
-    return use_hashes ? batch_hashes(self, b, keys) : batch_keys(self, b, keys);
+    if (cfpy_check_open(self) < 0) return -1;
+    b->filter = self;
+    return use_hashes ? batch_hashes(b, keys) : batch_keys(b, keys, self->key_func);
 }
 
 /* ----------------------------------------------------------------- update */
@@ -266,12 +401,15 @@ const char cfpy_doc_update[] =
     "update($self, keys, /, *, hashes=False)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).\n\n"
     "The GIL is released while the library hashes and inserts each chunk of\n"
-    "keys, with its batched insert.  If the filter fills, FilterFullError is\n"
-    "raised: its `inserted` attribute counts the keys of this call that went\n"
-    "in (all those before the failing key), and the failing key and later ones\n"
-    "were not inserted.  A key of the wrong type raises TypeError; the keys\n"
-    "before its chunk were inserted.  A str or bytes argument is refused (it\n"
-    "is one key, not an iterable of keys).\n\n"
+    "keys (up to 65,536), with its batched insert.  If the filter fills,\n"
+    "FilterFullError is raised: its `inserted` attribute counts the keys of\n"
+    "this call that went in (all those before the failing key), and the\n"
+    "failing key and later ones were not inserted.  A key of the wrong type\n"
+    "raises TypeError; the keys before its chunk were inserted.  A str or\n"
+    "bytes argument is refused (it is one key, not an iterable of keys).\n\n"
+    "Interrupted (Ctrl-C: KeyboardInterrupt, or another signal handler's\n"
+    "exception, taken between chunks), the keys before some point stay\n"
+    "inserted: a prefix of keys, in order, and none after it.\n\n"
     "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
     "as returned by hash(), inserted as they are.";
 
@@ -286,7 +424,8 @@ PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw) {
 const char cfpy_doc_contains_many[] =
     "contains_many($self, keys, /, *, hashes=False)\n--\n\n"
     "[key in self for key in keys], computed with the library's batched lookup\n"
-    "(many memory reads in flight) while the GIL is released.\n\n"
+    "(many memory reads in flight) while the GIL is released.  Ctrl-C is taken\n"
+    "between chunks.\n\n"
     "hashes=True: keys is a buffer of 64-bit hashes (array('Q'), bytes, ...)\n"
     "as returned by hash(); lets one hashing serve several filters sharing a\n"
     "seed.";
@@ -294,6 +433,32 @@ const char cfpy_doc_contains_many[] =
 PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw) {
     batch b = {.lookup = true};
     if (batch_call(self, args, kw, "O|$p:contains_many", &b) < 0) {
+        Py_XDECREF(b.answers);
+        return NULL;
+    }
+    return b.answers != NULL ? b.answers : PyList_New(0);
+}
+
+/* ------------------------------------------------------------ BloomFilter */
+
+const char cfpy_doc_bloom_update[] =
+    "update($self, keys, /)\n--\n\n"
+    "Add every key of the iterable keys, in order (like add() on each).  Runs\n"
+    "with the GIL held; Ctrl-C is taken between chunks of keys (the keys before\n"
+    "stay added).";
+
+PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys) {
+    batch b = {.bloom = self, .lookup = false};
+    if (batch_keys(&b, keys, self->key_func) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+const char cfpy_doc_bloom_contains_many[] = "contains_many($self, keys, /)\n--\n\n"
+                                            "[key in self for key in keys], with the GIL held.";
+
+PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys) {
+    batch b = {.bloom = self, .lookup = true};
+    if (batch_keys(&b, keys, self->key_func) < 0) {
         Py_XDECREF(b.answers);
         return NULL;
     }

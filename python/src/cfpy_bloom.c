@@ -1,12 +1,15 @@
 /*
  * cfpy_bloom.c -- the BloomFilter type, the library's Bloom filter kept for
- * comparisons at equal memory: add, in, len, stats.  No deletes (a Bloom
- * filter cannot clear a key's bits without clearing other keys').
+ * comparisons at equal memory: add, in, update, contains_many, len, stats,
+ * key=.  No deletes (a Bloom filter cannot clear a key's bits without
+ * clearing other keys').  No bytes, files, copies or equality either: the
+ * library's public API has no way to read or write a Bloom filter's bits
+ * (cf_bloom has no serialization).
  */
 #include "cfpy.h"
 
 static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"capacity", "fpp", "num_bits", "num_hashes", "seed", NULL};
+    static char *kwlist[] = {"capacity", "fpp", "num_bits", "num_hashes", "seed", "key", NULL};
     cf_bloom_config cfg;
     cf_bloom_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
@@ -16,9 +19,11 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
         {"num_hashes", UINT_MAX, cfg.num_hashes, NULL},
         {"seed", UINT64_MAX, cfg.seed, NULL},
     };
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOO:BloomFilter", kwlist, &u[0].obj,
-                                     &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj) ||
-        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0)
+    PyObject *key = NULL, *key_func;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOO:BloomFilter", kwlist, &u[0].obj,
+                                     &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj, &key) ||
+        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0 ||
+        cfpy_key_func_arg(key, &key_func) < 0)
         return NULL;
     cfg.capacity = u[0].value;
     cfg.num_bits = u[1].value;
@@ -32,36 +37,71 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
         PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
                       (unsigned long long)cfg.capacity, cfg.target_fpp,
                       (unsigned long long)cfg.num_bits, cfg.num_hashes);
+        Py_XDECREF(key_func);
         return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
     }
     cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
     if (self == NULL) {
         cf_bloom_free(b);
+        Py_XDECREF(key_func);
         return NULL;
     }
     self->b = b;
+    self->key_func = key_func;
     return (PyObject *)self;
 }
 
+static int bloom_traverse(cfpy_bloom *self, visitproc visit, void *arg) {
+    Py_VISIT(self->key_func);
+    return 0;
+}
+
+static int bloom_clear_refs(cfpy_bloom *self) {
+    Py_CLEAR(self->key_func);
+    return 0;
+}
+
 static void bloom_dealloc(cfpy_bloom *self) {
+    PyObject_GC_UnTrack(self);
+    if (self->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)self);
     cf_bloom_free(self->b);
+    Py_CLEAR(self->key_func);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *bloom_add(cfpy_bloom *self, PyObject *key) {
+/* Adds key (lookup false) or looks it up into *in, after the key
+ * function; 0, or -1 with an exception. */
+static int with_key(cfpy_bloom *self, PyObject *key, bool lookup, bool *in) {
+    PyObject *obj = cfpy_key_apply(self->key_func, key);
+    if (obj == NULL) return -1;
     cfpy_key k;
-    if (cfpy_key_get(key, &k) < 0) return NULL;
-    cf_bloom_add(self->b, k.ptr, k.len);
+    if (cfpy_key_get(obj, &k) < 0) {
+        Py_DECREF(obj);
+        return -1;
+    }
+    if (lookup)
+        *in = cf_bloom_contains(self->b, k.ptr, k.len);
+    else
+        cf_bloom_add(self->b, k.ptr, k.len);
     cfpy_key_release(&k);
+    Py_DECREF(obj);
+    return 0;
+}
+
+static PyObject *bloom_add(cfpy_bloom *self, PyObject *key) {
+    if (with_key(self, key, false, NULL) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
 static int bloom_contains(cfpy_bloom *self, PyObject *key) {
-    cfpy_key k;
-    if (cfpy_key_get(key, &k) < 0) return -1;
-    bool in = cf_bloom_contains(self->b, k.ptr, k.len);
-    cfpy_key_release(&k);
+    bool in = false;
+    if (with_key(self, key, true, &in) < 0) return -1;
     return in;
+}
+
+static PyObject *bloom_key(cfpy_bloom *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->key_func != NULL ? self->key_func : Py_None);
 }
 
 static Py_ssize_t bloom_len(cfpy_bloom *self) {
@@ -90,11 +130,14 @@ PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom
 
 static PyMethodDef bloom_methods[] = {
     {"add", (PyCFunction)bloom_add, METH_O, bloom_add_doc},
+    {"update", (PyCFunction)cfpy_bloom_update, METH_O, cfpy_doc_bloom_update},
+    {"contains_many", (PyCFunction)cfpy_bloom_contains_many, METH_O, cfpy_doc_bloom_contains_many},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef bloom_getset[] = {
     {"stats", (getter)bloom_stats, NULL, bloom_stats_doc, NULL},
+    {"key", (getter)bloom_key, NULL, "The key= function (None: keys as they are).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -104,7 +147,8 @@ static PySequenceMethods bloom_as_sequence = {
 };
 
 PyDoc_STRVAR(bloom_doc,
-             "BloomFilter(capacity=0, fpp=0.01, *, num_bits=0, num_hashes=0, seed=0)\n"
+             "BloomFilter(capacity=0, fpp=0.01, *, num_bits=0, num_hashes=0, seed=0,\n"
+             "            key=None)\n"
              "--\n\n"
              "A Bloom filter, for comparing with CuckooFilter at equal memory.  Keys as\n"
              "for CuckooFilter.  k bit positions per key come from one 64-bit XXH3 hash\n"
@@ -113,16 +157,22 @@ PyDoc_STRVAR(bloom_doc,
              "  fpp         false-positive probability wanted at capacity, in (0, 1)\n"
              "  num_bits    0 = ceil(-capacity * ln(fpp) / ln(2)**2); else exactly this\n"
              "  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
-             "  seed        hash seed\n\n"
-             "len() counts adds (duplicates count again).");
+             "  seed        hash seed\n"
+             "  key         a function applied to every key (as CuckooFilter's key=)\n\n"
+             "len() counts adds (duplicates count again).  Unlike CuckooFilter it has\n"
+             "no bytes, files, pickling, copies or ==: the C library offers no way to\n"
+             "read or write a Bloom filter's bits.");
 
 PyTypeObject cfpy_BloomType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cuckoofilter.BloomFilter",
     .tp_basicsize = sizeof(cfpy_bloom),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .tp_doc = bloom_doc,
     .tp_new = bloom_new,
     .tp_dealloc = (destructor)bloom_dealloc,
+    .tp_traverse = (traverseproc)bloom_traverse,
+    .tp_clear = (inquiry)bloom_clear_refs,
+    .tp_weaklistoffset = offsetof(cfpy_bloom, weakrefs),
     .tp_repr = (reprfunc)bloom_repr,
     .tp_as_sequence = &bloom_as_sequence,
     .tp_methods = bloom_methods,

@@ -16,6 +16,7 @@
 #include "cfpy.h"
 
 #include <errno.h>
+#include <string.h>
 
 PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
 
@@ -42,10 +43,21 @@ static PyObject *exception_for(cf_status s, cfpy_context ctx) {
     return cfpy_Error;
 }
 
-static PyObject *raise_io(int err_no, PyObject *path, const char *msg) {
-    if (err_no == 0) err_no = EIO; /* the library does not promise errno */
-    PyObject *args = path != NULL ? Py_BuildValue("(isO)", err_no, msg, path)
-                                  : Py_BuildValue("(is)", err_no, msg);
+/* OSError(errno, text, path): the text is the system's for errno (as
+ * Python's own file calls say it: "No such file or directory",
+ * "Read-only file system"), with the library's message when errno says
+ * nothing more (0, or CF_E_NOT_REGULAR's kinds of file). */
+static PyObject *raise_io(cf_status s, int err_no, PyObject *path, const char *library_msg) {
+    PyObject *text;
+    if (err_no == 0 || s == CF_E_NOT_REGULAR) {
+        if (err_no == 0) err_no = EIO; /* the library does not promise errno */
+        text = PyUnicode_FromString(library_msg);
+    } else {
+        text = PyUnicode_FromString(strerror(err_no));
+    }
+    if (text == NULL) return NULL;
+    PyObject *args = path != NULL ? Py_BuildValue("(iNO)", err_no, text, path)
+                                  : Py_BuildValue("(iN)", err_no, text);
     if (args != NULL) {
         PyErr_SetObject(PyExc_OSError, args);
         Py_DECREF(args);
@@ -59,14 +71,15 @@ PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_
                                          detail != NULL ? ": " : "", detail != NULL ? detail : "");
     if (msg == NULL) return NULL;
     if (s == CF_E_IO || s == CF_E_NOT_REGULAR) {
-        PyObject *r = raise_io(err_no, path, PyUnicode_AsUTF8(msg));
+        PyObject *r = raise_io(s, err_no, path, PyUnicode_AsUTF8(msg));
         Py_DECREF(msg);
         return r;
     }
     PyObject *type = exception_for(s, ctx);
     if (type == PyExc_MemoryError) {
+        PyErr_SetObject(PyExc_MemoryError, msg); /* with what was asked for, not bare */
         Py_DECREF(msg);
-        return PyErr_NoMemory();
+        return NULL;
     }
     PyObject *exc = PyObject_CallOneArg(type, msg);
     Py_DECREF(msg);

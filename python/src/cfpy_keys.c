@@ -9,7 +9,9 @@
  *                                  (so x and x + 2^64 never share a key)
  *
  * Anything else is a TypeError: hashing repr() or pickles would make keys
- * that no other language can reproduce.
+ * that no other language can reproduce.  Other types go through a key=
+ * function the user chooses (cfpy_key_apply), which says how they are
+ * turned into one of the above.
  */
 #include "cfpy.h"
 
@@ -75,4 +77,22 @@ int cfpy_key_get(PyObject *obj, cfpy_key *k) {
 
 void cfpy_key_release(cfpy_key *k) {
     if (k->view.obj != NULL) PyBuffer_Release(&k->view);
+}
+
+PyObject *cfpy_key_apply(PyObject *key_func, PyObject *obj) {
+    if (key_func == NULL) return Py_NewRef(obj);
+    return PyObject_CallOneArg(key_func, obj);
+}
+
+int cfpy_key_func_arg(PyObject *arg, PyObject **out) {
+    *out = NULL;
+    if (arg == NULL || arg == Py_None) return 0;
+    if (!PyCallable_Check(arg)) {
+        PyErr_Format(PyExc_TypeError,
+                     "key must be a function returning bytes, str or int (or None), not %.100s",
+                     Py_TYPE(arg)->tp_name);
+        return -1;
+    }
+    *out = Py_NewRef(arg);
+    return 0;
 }

@@ -69,8 +69,21 @@ static struct PyModuleDef module_def = {
     .m_methods = module_functions,
 };
 
+/* The filter types define == and != only; the <, <=, >, >= wrappers
+ * tp_richcompare brings along would raise TypeError, and help() would list
+ * them: they go (the operators still raise TypeError). */
+static int drop_orderings(PyTypeObject *type) {
+    static const char *names[] = {"__lt__", "__le__", "__gt__", "__ge__"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (PyDict_DelItemString(type->tp_dict, names[i]) < 0) return -1;
+    PyType_Modified(type);
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__cuckoofilter(void) {
-    if (PyType_Ready(&cfpy_FilterType) < 0 || PyType_Ready(&cfpy_BloomType) < 0) return NULL;
+    if (PyType_Ready(&cfpy_FilterType) < 0 || PyType_Ready(&cfpy_BloomType) < 0 ||
+        drop_orderings(&cfpy_FilterType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     if (cfpy_errors_init(m) < 0 || cfpy_stats_init(m) < 0 || add_constants(m) < 0 ||

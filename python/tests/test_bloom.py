@@ -1,4 +1,5 @@
-"""BloomFilter: add, in, len, stats, and its FPP against its own formula."""
+"""BloomFilter: add, in, update, contains_many, key=, len, stats, and its FPP
+against its own formula."""
 
 import math
 
@@ -48,3 +49,23 @@ def test_fpp_matches_formula():
     fp = sum(i in b for i in range(2**40, 2**40 + trials))
     p = b.stats.expected_fpp
     assert abs(fp - trials * p) <= 6 * math.sqrt(trials * p * (1 - p)) + 1
+
+
+def test_bulk_calls_and_key_function():
+    b = cf.BloomFilter(capacity=10_000, fpp=0.001)
+    b.update(range(5000))
+    assert len(b) == 5000 and all(b.contains_many(range(5000)))
+    assert b.contains_many(range(5000)) == [k in b for k in range(5000)]
+    assert sum(b.contains_many(range(10**6, 10**6 + 5000))) < 50
+    assert b.contains_many([]) == [] and b.key is None
+    with pytest.raises(TypeError):
+        b.update("abc")  # one key, not an iterable of keys
+    with pytest.raises(TypeError):
+        b.update([1, 2.5])
+    assert len(b) == 5000  # a bad key stops its chunk before it runs, as CuckooFilter.update
+    k = cf.BloomFilter(capacity=100, key=lambda p: f"{p[0]},{p[1]}")
+    k.add((1, 2))
+    k.update([(3, 4)])
+    assert (1, 2) in k and k.contains_many([(3, 4), (4, 3)]) == [True, False]
+    with pytest.raises(TypeError, match="key must be a function"):
+        cf.BloomFilter(capacity=100, key="str")

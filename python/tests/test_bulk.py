@@ -94,3 +94,38 @@ def test_threads_bulk_and_single_calls():
     for t in range(2):
         assert all(f.contains_many(range(t * 10**7, t * 10**7 + 4 * per)))
         assert all(f.contains_many(-(t * 10**7 + i) - 1 for i in range(per)))
+
+
+def test_to_bytes_while_other_threads_grow_the_filter():
+    # A growing filter's size changes as tables are added.  to_bytes() once
+    # took the size before the filter's lock, and, when it had to wait for
+    # the lock, serialized a filter grown meanwhile into the old size:
+    # FormatError (CF_E_TRUNCATED).  Two updaters and two snapshotters make
+    # the wait common (the old code failed dozens of times in this test).
+    failures = []
+
+    def update(f, base):
+        for start in range(0, 100_000, 1000):
+            f.update(range(base + start, base + start + 1000))
+
+    def snapshot(f, stop):
+        while not stop.is_set():
+            try:
+                cf.CuckooFilter.from_bytes(f.to_bytes())
+            except Exception as e:  # reported by the main thread
+                failures.append(e)
+
+    for _ in range(5):
+        f = cf.CuckooFilter(capacity=16, grow=True)
+        stop = threading.Event()
+        updaters = [threading.Thread(target=update, args=(f, i * 10**7)) for i in range(2)]
+        readers = [threading.Thread(target=snapshot, args=(f, stop)) for _ in range(2)]
+        for t in updaters + readers:
+            t.start()
+        for t in updaters:
+            t.join()
+        stop.set()
+        for t in readers:
+            t.join()
+        assert len(f) == 200_000
+    assert failures == []

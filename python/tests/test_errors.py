@@ -1,6 +1,7 @@
 """Errors: bad options, the exception hierarchy, statuses and messages."""
 
 import errno
+import os
 
 import pytest
 
@@ -16,24 +17,48 @@ def test_hierarchy():
         assert e.__module__ == "cuckoofilter" and e.__doc__
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},                                         # capacity 0 without num_buckets
-    {"capacity": 10, "fpp": 0.0},
-    {"capacity": 10, "fpp": 1.0},
-    {"capacity": 10, "fpp": -1.0},
-    {"capacity": 10, "fpp": 1e-12},             # needs more than 32-bit fingerprints
-    {"capacity": 10, "fingerprint_bits": 33},
-    {"capacity": 10, "bucket_size": 3},
-    {"capacity": 10, "bucket_size": 16},
-    {"capacity": 10, "max_kicks": 65536},
-    {"capacity": 10, "max_load": 1.5},
-    {"capacity": 10, "max_load": -0.5},
-    {"capacity": 10, "semi_sort": True, "bucket_size": 8},
-    {"capacity": 10, "semi_sort": True, "fingerprint_bits": 20},
+@pytest.mark.parametrize("kwargs, why", [
+    ({}, r"capacity is required"),
+    ({"capacity": 0}, r"capacity must be at least 1"),
+    ({"num_buckets": 0}, r"num_buckets must be at least 1"),
+    ({"capacity": 10, "fpp": 0.0}, r"fpp=0 is outside \(0, 1\)"),
+    ({"capacity": 10, "fpp": 1.0}, r"fpp=1 is outside \(0, 1\)"),
+    ({"capacity": 10, "fpp": -1.0}, r"fpp=-1 is outside"),
+    ({"capacity": 10, "fpp": float("nan")}, r"fpp=nan is outside"),
+    ({"capacity": 10, "fpp": 1e-12}, r"fpp=1e-12 with bucket_size=4 needs 43-bit fingerprints "
+                                     r"\(at most 32\); ask for fpp=2.048e-09 or more"),
+    ({"capacity": 100, "bucket_size": 8, "fpp": 1e-9},
+     r"fpp=1e-09 with bucket_size=8 needs 34-bit fingerprints"),
+    ({"capacity": 10, "fingerprint_bits": 33}, r"fingerprint_bits=33 is outside 1..32"),
+    ({"capacity": 10, "bucket_size": 3}, r"bucket_size=3 is not one of 1, 2, 4, 8"),
+    ({"capacity": 10, "bucket_size": 16}, r"bucket_size=16 is not one of"),
+    ({"capacity": 10, "max_kicks": 65536}, r"max_kicks=65536 is outside 1..65535"),
+    ({"capacity": 10, "max_kicks": 70000}, r"max_kicks=70000 is outside 1..65535"),
+    ({"capacity": 10, "max_kicks": 0}, r"max_kicks=0 is outside 1..65535"),
+    ({"capacity": 10, "max_load": 1.5}, r"max_load=1.5 is outside \(0, 1\]"),
+    ({"capacity": 10, "max_load": -0.5}, r"max_load=-0.5 is outside"),
+    ({"capacity": 10, "semi_sort": True, "bucket_size": 8},
+     r"semi_sort=True needs bucket_size=4 .*not 8"),
+    ({"capacity": 10, "semi_sort": True, "fingerprint_bits": 20},
+     r"semi_sort=True needs 5..16-bit fingerprints, not fingerprint_bits=20"),
+    ({"capacity": 10, "semi_sort": True, "fpp": 1e-6},
+     r"semi_sort=True needs 5..16-bit fingerprints; fpp=1e-06 asks for 23 bits"),
+    ({"capacity": 10, "semi_sort": True, "concurrent": True},
+     r"concurrent=True combines with no other.*semi_sort=True"),
+    ({"capacity": 10, "grow": True, "concurrent": True},
+     r"concurrent=True combines with no other.*grow=True"),
+    ({"capacity": 10**6, "num_buckets": 3},
+     r"capacity=1000000 does not fit num_buckets=3 \(12 slots of bucket_size=4\)"),
 ])
-def test_bad_options_raise_value_error_with_reason(kwargs):
-    with pytest.raises(ValueError, match=r"invalid argument \(CF_E_PARAM\): capacity="):
+def test_bad_options_name_the_option_and_why(kwargs, why):
+    with pytest.raises(ValueError, match=r"^invalid argument \(CF_E_PARAM\): " + why):
         cf.CuckooFilter(**kwargs)
+
+
+def test_capacity_and_num_buckets_that_agree():
+    f = cf.CuckooFilter(capacity=12, num_buckets=3)
+    assert f.stats.slots == 12
+    assert cf.CuckooFilter(capacity=0, num_buckets=3).stats.slots == 12
 
 
 @pytest.mark.parametrize("name", ["capacity", "fingerprint_bits", "bucket_size", "num_buckets",
@@ -73,8 +98,11 @@ def test_too_large_is_value_error():
 
 def test_huge_but_addressable_is_memory_error():
     # 2**44 bytes of table: sizes are fine, the allocation fails.
-    with pytest.raises(MemoryError):
+    with pytest.raises(MemoryError, match=r"out of memory \(CF_E_NOMEM\): num_buckets="
+                                          r"1099511627776 needs a table of 1.638e\+04 GiB"):
         cf.CuckooFilter(num_buckets=2**40, bucket_size=4, fingerprint_bits=32)
+    with pytest.raises(MemoryError, match=r"capacity=100000000000000 needs a table of"):
+        cf.CuckooFilter(capacity=10**14)
 
 
 def test_full_error_fields():
@@ -93,7 +121,7 @@ def test_read_only_errors(tmp_path):
     f.save(tmp_path / "f.cf")
     m = cf.CuckooFilter.map(tmp_path / "f.cf")
     assert m.read_only and m.stats.read_only and "a" in m
-    for call, arg in ((m.add, "b"), (m.add_unique, "b"), (m.remove, "a"), (m.discard, "a"),
+    for call, arg in ((m.add, "b"), (m.add_unique, "b"), (m.remove, "a"), (m.unsafe_discard, "a"),
                       (m.update, ["b"])):
         with pytest.raises(cf.ReadOnlyError) as e:
             call(arg)
@@ -109,12 +137,15 @@ def test_os_errors_carry_errno(tmp_path):
     with pytest.raises(FileNotFoundError) as e:
         cf.CuckooFilter.load(tmp_path / "missing.cf")
     assert e.value.errno == errno.ENOENT and e.value.filename == tmp_path / "missing.cf"
+    # The system's text for the errno, as open() says it (not "input/output error").
+    assert e.value.strerror == os.strerror(errno.ENOENT)
+    assert str(e.value) == f"[Errno 2] No such file or directory: {tmp_path / 'missing.cf'!r}"
     with pytest.raises(FileNotFoundError):
         cf.CuckooFilter.map(str(tmp_path / "missing.cf"))
     f = cf.CuckooFilter(capacity=10)
     with pytest.raises(OSError) as e:
         f.save(tmp_path / "no" / "such" / "dir.cf")
-    assert e.value.errno == errno.ENOENT
+    assert e.value.errno == errno.ENOENT and e.value.strerror == os.strerror(errno.ENOENT)
     with pytest.raises(OSError):  # errno as the library's failing call left it
         cf.CuckooFilter.load(tmp_path)
     with pytest.raises(TypeError):

@@ -29,7 +29,7 @@ def run_calls(f, keys, view):
             f.add(k)
             f.remove(k)
         f.add_unique(view)
-        f.discard(view)
+        f.unsafe_discard(view)
         f.count("alice")
         "alice" in f  # noqa: B015 - the lookup is the call under test
 
@@ -84,6 +84,26 @@ GOOD.update(range(50))
 GOOD_BYTES = GOOD.to_bytes()
 FULL = full_filter()
 HASHES = array.array("Q", range(64))
+KEYED = cf.CuckooFilter(capacity=100, key=lambda k: 1 / 0)
+
+
+class Reader:
+    """A file object with read() only (io.BytesIO keeps buffers of its own
+    that tracemalloc sees come and go)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def read(self):
+        return self.data
+
+
+class Writer:
+    def write(self, data):
+        self.data = data
+
+CLOSED = cf.CuckooFilter(capacity=10)
+CLOSED.close()
 
 
 def calls_ok():
@@ -97,6 +117,36 @@ def calls_ok():
     cf.BloomFilter(capacity=10).add("x")
 
 
+def calls_merge_keys():
+    f = cf.CuckooFilter(capacity=100)
+    f.update(["a", b"b", 3])
+    b = cf.BloomFilter(capacity=10, key=str)
+    b.add("x")
+    b.update([1, 2])
+    b.contains_many([1, 3])
+    g = f | f.copy()
+    g |= f
+    k = cf.CuckooFilter(capacity=100, key=str)
+    k.update([1, 2])
+    k.contains_many([1, 2.5])
+    k.add(object)
+    k.key
+    cyclic = cf.CuckooFilter(capacity=10)
+    cyclic.__setstate__(lambda key, f=cyclic: str(key))  # a cycle through the key function
+    with cf.CuckooFilter.from_bytes(GOOD_BYTES) as c:
+        c.capacity, c.fpp, c.closed
+
+
+def calls_file_objects():
+    # Alone: reading attributes of a Python object leaves a few blocks of the
+    # interpreter's own (not per call) that would crowd the other budgets.
+    out = Writer()
+    GOOD.save(out)
+    cf.CuckooFilter.load(Reader(out.data))
+    with pytest.raises(cf.FormatError):
+        cf.CuckooFilter.load(Reader(b"junk"))
+
+
 def calls_failing():
     for call, exc in ((lambda: FULL.add("a"), cf.FilterFullError),
                       (lambda: FULL.update(["a"]), cf.FilterFullError),
@@ -108,6 +158,14 @@ def calls_failing():
                       (lambda: GOOD.contains_many(b"123", hashes=True), TypeError),
                       (lambda: cf.CuckooFilter.from_bytes(GOOD_BYTES[:-1]), cf.FormatError),
                       (lambda: cf.CuckooFilter(capacity=0), ValueError),
+                      (lambda: cf.CuckooFilter(capacity=10**6, num_buckets=3), ValueError),
+                      (lambda: cf.CuckooFilter(capacity=10, key=5), TypeError),
+                      (lambda: KEYED.add(1), ZeroDivisionError),
+                      (lambda: KEYED.update([1]), ZeroDivisionError),
+                      (lambda: GOOD.merge(KEYED), ValueError),
+                      (lambda: GOOD.merge(cf.CuckooFilter(capacity=1000)), ValueError),
+                      (lambda: FULL | full_filter(), cf.FilterFullError),
+                      (lambda: CLOSED.add(1), ValueError),
                       (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError)):
         with pytest.raises(exc):
             call()
@@ -117,14 +175,19 @@ def calls_failing():
 LEAK_ROUNDS = 1000
 
 
-@pytest.mark.parametrize("fn", [calls_ok, calls_failing], ids=["ok", "failing"])
-def test_tracemalloc_no_growth(fn):
+@pytest.mark.parametrize("fn, budget", [(calls_ok, 20), (calls_merge_keys, 20),
+                                        (calls_file_objects, 5), (calls_failing, 20)],
+                         ids=["ok", "merge-keys", "file-objects", "failing"])
+def test_tracemalloc_no_growth(fn, budget):
     size, blocks = growth(fn, LEAK_ROUNDS)
     # Anything kept per round adds a block per round (an object, a buffer)
     # or bytes per round (a buffer that grows); the interpreter's own
     # leftovers are a few blocks and under a kilobyte, whatever the rounds.
-    assert blocks < LEAK_ROUNDS // 20, (size, blocks)
-    assert size < LEAK_ROUNDS * 4, (size, blocks)
+    # Calls on Python file objects leave more of those (up to ~170 blocks
+    # after 1,000 rounds, ~35 after 20,000: they do not grow with the
+    # rounds), hence their wider budget, still a fifth of a block per round.
+    assert blocks < LEAK_ROUNDS // budget, (size, blocks)
+    assert size < LEAK_ROUNDS * 4 * 20 // budget, (size, blocks)
 
 
 def test_filter_tables_are_traced_and_freed():

@@ -7,6 +7,7 @@
  */
 #include "concurrent.h"
 #include "grow_format.h"
+#include "grow_inplace_format.h"
 #include "kind.h"
 
 size_t cf_serialized_size(const cf_filter *f) {
@@ -15,6 +16,7 @@ size_t cf_serialized_size(const cf_filter *f) {
     case CF__PLAIN:
     case CF__CONCURRENT: return cf__image_size(f);
     case CF__GROWN: return cf__grow_serialized_size(f);
+    case CF__INPLACE: return cf__ip_serialized_size(f);
     }
     CF__NO_OTHER_KIND();
 }
@@ -44,6 +46,10 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
         s = cap < cf__grow_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
         if (s == CF_OK) cf__grow_serialize(f, d.p);
         break;
+    case CF__INPLACE:
+        s = cap < cf__ip_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
+        if (s == CF_OK) cf__ip_serialize(f, d.p);
+        break;
     }
     if (s == CF_OK && written != NULL) *written = cf_serialized_size(f);
     return s;
@@ -65,6 +71,7 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         /* Read in place: not a table that other threads change meanwhile
          * (cf_serialize takes their locks). */
         return cf__unsupported();
+    case CF__INPLACE: return cf__unsupported(); /* not yet */
     }
     CF__NO_OTHER_KIND();
 }
@@ -76,6 +83,7 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     switch (cf__image_probe(src, len)) {
     case CF__IMAGE_TABLE: return cf__image_decode(src, len, a, out);
     case CF__IMAGE_CHAIN: return cf__grow_deserialize(src, len, a, out);
+    case CF__IMAGE_INPLACE: return cf__ip_deserialize(src, len, a, out);
     }
     CF__NO_OTHER_KIND();
 }

@@ -8,6 +8,7 @@
 #include "concurrent.h"
 #include "file_sys.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "kind.h"
 #include "table.h"
 
@@ -15,6 +16,7 @@
  * refused by cf__cc_new, which accepts no other flag). */
 static cf__kind cf__config_kind(const cf_config *cfg) {
     if (cfg->flags & CF_CONCURRENT) return CF__CONCURRENT;
+    if ((cfg->flags & CF_GROW) && cfg->growth_mode == CF_GROWTH_INPLACE) return CF__INPLACE;
     if (cfg->flags & CF_GROW) return CF__GROWN;
     return CF__PLAIN;
 }
@@ -23,10 +25,12 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(cfg == NULL, CF_E_PARAM);
+    CF__RETURN_IF(cfg->growth_mode > CF_GROWTH_INPLACE, CF_E_PARAM);
     switch (cf__config_kind(cfg)) {
     case CF__PLAIN: return cf__table_new(cfg, out);
     case CF__GROWN: return cf__grow_new(cfg, out);
     case CF__CONCURRENT: return cf__cc_new(cfg, out);
+    case CF__INPLACE: return cf__ip_new(cfg, out);
     }
     CF__NO_OTHER_KIND();
 }
@@ -40,7 +44,8 @@ cf_status cf_make_concurrent(cf_filter *f) {
         CF__RETURN_IF(f->flags != 0 || !f->owns_table || f->read_only, CF_E_PARAM);
         return cf__cc_attach(f);
     case CF__GROWN:
-    case CF__CONCURRENT: return cf__unsupported();
+    case CF__CONCURRENT:
+    case CF__INPLACE: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -52,6 +57,7 @@ void cf_free(cf_filter *f) {
     case CF__PLAIN: cf__table_free(f); return;
     case CF__GROWN: cf__grow_free(f); return;
     case CF__CONCURRENT: cf__cc_free(f); return;
+    case CF__INPLACE: cf__ip_free(f); return;
     }
 }
 
@@ -62,8 +68,19 @@ cf_status cf_clear(cf_filter *f) {
     case CF__PLAIN: cf__table_clear(f); return CF_OK;
     case CF__GROWN: cf__grow_clear(f); return CF_OK;
     case CF__CONCURRENT: return cf__cc_clear(f);
+    case CF__INPLACE: cf__ip_clear(f); return CF_OK;
     }
     CF__NO_OTHER_KIND();
+}
+
+cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks) {
+    CF__RETURN_IF(f == NULL || max_kicks == 0 || max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    /* A chain's tables share one budget (cf_grow_append checks it). */
+    if (f->kind == CF__GROWN)
+        for (unsigned k = 0; k < f->chain->count; k++) f->chain->tables[k]->max_kicks = max_kicks;
+    f->max_kicks = max_kicks;
+    return CF_OK;
 }
 
 size_t cf_memory_usage(const cf_filter *f) {
@@ -72,6 +89,7 @@ size_t cf_memory_usage(const cf_filter *f) {
     case CF__PLAIN: return cf__table_memory(f);
     case CF__GROWN: return cf__grow_memory(f);
     case CF__CONCURRENT: return cf__cc_memory(f);
+    case CF__INPLACE: return cf__ip_memory(f);
     }
     CF__NO_OTHER_KIND();
 }
@@ -89,6 +107,10 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     case CF__CONCURRENT:
         cf__cc_get_stats(f, out);
         out->format_version = CF__FORMAT_VERSION; /* saved as the plain table it is */
+        return;
+    case CF__INPLACE:
+        cf__ip_stats(f, out);
+        out->format_version = CF__FORMAT_VERSION_INPLACE;
         return;
     }
 }

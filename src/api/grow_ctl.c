@@ -23,7 +23,8 @@ static cf_status cf__grown_writable(const cf_filter *f) {
     switch (f->kind) {
     case CF__GROWN: return f->read_only ? CF_E_READONLY : CF_OK;
     case CF__PLAIN:
-    case CF__CONCURRENT: return cf__unsupported();
+    case CF__CONCURRENT:
+    case CF__INPLACE: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -33,7 +34,8 @@ cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     switch ((*fp)->kind) {
     case CF__PLAIN: CF__RETURN_IF((*fp)->read_only, CF_E_PARAM); return cf__grow_wrap(fp, cfg);
     case CF__GROWN:
-    case CF__CONCURRENT: return cf__unsupported();
+    case CF__CONCURRENT:
+    case CF__INPLACE: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -43,6 +45,7 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
     switch (f->kind) {
     case CF__PLAIN:
     case CF__CONCURRENT:
+    case CF__INPLACE:
         CF__RETURN_IF(k != 0, CF_E_PARAM);
         cf_get_stats(f, out);
         return CF_OK;

@@ -128,6 +128,7 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     case CF__PLAIN: return cf__merge_plain(dst, src);
     case CF__GROWN: return cf__merge_grown(dst, src);
     case CF__CONCURRENT: return cf__unsupported(); /* changes under other threads: not yet */
+    case CF__INPLACE: return cf__unsupported();    /* not yet */
     }
     CF__NO_OTHER_KIND();
 }

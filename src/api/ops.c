@@ -27,6 +27,7 @@
 #include "batch.h"
 #include "concurrent.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "hash.h"
 #include "kind.h"
 
@@ -56,6 +57,7 @@ __attribute__((noinline)) static bool cf__contains_kind(const cf_filter *f, uint
     case CF__PLAIN: return cf__contains_hashed(f, h);
     case CF__GROWN: return cf__grow_contains_hash(f, h);
     case CF__CONCURRENT: return cf__cc_contains(f, h);
+    case CF__INPLACE: return cf__ip_contains_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -85,6 +87,7 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     case CF__PLAIN: return cf__table_insert(f, h);
     case CF__GROWN: return cf__grow_insert_hash(f, h);
     case CF__CONCURRENT: return cf__cc_insert(f, h, false);
+    case CF__INPLACE: return cf__ip_insert_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -105,6 +108,7 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     }
     case CF__GROWN: return cf__grow_insert_unique_hash(f, h);
     case CF__CONCURRENT: return cf__cc_insert(f, h, true);
+    case CF__INPLACE: return cf__ip_insert_unique_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -121,6 +125,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     case CF__PLAIN: return cf__table_delete(f, h);
     case CF__GROWN: return cf__grow_delete_hash(f, h);
     case CF__CONCURRENT: return cf__cc_delete(f, h);
+    case CF__INPLACE: return cf__ip_delete_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -136,6 +141,7 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     case CF__PLAIN: return cf__table_count(f, h);
     case CF__GROWN: return cf__grow_count_hash(f, h);
     case CF__CONCURRENT: return cf__cc_count(f, h);
+    case CF__INPLACE: return cf__ip_count_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -175,6 +181,7 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     case CF__PLAIN: return cf__table_insert_batch(f, hashes, n, inserted);
     case CF__GROWN: return cf__grow_insert_batch(f, hashes, n, inserted);
     case CF__CONCURRENT: return cf__cc_insert_batch(f, hashes, n, inserted);
+    case CF__INPLACE: return cf__ip_insert_batch(f, hashes, n, inserted);
     }
     CF__NO_OTHER_KIND();
 }
@@ -185,6 +192,7 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, b
     case CF__PLAIN: return cf__table_contains_batch(f, hashes, n, out);
     case CF__GROWN: return cf__grow_contains_batch(f, hashes, n, out);
     case CF__CONCURRENT: return cf__cc_contains_batch(f, hashes, n, out);
+    case CF__INPLACE: return cf__ip_contains_batch(f, hashes, n, out);
     }
     CF__NO_OTHER_KIND();
 }

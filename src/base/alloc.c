@@ -82,3 +82,15 @@ void cf__advise_huge(const cf_allocator *a, void *p, size_t size) {
     (void)a, (void)p, (void)size;
 #endif
 }
+
+void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size) {
+    /* malloc's blocks grow with realloc(3), which moves large ones with
+     * mremap: no copy, and never two tables at once.  An embedder's blocks
+     * get a new block, a copy, the old one freed (never mixing heaps). */
+    if (a->alloc == cf__default_alloc && a->free == cf__default_free) return realloc(p, new_size);
+    void *q = a->alloc(a->ctx, new_size);
+    if (q == NULL) return NULL;
+    memcpy(q, p, old_size < new_size ? old_size : new_size);
+    a->free(a->ctx, p);
+    return q;
+}

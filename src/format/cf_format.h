@@ -84,7 +84,7 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
  * (cf__header_decode and serialize.c, also for every input that is no
  * filter at all: they say what is wrong) or a version-2 chain of them
  * (grow_format.c).  The one place that routes inputs by version. */
-typedef enum cf__image_kind { CF__IMAGE_TABLE, CF__IMAGE_CHAIN } cf__image_kind;
+typedef enum cf__image_kind { CF__IMAGE_TABLE, CF__IMAGE_CHAIN, CF__IMAGE_INPLACE } cf__image_kind;
 
 /* The reader of an input of input_len bytes of which buf holds the first
  * min(input_len, 64): reads the magic and the version only. */
@@ -162,6 +162,19 @@ static inline uint64_t cf__get_le(const uint8_t *p, unsigned n) {
 
 static inline void cf__put_le(uint8_t *p, uint64_t v, unsigned n) {
     for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A double's IEEE-754 bits, as files store FPP bounds, and back. */
+static inline uint64_t cf__double_bits(double d) {
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static inline double cf__bits_double(uint64_t u) {
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
 }
 
 #endif /* CF_FORMAT_H */

@@ -11,18 +11,6 @@
 #include "grow_format.h"
 #include "table.h"
 
-static uint64_t cf__double_bits(double d) {
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double cf__bits_double(uint64_t u) {
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     const cf__chain *c = f->chain;
     memset(out, 0, CF__HEADER_SIZE);

@@ -95,6 +95,7 @@ cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out
     switch (kind) {
     case CF__IMAGE_TABLE: return cf__load_table(fd, header, &h, a, out);
     case CF__IMAGE_CHAIN: return cf__grow_load(fd, size, header, a, out);
+    case CF__IMAGE_INPLACE: return cf__ip_load(fd, size, a, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */
@@ -150,14 +151,17 @@ cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
     switch (kind) {
     case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, verify, out);
     case CF__IMAGE_CHAIN: return cf__grow_map(fd, size, header, verify, out);
+    case CF__IMAGE_INPLACE: return cf__ip_map(fd, size, verify, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */
 }
 
-cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f) {
+cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f,
+                        const cf_file_lock *held) {
     cf__temp t;
     CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    t.held_fd = held != NULL ? cf__lock_fd(held) : -1;
     bool ok = write(f, t.fd);
     return cf__temp_commit(&t, ok && fsync(t.fd) == 0);
 }

@@ -16,8 +16,14 @@ cf_status cf__map_path(const char *path, bool verify, cf_filter **out);
 typedef bool (*cf__file_writer)(const cf_filter *f, int fd);
 
 /* Replaces path atomically with what write(f, fd) writes (file_path.c's
- * temporary file, fsync, rename). */
-cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f);
+ * temporary file, fsync, rename).  With held (not NULL: cf_save_locked),
+ * the lock is checked again just before the rename (CF_E_LOCKED when it
+ * was lost, nothing written). */
+cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter *f,
+                        const cf_file_lock *held);
+
+/* file_lock.c: the descriptor that holds the lock's flock. */
+int cf__lock_fd(const cf_file_lock *l);
 
 /* Writers for cf__save_file: one table's version-1 image (file_sys.c), a
  * grown filter's version-2 bytes (grow_io.c). */
@@ -30,5 +36,11 @@ bool cf__grow_write(const cf_filter *f, int fd);
 cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
                         cf_filter **out);
 cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
+
+/* The same for an in-place grown filter (format version 4,
+ * grow_inplace_io.c), and its writer for cf__save_file. */
+cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
+cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out);
+bool cf__ip_write(const cf_filter *f, int fd);
 
 #endif /* CF_FILE_IO_H */

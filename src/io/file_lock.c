@@ -18,16 +18,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "file_io.h"
 #include "file_path.h"
 
 struct cf_file_lock {
     cf_allocator alloc;
     int fd;
+    char target[]; /* the filter file, resolved once: load, save and lock agree */
 };
 
 /* Longest pause between two tries of a lock with a timeout. */
@@ -49,7 +52,12 @@ static void cf__sleep_ms(long long ms) {
  * all a writer gets when another user created the lock file. */
 static int cf__open_lock(const char *lock_path) {
     int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666);
-    if (fd < 0 && errno == EACCES) fd = open(lock_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == EACCES) {
+        fd = open(lock_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        /* No lock file, and none can be made (a read-only directory): the
+         * reason is the EACCES, not the retry's ENOENT. */
+        if (fd < 0 && errno == ENOENT) errno = EACCES;
+    }
     return fd;
 }
 
@@ -68,15 +76,6 @@ static cf_status cf__flock_until(int fd, long long deadline_ms) {
         cf__sleep_ms(pause < left ? pause : left);
         if (pause < CF__LOCK_MAX_PAUSE_MS) pause *= 2;
     }
-}
-
-/* True when fd is still the file named lock_path: someone may have removed
- * or replaced the lock file while we waited, and a lock on an unlinked
- * file excludes nobody. */
-static bool cf__still_named(int fd, const char *lock_path) {
-    struct stat a, b;
-    return fstat(fd, &a) == 0 && stat(lock_path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
 }
 
 static cf_status cf__acquire(const char *lock_path, int timeout_ms, int *fd_out) {
@@ -107,9 +106,11 @@ cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
     char target[PATH_MAX], lock_path[CF__PATH_CAP];
     CF__FORWARD_IF_ERROR(cf__resolve_target(path, target));
     snprintf(lock_path, sizeof lock_path, "%s.lock", target);
-    cf_file_lock *l = cf__alloc(&alloc, sizeof *l);
+    size_t tlen = strlen(target) + 1;
+    cf_file_lock *l = cf__alloc(&alloc, sizeof *l + tlen);
     CF__RETURN_IF(l == NULL, CF_E_NOMEM);
     l->alloc = alloc;
+    memcpy(l->target, target, tlen);
     cf_status s = cf__acquire(lock_path, timeout_ms, &l->fd);
     if (s != CF_OK) {
         cf__free(&alloc, l);
@@ -120,8 +121,26 @@ cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
     return CF_OK;
 }
 
+const char *cf_file_lock_path(const cf_file_lock *l) {
+    return l == NULL ? NULL : l->target;
+}
+
+int cf__lock_fd(const cf_file_lock *l) {
+    return l->fd;
+}
+
 void cf_unlock_file(cf_file_lock *l) {
     if (l == NULL) return;
+    /* A lock taken for a file that was never written (a create that failed,
+     * for lack of space say) leaves no stray FILE.lock.  Removed while still
+     * held: a writer waiting on it finds it unnamed once it gets it, and
+     * locks a new one (cf__acquire), as when a human removes it. */
+    struct stat st;
+    if (lstat(l->target, &st) != 0 && errno == ENOENT) {
+        char lock_path[CF__PATH_CAP];
+        snprintf(lock_path, sizeof lock_path, "%s.lock", l->target);
+        if (cf__still_named(l->fd, lock_path)) (void)unlink(lock_path);
+    }
     /* LOCK_UN first: a child forked meanwhile shares the descriptor, and
      * closing ours alone would leave the lock held by it. */
     (void)flock(l->fd, LOCK_UN);

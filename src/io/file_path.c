@@ -45,6 +45,12 @@ cf_status cf__resolve_target(const char *path, char target[PATH_MAX]) {
     return CF_OK;
 }
 
+bool cf__still_named(int fd, const char *path) {
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 /* The directory holding path ("." when it has no slash). */
 static void cf__dirname(const char *path, char dir[PATH_MAX]) {
     const char *slash = strrchr(path, '/');
@@ -67,6 +73,7 @@ static void cf__temp_name(cf__temp *t, unsigned n) {
 cf_status cf__temp_open(const char *path, cf__temp *t) {
     t->fd = -1;
     t->named = false;
+    t->held_fd = -1;
     CF__FORWARD_IF_ERROR(cf__resolve_target(path, t->target));
     struct stat st;
     bool exists = stat(t->target, &st) == 0;
@@ -112,10 +119,17 @@ cf_status cf__temp_commit(cf__temp *t, bool written) {
     bool ok = written && (t->named || cf__link_unnamed(t));
     ok = close(t->fd) == 0 && ok;
     t->fd = -1;
-    ok = ok && rename(t->name, t->target) == 0;
+    /* A lock removed while held may be another writer's by now: renaming
+     * would replace what it saves, so nothing is written.  (A removal in
+     * the instant between this check and the rename is not caught; the
+     * lock file must not be removed while writers run.) */
+    char lock_path[CF__PATH_CAP];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", t->target);
+    bool lost = ok && t->held_fd >= 0 && !cf__still_named(t->held_fd, lock_path);
+    ok = ok && !lost && rename(t->name, t->target) == 0;
     if (!ok) {
         if (t->named) unlink(t->name);
-        return CF_E_IO;
+        return lost ? CF_E_LOCKED : CF_E_IO;
     }
     /* Make the rename itself durable.  Some file systems cannot fsync a
      * directory (EINVAL); the rename is then as durable as they allow. */

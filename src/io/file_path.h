@@ -32,6 +32,7 @@ cf_status cf__resolve_target(const char *path, char target[PATH_MAX]);
 typedef struct cf__temp {
     int fd;
     bool named;              /* name holds a directory entry to remove on failure */
+    int held_fd;             /* a held "<target>.lock", re-checked before the rename; -1: none */
     char target[PATH_MAX];   /* what the commit replaces                          */
     char name[CF__PATH_CAP]; /* the temporary entry, once there is one            */
 } cf__temp;
@@ -42,10 +43,17 @@ typedef struct cf__temp {
 cf_status cf__temp_open(const char *path, cf__temp *t);
 
 /* written true: names the file if it is unnamed, renames it over the target
- * and fsyncs the directory; CF_OK or CF_E_IO.  written false (or any step
+ * and fsyncs the directory; CF_OK or CF_E_IO, or CF_E_LOCKED when
+ * t->held_fd is set and no longer the file named "<target>.lock" just
+ * before the rename (cf__still_named).  written false (or any step
  * failing): closes and removes the temporary file; the target is untouched.
  * Either way t->fd is closed. */
 cf_status cf__temp_commit(cf__temp *t, bool written);
+
+/* True when fd is still the file named path: someone may have removed or
+ * replaced a lock file while it was waited for or held, and a lock on an
+ * unlinked file excludes nobody (a new writer locks the new one). */
+bool cf__still_named(int fd, const char *path);
 
 /* Removes "<target>.<pid>.<n>.tmp" files whose writer (pid) no longer
  * exists.  Called under the target's lock (cf_lock_file), where no writer

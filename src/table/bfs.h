@@ -24,6 +24,7 @@ typedef struct cf__bfs_end {
     unsigned slot;
     uint64_t dst;
     int dst_slot;
+    bool truncated; /* at < 0 because q had no room left within the budget */
 } cf__bfs_end;
 
 /* True if bucket lies on the path from the root to node `at`. */
@@ -41,9 +42,11 @@ static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t b
 #define CF__BFS_RING 16
 
 /* Searches from the roots i1 and i2 (both full) for the shortest path to a
- * free slot, visiting at most f->max_kicks buckets with room for cap >=
- * f->max_kicks + 2 nodes in q.  The path's end, or .at = -1 when there is
- * none. */
+ * free slot, visiting at most f->max_kicks buckets with room for cap nodes
+ * in q (the whole budget needs f->max_kicks + 2; with fewer the search
+ * stops early, and finds what the longer one would have found by then).
+ * The path's end, or .at = -1 when there is none (.truncated when a longer
+ * q might have found one). */
 static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, size_t cap,
                                          uint64_t i1, uint64_t i2, cf__bfs_read read,
                                          cf__bfs_free_slot free_slot) {
@@ -96,7 +99,11 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
                                            .depth = (uint8_t)(q[head].depth + 1)};
         }
     }
-    return (cf__bfs_end){.at = -1};
+    /* The queue filled before the budget was spent: the search stopped
+     * because there was no room (then the last node expanded was the
+     * queue's last, at cap < max_kicks), not because it visited max_kicks
+     * buckets. */
+    return (cf__bfs_end){.at = -1, .truncated = tail == cap && cap < f->max_kicks};
 }
 
 #endif /* CF_BFS_H */

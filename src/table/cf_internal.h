@@ -37,11 +37,14 @@ typedef struct cf__bfs_node {
     uint8_t depth;
 } cf__bfs_node;
 
-/* The eviction search keeps up to this many nodes (16 KiB) on the stack, so
- * filters with a budget up to CF__STACK_NODES - 2 (the default 500 among
- * them) carry no scratch memory: small filters stay small (one Redis key
- * per filter is common), and loading a file allocates only its table. */
-#define CF__STACK_NODES 1024
+/* The eviction search starts with this many nodes (1 KiB) on the stack:
+ * most searches end within them, so small filters carry no scratch memory
+ * (one Redis key per filter is common; RedisBloom's default budget of 20
+ * always fits) and loading a file allocates only its table.  A search
+ * that needs more room runs again in heap scratch (evict.c,
+ * concurrent.c), finding the same path.  Kept small because inserts run
+ * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
+#define CF__STACK_NODES 64
 
 /* Tables up to this size stay in a core's L2 cache once used: for them the
  * prefetches of inserts, deletes and the eviction search are instructions
@@ -67,8 +70,17 @@ typedef struct cf__chain cf__chain;
  *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
  *                   table fields of the handle itself are unused (zero)
  *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
- *                   variant/concurrent.c), which hold its counters */
-typedef enum __attribute__((packed)) cf__kind { CF__PLAIN, CF__GROWN, CF__CONCURRENT } cf__kind;
+ *                   variant/concurrent.c), which hold its counters
+ *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
+ *                   of variable-length fingerprints that doubles in place
+ *                   (ip, variant/grow_inplace.c); table, table_bytes,
+ *                   num_buckets, items and the statistics are the handle's */
+typedef enum __attribute__((packed)) cf__kind {
+    CF__PLAIN,
+    CF__GROWN,
+    CF__CONCURRENT,
+    CF__INPLACE
+} cf__kind;
 
 struct cf_filter {
     cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
@@ -104,11 +116,9 @@ struct cf_filter {
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    cf__bfs_node *queue;     /* eviction search scratch when it outgrows the stack,
-                               allocated by the first search that needs it    */
-    size_t queue_cap;        /* nodes in queue (0: none allocated)                 */
     struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
     struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
+    struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
 };
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */

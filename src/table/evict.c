@@ -23,7 +23,7 @@
  * are ancestors.  The search visits at most max_kicks buckets (the budget
  * bounds insert latency) and is deterministic, so replicas that replay the
  * same inserts hold identical tables.  It returns CF_E_FULL (no path) or
- * CF_E_NOMEM (no scratch for a budget beyond the stack's), changing nothing.
+ * CF_E_NOMEM (no scratch for a search beyond the stack's), changing nothing.
  */
 #include "bfs.h"
 
@@ -46,31 +46,29 @@ static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
     cf__slot_set(f, dst, dst_slot, fp);
 }
 
-/* Room for the two roots and one node per bucket the search may visit: on
- * the stack when it fits, else the filter's scratch, allocated once. */
-static cf__bfs_node *cf__search_space(cf_filter *f, cf__bfs_node *on_stack, size_t *cap) {
-    size_t need = (size_t)f->max_kicks + 2;
-    *cap = need;
-    if (need <= CF__STACK_NODES) return on_stack;
-    if (f->queue == NULL) {
-        f->queue = cf__alloc(&f->alloc, need * sizeof *f->queue);
-        if (f->queue == NULL) return NULL;
-        f->queue_cap = need;
-    }
-    return f->queue;
-}
-
 static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
     return cf__bucket_find(f, bucket, 0);
 }
 
 cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
-    cf__bfs_node on_stack[CF__STACK_NODES];
-    size_t cap;
-    cf__bfs_node *q = cf__search_space(f, on_stack, &cap);
-    CF__RETURN_IF(q == NULL, CF_E_NOMEM);
-    cf__bfs_end end = cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot);
-    CF__RETURN_IF(end.at < 0, CF_E_FULL);
-    cf__apply_path(f, q, end, fp);
-    return CF_OK;
+    cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
+    size_t need = (size_t)f->max_kicks + 2;
+    size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
+    cf__bfs_end end;
+    /* One call site, so the search stays inlined.  A queue too short for
+     * the budget: the same search again with room for all of it, in
+     * scratch from the filter's allocator held only meanwhile (no memory
+     * kept per filter).  Breadth-first order makes its first nodes those of
+     * the short search, so the path found is the one a single long search
+     * finds. */
+    for (;;) {
+        end = cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot);
+        if (end.at >= 0 || !end.truncated || q != on_stack) break;
+        q = cf__alloc(&f->alloc, need * sizeof *q);
+        CF__RETURN_IF(q == NULL, CF_E_NOMEM);
+        cap = need;
+    }
+    if (end.at >= 0) cf__apply_path(f, q, end, fp);
+    if (q != on_stack) cf__free(&f->alloc, q);
+    return end.at >= 0 ? CF_OK : CF_E_FULL;
 }

@@ -2,17 +2,16 @@
  * table.c -- one bit-packed table: its shape, its memory and its counters.
  *
  *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
- *        │                 ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
- *        │                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
- *        │                 └──────────┴──────────┴─────┴──────────┘
- *        └──► queue: eviction search scratch, only for budgets too large for
- *             the stack, allocated by the first search that needs it (evict.c)
+ *                          ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
+ *                          │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
+ *                          └──────────┴──────────┴─────┴──────────┘
  *
- * The handle, the table and the queue all come from the filter's allocator.
- * A mapped table (io/) points into a read-only mapping instead and owns no
- * table memory.  A plain filter is one table; a grown one holds several
- * (variant/grow.c); a concurrent one is a table with lock stripes
- * (variant/concurrent.c).
+ * The handle and the table come from the filter's allocator (so does the
+ * scratch of an eviction search that outgrows the stack, freed before the
+ * insert returns: evict.c).  A mapped table (io/) points into a read-only
+ * mapping instead and owns no table memory.  A plain filter is one table; a
+ * grown one holds several (variant/grow.c); a concurrent one is a table with
+ * lock stripes (variant/concurrent.c).
  */
 #include "bucket.h"
 #include "hash.h"
@@ -122,7 +121,6 @@ cf_status cf__table_new(const cf_config *cfg, cf_filter **out) {
 void cf__table_free(cf_filter *f) {
     if (f == NULL) return;
     if (f->owns_table) cf__free(&f->alloc, f->table);
-    cf__free(&f->alloc, f->queue);
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
 }
@@ -133,7 +131,7 @@ void cf__table_clear(cf_filter *f) {
 }
 
 size_t cf__table_memory(const cf_filter *f) {
-    size_t n = sizeof *f + f->queue_cap * sizeof *f->queue;
+    size_t n = sizeof *f;
     if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
     return n;
 }

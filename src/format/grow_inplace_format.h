@@ -1,0 +1,41 @@
+/*
+ * grow_inplace_format.h -- the bytes of an in-place grown filter, format
+ * version 4 (grow_inplace_format.c; docs/FORMAT.md): what io/ needs to
+ * load, map and save such files.
+ */
+#ifndef CF_GROW_INPLACE_FORMAT_H
+#define CF_GROW_INPLACE_FORMAT_H
+
+#include "cf_format.h"
+#include "grow_inplace.h"
+
+/* A decoded, validated version-4 header. */
+typedef struct cf__ip_hdr {
+    cf__ip ip;
+    uint64_t seed, items, total_kicks, failed;
+    unsigned max_kicks;
+    size_t table_bytes, total_size;
+} cf__ip_hdr;
+
+/* The 128-byte header of f, its check included. */
+void cf__ip_header_encode(const cf_filter *f, uint8_t out[CF__IP_HEADER_SIZE]);
+
+/* Decodes and validates the header of an input of len bytes whose first
+ * min(len, 128) are in buf (checks V1-V6 of FORMAT.md).  Allocates nothing. */
+cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h);
+
+/* XXH3-64 of the header followed by the table: the trailer. */
+uint64_t cf__ip_checksum(const uint8_t *header, const uint8_t *table, size_t bytes);
+
+/* Check V8: every slot, the entry count and the weight. */
+cf_status cf__ip_check_table(const cf_filter *f);
+
+/* A handle and state (no table) with every field of h. */
+cf_status cf__ip_from_header(const cf__ip_hdr *h, const cf_allocator *a, cf_filter **out);
+
+size_t cf__ip_serialized_size(const cf_filter *f);
+/* Writes cf__ip_serialized_size(f) bytes to dst. */
+void cf__ip_serialize(const cf_filter *f, uint8_t *dst);
+cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out);
+
+#endif /* CF_GROW_INPLACE_FORMAT_H */

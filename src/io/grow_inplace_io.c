@@ -1,0 +1,91 @@
+/*
+ * grow_inplace_io.c -- in-place grown filters (format version 4) in files:
+ * save, load and map (the bytes: format/grow_inplace_format.c).  A mapping
+ * holds the table in place, 128 bytes into the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "file_io.h"
+#include "file_sys.h"
+#include "grow_inplace_format.h"
+
+bool cf__ip_write(const cf_filter *f, int fd) {
+    uint8_t header[CF__IP_HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    cf__ip_header_encode(f, header);
+    cf__put_le(trailer, cf__ip_checksum(header, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    return cf__write_all(fd, header, sizeof header) &&
+           cf__write_all(fd, f->table, f->table_bytes) &&
+           cf__write_all(fd, trailer, sizeof trailer);
+}
+
+static cf_status cf__ip_read_header(int fd, uint64_t size, uint8_t header[CF__IP_HEADER_SIZE],
+                                    cf__ip_hdr *h) {
+    memset(header, 0, CF__IP_HEADER_SIZE);
+    size_t want = size < CF__IP_HEADER_SIZE ? (size_t)size : CF__IP_HEADER_SIZE;
+    CF__FORWARD_IF_ERROR(cf__read_exact(fd, header, want, 0));
+    return cf__ip_header_decode(header, size, h);
+}
+
+cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out) {
+    uint8_t header[CF__IP_HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    cf__ip_hdr h;
+    cf_filter *f = NULL;
+    cf_status s = cf__ip_read_header(fd, size, header, &h);
+    if (s == CF_OK) s = cf__ip_from_header(&h, a, &f);
+    if (s == CF_OK) s = cf__table_alloc(f, false);
+    if (s == CF_OK) s = cf__read_exact(fd, f->table, h.table_bytes, CF__IP_HEADER_SIZE);
+    if (s == CF_OK)
+        s = cf__read_exact(fd, trailer, sizeof trailer, CF__IP_HEADER_SIZE + h.table_bytes);
+    if (s == CF_OK &&
+        cf__get_le(trailer, CF__TRAILER_SIZE) != cf__ip_checksum(header, f->table, h.table_bytes))
+        s = CF_E_CHECKSUM;
+    if (s == CF_OK) s = cf__ip_check_table(f);
+    close(fd);
+    if (s != CF_OK) {
+        cf__ip_free(f);
+        return s;
+    }
+    *out = f;
+    return CF_OK;
+}
+
+cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out) {
+    uint8_t header[CF__IP_HEADER_SIZE];
+    cf__ip_hdr h;
+    cf_status s = cf__ip_read_header(fd, size, header, &h);
+    if (s != CF_OK) {
+        close(fd);
+        return s;
+    }
+    void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping keeps the file open */
+    CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
+    cf_filter *f;
+    s = cf__ip_from_header(&h, NULL, &f);
+    if (s != CF_OK) {
+        munmap(map, h.total_size);
+        return s;
+    }
+    f->map_base = map;
+    f->map_len = h.total_size;
+    f->table = (uint8_t *)map + CF__IP_HEADER_SIZE;
+    f->read_only = true;
+    if (verify) {
+        const uint8_t *m = map;
+        if (cf__get_le(m + CF__IP_HEADER_SIZE + h.table_bytes, CF__TRAILER_SIZE) !=
+            cf__ip_checksum(m, f->table, h.table_bytes))
+            s = CF_E_CHECKSUM;
+        if (s == CF_OK) s = cf__ip_check_table(f);
+    }
+    if (s != CF_OK) {
+        cf__unmap(f);
+        cf__ip_free(f);
+        return s;
+    }
+    (void)posix_madvise(map, h.total_size, POSIX_MADV_RANDOM);
+    *out = f;
+    return CF_OK;
+}

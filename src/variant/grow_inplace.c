@@ -1,0 +1,444 @@
+/*
+ * grow_inplace.c -- a CF_GROWTH_INPLACE filter: creating it, inserting
+ * (with a breadth-first eviction search), doubling, deleting, counting and
+ * describing it (design and arithmetic: grow_inplace.h).
+ *
+ *   insert:  free slot in i1 or i2 ─► else an eviction path ─► else double
+ *            the table (one realloc, buckets split from the top down) and
+ *            try again at the new level
+ *   lookup:  two buckets (grow_inplace.h, inline in ops.c's dispatch)
+ *   delete:  the longest matching entry of the two buckets
+ *
+ * Lookups test four slots at once; the rarer paths here read slot by slot.
+ */
+#include <math.h>
+
+#include "grow_inplace.h"
+#include "table.h"
+
+/* ---- one slot at a time ---- */
+
+static inline size_t cf__ip_bucket_bytes(const cf__ip *ip) {
+    return ip->w / 2; /* four slots of w / 8 bytes */
+}
+
+/* Slot s of bucket i lives in 64-bit word s * w / 64 of the bucket, at bit
+ * (s * w) % 64 (buckets are 8 or 16 bytes, so the words are aligned). */
+static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
+    unsigned w = f->ip->w, bit = s * w;
+    uint64_t word = cf__load64le(f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8);
+    return (word >> (bit % 64)) & (((uint64_t)1 << w) - 1);
+}
+
+static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
+    unsigned w = f->ip->w, bit = s * w;
+    uint8_t *p = f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8;
+    uint64_t mask = (((uint64_t)1 << w) - 1) << (bit % 64);
+    cf__store64le(p, (cf__load64le(p) & ~mask) | (v << (bit % 64)));
+}
+
+/* Fingerprint length of the nonzero slot v: the bits above its marker. */
+static inline unsigned cf__ip_len(const cf__ip *ip, uint64_t v) {
+    return ip->w - 1 - (unsigned)__builtin_ctzll(v);
+}
+
+static inline uint64_t cf__ip_tag(const cf__ip *ip, uint64_t v) {
+    return v >> (ip->w - ip->tag_bits);
+}
+
+/* S's unit for an entry of length len: 2^(w-1-len) units of 2^-(w-1). */
+static inline uint64_t cf__ip_weight(const cf__ip *ip, uint64_t v) {
+    return (uint64_t)1 << (ip->w - 1 - cf__ip_len(ip, v));
+}
+
+/* Whether the nonzero-or-empty slot v matches query string q (one lane). */
+static inline bool cf__ip_lane_matches(uint64_t v, uint64_t q) {
+    return v != 0 && ((v ^ q) >> (__builtin_ctzll(v) + 1)) == 0;
+}
+
+/* The nonzero slot v of bucket i moved to its other bucket: *j gets that
+ * bucket; returns v as stored there (its e xored with H(t)'s bits after
+ * the top k; t and the length unchanged). */
+static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *j) {
+    uint64_t hx = cf__ip_mix(cf__ip_tag(ip, v));
+    unsigned k = ip->level, le = cf__ip_len(ip, v) - ip->tag_bits;
+    *j = i ^ (hx >> (64 - k));
+    if (le > 0) v ^= ((hx << k) >> (64 - le)) << (ip->w - ip->tag_bits - le);
+    return v;
+}
+
+static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
+    if (f->ip->w == 16) {
+        uint64_t w = cf__load64le(f->table + i * 8);
+        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
+        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) >> 4);
+    }
+    for (unsigned s = 0; s < CF__IP_SLOTS; s++)
+        if (cf__ip_get(f, i, s) == 0) return (int)s;
+    return -1;
+}
+
+static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
+    if (f->ip->w == 16) {
+        /* The first empty lane of the bucket's word, found all at once. */
+        uint8_t *p = f->table + i * 8;
+        uint64_t w = cf__load64le(p);
+        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
+        if (z == 0) return false;
+        cf__store64le(p, w | (v << ((unsigned)__builtin_ctzll(z) & ~15u)));
+        return true;
+    }
+    int s = cf__ip_free_slot(f, i);
+    if (s < 0) return false;
+    cf__ip_set(f, i, (unsigned)s, v);
+    return true;
+}
+
+/* Slots of the key's buckets matching it (each bucket once). */
+static size_t cf__ip_matches(const cf_filter *f, const cf__ip_loc *l) {
+    size_t n = 0;
+    for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+        n += cf__ip_lane_matches(cf__ip_get(f, l->i1, s), l->q1);
+        if (l->i2 != l->i1) n += cf__ip_lane_matches(cf__ip_get(f, l->i2, s), l->q2);
+    }
+    return n;
+}
+
+/* ---- the eviction search: breadth first, then the moves ---- */
+
+typedef struct cf__ip_node {
+    uint64_t bucket;
+    int32_t parent; /* -1 for the two roots */
+    uint8_t slot;   /* the parent's slot whose entry moves into this bucket */
+} cf__ip_node;
+
+/* Nodes on the stack: the search's budget is min(max_kicks + 2, this). */
+#define CF__IP_NODES 1024
+
+static bool cf__ip_on_path(const cf__ip_node *q, int32_t n, uint64_t bucket) {
+    for (; n >= 0; n = q[n].parent)
+        if (q[n].bucket == bucket) return true;
+    return false;
+}
+
+/* Moves the entry in slot s of node n's bucket to `to` (which has a free
+ * slot), then each parent's entry into the slot its child freed, and
+ * stores the new entry in the root's freed slot. */
+static void cf__ip_apply(cf_filter *f, const cf__ip_node *q, int32_t n, unsigned s, uint64_t to,
+                         const cf__ip_loc *l) {
+    for (;;) {
+        uint64_t from = q[n].bucket, j;
+        uint64_t v = cf__ip_move(f->ip, from, cf__ip_get(f, from, s), &j);
+        cf__ip_place(f, to, v);
+        cf__ip_set(f, from, s, 0);
+        f->total_kicks++;
+        to = from;
+        if (q[n].parent < 0) break;
+        s = q[n].slot;
+        n = q[n].parent;
+    }
+    cf__ip_place(f, to, (to == l->i1 ? l->q1 : l->q2) | 1);
+}
+
+static cf_status cf__ip_evict(cf_filter *f, const cf__ip_loc *l) {
+    cf__ip_node q[CF__IP_NODES];
+    int32_t cap = f->max_kicks + 2 < CF__IP_NODES ? (int32_t)f->max_kicks + 2 : CF__IP_NODES;
+    int32_t n = 0;
+    q[n++] = (cf__ip_node){l->i1, -1, 0};
+    if (l->i2 != l->i1) q[n++] = (cf__ip_node){l->i2, -1, 0};
+    /* Every bucket queued is full: the roots were, and a bucket is queued
+     * only when it had no free slot (nothing changes during the search). */
+    for (int32_t head = 0; head < n; head++) {
+        uint64_t b = q[head].bucket;
+        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+            uint64_t j;
+            cf__ip_move(f->ip, b, cf__ip_get(f, b, s), &j);
+            if (j == b || cf__ip_on_path(q, head, j)) continue;
+            if (cf__ip_free_slot(f, j) >= 0) {
+                cf__ip_apply(f, q, head, s, j, l);
+                return CF_OK;
+            }
+            if (n < cap) q[n++] = (cf__ip_node){j, head, (uint8_t)s};
+        }
+    }
+    return CF_E_FULL;
+}
+
+/* ---- doubling ---- */
+
+/* The FPP bound 2S/nb of a table of nb buckets whose weight is `weight`
+ * units after every free slot (free of `entries`) got a new entry. */
+static double cf__ip_full_fpp(const cf__ip *ip, uint64_t nb, uint64_t weight, uint64_t entries) {
+    uint64_t slots = nb * CF__IP_SLOTS;
+    double s = ((double)weight + (double)(slots > entries ? slots - entries : 0)) *
+               ldexp(1.0, -(int)(ip->w - 1));
+    return 2.0 * s / (double)nb;
+}
+
+/* Bucket i's entries into buckets 2i and 2i + 1 by their first e bit; an
+ * entry with no e bit left goes to both (returns how many did). */
+static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
+    const cf__ip *ip = f->ip;
+    uint64_t out[2][CF__IP_SLOTS] = {{0}}, dups = 0;
+    unsigned c[2] = {0, 0};
+    for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+        uint64_t v = cf__ip_get(f, i, s);
+        if (v == 0) continue;
+        if (cf__ip_len(ip, v) > ip->tag_bits) {
+            unsigned below = ip->w - ip->tag_bits; /* bits under t; e_0 is the top one */
+            uint64_t low = ((uint64_t)1 << below) - 1;
+            unsigned bit = (unsigned)(v >> (below - 1)) & 1;
+            out[bit][c[bit]++] = (v & ~low) | ((v << 1) & low);
+        } else {
+            out[0][c[0]++] = v;
+            out[1][c[1]++] = v;
+            dups++;
+        }
+    }
+    for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+        cf__ip_set(f, 2 * i, s, out[0][s]);
+        cf__ip_set(f, 2 * i + 1, s, out[1][s]);
+    }
+    return dups;
+}
+
+cf_status cf__ip_double(cf_filter *f) {
+    cf__ip *ip = f->ip;
+    CF__RETURN_IF(ip->level >= ip->max_level, CF_E_FULL);
+    size_t old = f->table_bytes;
+    CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_E_FULL);
+    size_t bytes = 2 * old;
+    CF__RETURN_IF(ip->max_bytes != 0 && bytes > ip->max_bytes, CF_E_FULL);
+    uint64_t nb = f->num_buckets;
+    CF__RETURN_IF(cf__ip_full_fpp(ip, 2 * nb, 2 * ip->weight, ip->entries) > ip->target_fpp,
+                  CF_E_FULL);
+    uint8_t *t = cf__realloc(&f->alloc, f->table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
+    CF__RETURN_IF(t == NULL, CF_E_NOMEM);
+    f->table = t;
+    /* From the top down: buckets 2i and 2i + 1 are at or above i, and every
+     * bucket below i is still unread and untouched. */
+    uint64_t dups = 0;
+    for (uint64_t i = nb; i-- > 0;) dups += cf__ip_split_bucket(f, i);
+    memset(t + bytes, 0, CF__TABLE_PAD);
+    f->table_bytes = bytes;
+    f->num_buckets = 2 * nb;
+    ip->level++;
+    ip->weight *= 2; /* each entry lost a bit, or was copied */
+    ip->entries += dups;
+    ip->doublings++;
+    ip->full *= 2;
+    return CF_OK;
+}
+
+/* ---- the public operations ---- */
+
+cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
+    cf__ip *ip = f->ip;
+    for (unsigned tries = 0;; tries++) {
+        cf__ip_loc l = cf__ip_locate(ip, h);
+        if (cf__ip_place(f, l.i1, l.q1 | 1) || cf__ip_place(f, l.i2, l.q2 | 1)) break;
+        bool searched = ip->entries < ip->full;
+        if (searched && cf__ip_evict(f, &l) == CF_OK) break;
+        /* The table doubles for want of room, never for one key's copies
+         * (they stay together at every size: a key stored b times or more
+         * gets CF_E_FULL when its buckets are full), and once per insert:
+         * a doubling halves the load of the key's buckets, so a second
+         * failure is a local knot (tiny tables) that doubling again would
+         * not be sure to untie. */
+        cf_status s = CF_E_FULL;
+        if (tries == 0 && cf__ip_matches(f, &l) < CF__IP_SLOTS) s = cf__ip_double(f);
+        if (s == CF_OK) continue;
+        /* At a limit (max_bytes, the FPP bound), the last few percent. */
+        if (s == CF_E_FULL && !searched && cf__ip_evict(f, &l) == CF_OK) break;
+        f->failed_inserts += s == CF_E_FULL;
+        return s;
+    }
+    f->items++;
+    ip->entries++;
+    ip->weight++;
+    return CF_OK;
+}
+
+cf_status cf__ip_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(cf__ip_contains_hash(f, h), CF_E_EXISTS);
+    return cf__ip_insert_hash(f, h);
+}
+
+cf_status cf__ip_delete_hash(cf_filter *f, uint64_t h) {
+    cf__ip *ip = f->ip;
+    cf__ip_loc l = cf__ip_locate(ip, h);
+    uint64_t best_bucket = 0, best = 0;
+    unsigned best_slot = 0;
+    for (unsigned r = 0; r < (l.i2 == l.i1 ? 1u : 2u); r++) {
+        uint64_t b = r ? l.i2 : l.i1, q = r ? l.q2 : l.q1;
+        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+            uint64_t v = cf__ip_get(f, b, s);
+            /* Longest first (the top comment of grow_inplace.h says why). */
+            if (!cf__ip_lane_matches(v, q) ||
+                (best != 0 && cf__ip_len(ip, v) <= cf__ip_len(ip, best)))
+                continue;
+            best = v, best_bucket = b, best_slot = s;
+        }
+    }
+    CF__RETURN_IF(best == 0, CF_E_NOT_FOUND);
+    cf__ip_set(f, best_bucket, best_slot, 0);
+    ip->entries--;
+    ip->weight -= cf__ip_weight(ip, best);
+    /* A copy of a used-up entry may outlive its item: never count below 0. */
+    if (f->items > 0) f->items--;
+    return CF_OK;
+}
+
+size_t cf__ip_count_hash(const cf_filter *f, uint64_t h) {
+    cf__ip_loc l = cf__ip_locate(f->ip, h);
+    return cf__ip_matches(f, &l);
+}
+
+/* Hashes located this far ahead of their probe, their buckets prefetched. */
+#define CF__IP_AHEAD 16
+
+size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    const cf__ip *ip = f->ip;
+    size_t found = 0, bb = cf__ip_bucket_bytes(ip);
+    for (size_t j = 0; j < n && j < CF__IP_AHEAD; j++) {
+        cf__ip_loc l = cf__ip_locate(ip, hashes[j]);
+        __builtin_prefetch(f->table + l.i1 * bb);
+        __builtin_prefetch(f->table + l.i2 * bb);
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (j + CF__IP_AHEAD < n) {
+            cf__ip_loc l = cf__ip_locate(ip, hashes[j + CF__IP_AHEAD]);
+            __builtin_prefetch(f->table + l.i1 * bb);
+            __builtin_prefetch(f->table + l.i2 * bb);
+        }
+        bool hit = cf__ip_contains_hash(f, hashes[j]);
+        found += hit;
+        if (out != NULL) out[j] = hit;
+    }
+    return found;
+}
+
+cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+    for (size_t j = 0; j < n; j++) {
+        CF__FORWARD_IF_ERROR(cf__ip_insert_hash(f, hashes[j]));
+        if (inserted != NULL) *inserted = j + 1;
+    }
+    return CF_OK;
+}
+
+size_t cf__ip_memory(const cf_filter *f) {
+    return sizeof *f + sizeof *f->ip + f->table_bytes + CF__TABLE_PAD;
+}
+
+void cf__ip_free(cf_filter *f) {
+    if (f == NULL) return;
+    cf__free(&f->alloc, f->ip);
+    f->ip = NULL;
+    cf__table_free(f);
+}
+
+void cf__ip_clear(cf_filter *f) {
+    memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
+    f->items = 0;
+    f->ip->entries = 0;
+    f->ip->weight = 0;
+}
+
+void cf__ip_stats(const cf_filter *f, cf_stats *out) {
+    const cf__ip *ip = f->ip;
+    memset(out, 0, sizeof *out);
+    out->items = f->items;
+    out->num_buckets = f->num_buckets;
+    out->slots = f->num_buckets * CF__IP_SLOTS;
+    out->bucket_size = CF__IP_SLOTS;
+    out->fingerprint_bits = ip->w - 1; /* a new entry's length */
+    out->bits_per_slot = ip->w;
+    out->max_kicks = f->max_kicks;
+    out->flags = f->flags;
+    out->seed = f->seed;
+    out->load_factor = (double)ip->entries / (double)out->slots;
+    double bits = (double)f->table_bytes * 8;
+    out->bits_per_item = f->items ? bits / (double)f->items : 0.0;
+    out->expected_fpp =
+        2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->num_buckets;
+    out->table_bytes = f->table_bytes;
+    out->memory_bytes = cf__ip_memory(f);
+    out->total_kicks = f->total_kicks;
+    out->failed_inserts = f->failed_inserts;
+    out->read_only = f->read_only;
+    out->tables = 1;
+    out->growth = 2;
+    out->max_bytes = ip->max_bytes;
+    out->fpp_bound = cf__ip_full_fpp(ip, f->num_buckets, ip->weight, ip->entries);
+    out->target_fpp = ip->target_fpp;
+    out->growth_mode = CF_GROWTH_INPLACE;
+    out->doublings = ip->doublings;
+}
+
+/* ---- creation ---- */
+
+/* The slot width: cfg's (16 or 32), or 16 when CF__IP_DESIGN_DOUBLINGS
+ * doublings fit in target_fpp, else 32; 0 when none fits. */
+static unsigned cf__ip_width(const cf_config *cfg) {
+    double design = 16.0 + 8.0 * CF__IP_DESIGN_DOUBLINGS; /* times 2^-W: grow_inplace.h */
+    if (cfg->fingerprint_bits != 0) {
+        unsigned w = cfg->fingerprint_bits;
+        if (w != 16 && w != 32) return 0;
+        /* The first table, filled, must leave room under the target. */
+        return 16.0 * ldexp(1.0, -(int)w) < cfg->target_fpp ? w : 0;
+    }
+    if (design * ldexp(1.0, -16) <= cfg->target_fpp) return 16;
+    return design * ldexp(1.0, -32) <= cfg->target_fpp ? 32 : 0;
+}
+
+cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
+    CF__RETURN_IF(cfg->flags != CF_GROW, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
+    CF__RETURN_IF(cfg->bucket_size != 0 && cfg->bucket_size != CF__IP_SLOTS, CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->max_load >= 0.0 && cfg->max_load <= 1.0), CF_E_PARAM);
+    unsigned w = cf__ip_width(cfg), max_level = 65 - w;
+    CF__RETURN_IF(w == 0, CF_E_PARAM);
+    uint64_t nb = cfg->num_buckets;
+    if (nb == 0) {
+        CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
+        double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
+        double want = ceil((double)cfg->capacity / (CF__IP_SLOTS * load));
+        CF__RETURN_IF(want > ldexp(1.0, (int)max_level), CF_E_TOO_LARGE);
+        nb = (uint64_t)want;
+    }
+    unsigned k = 1;
+    while (k <= max_level && ((uint64_t)1 << k) < nb) k++;
+    CF__RETURN_IF(k > max_level, CF_E_TOO_LARGE);
+    nb = (uint64_t)1 << k;
+    CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / (w / 2), CF_E_TOO_LARGE);
+    size_t bytes = (size_t)nb * (w / 2);
+    CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
+
+    cf_filter *f;
+    unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__IP_SLOTS, w, CF_GROW, kicks, &f));
+    cf__set_seed(f, cfg->seed);
+    f->kind = CF__INPLACE;
+    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
+    if (f->ip == NULL) {
+        cf__ip_free(f);
+        return CF_E_NOMEM;
+    }
+    memset(f->ip, 0, sizeof *f->ip);
+    f->ip->level = k;
+    f->ip->w = w;
+    f->ip->tag_bits = w == 16 ? CF__IP_TAG16 : CF__IP_TAG32;
+    f->ip->max_level = max_level;
+    f->ip->max_bytes = cfg->max_bytes;
+    f->ip->target_fpp = cfg->target_fpp;
+    double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
+    f->ip->full = (uint64_t)((double)(nb * CF__IP_SLOTS) * load);
+    f->table_bytes = bytes;
+    if (cf__table_alloc(f, true) != CF_OK) {
+        cf__ip_free(f);
+        return CF_E_NOMEM;
+    }
+    *out = f;
+    return CF_OK;
+}

@@ -1,0 +1,217 @@
+/*
+ * grow_inplace.h -- CF_GROW with CF_GROWTH_INPLACE: one table that doubles
+ * in place, so a lookup reads two buckets however much the filter grew.
+ *
+ * The key's 64-bit hash h is read as an "infinite index" X = h, from the
+ * top down, and a tag t = the low T bits of h:
+ *
+ *   X:  [ bucket index: top k bits | e: the next E bits | ...    | t ]
+ *        bit 63                                                  bit 0
+ *
+ *   i1 = X >> (64 - k)            nb = 2^k buckets of 4 slots of W bits
+ *   i2 = (X ^ H(t)) >> (64 - k)   H = a fixed 64-bit mix of t alone, so an
+ *                                 entry moves to its other bucket without
+ *                                 its key, and alt(alt(i)) = i (xor)
+ *
+ * A slot holds a variable-length fingerprint: t, then the bits of the
+ * entry's current infinite index that follow its bucket's k bits (e, next
+ * bit first), then a marker bit 1, then zeros:
+ *
+ *   slot (W bits):  [ t (T bits) | e_0 e_1 ... e_(len_e - 1) | 1 | 0 ... 0 ]
+ *                    bit W-1                                       bit 0
+ *
+ * An empty slot is 0.  A new entry has len_e = E = W - 1 - T, so the
+ * marker is bit 0 and the fingerprint is W - 1 bits long.  A lookup
+ * compares, in each slot, the bits above the marker with the same bits of
+ * its own full-length string for that bucket (t, then the E bits of X for
+ * i1, of X ^ H(t) for i2, after the top k): a shorter entry is a prefix;
+ * all four slots of a bucket at once (SWAR: the marker is the lowest set
+ * bit, -(2 * marker) masks the bits above it, lane by lane).
+ *
+ * Doubling (k -> k + 1): bucket i becomes buckets 2i and 2i + 1; an entry
+ * goes to 2i + e_0, and the bits below t shift up by one (e_0 leaves, the
+ * marker moves up: one fingerprint bit less).  Processed from the top bucket down
+ * after the allocation grew, every bucket is read before it is written.
+ * An entry whose e is used up (len_e = 0, after E doublings) cannot tell
+ * its half: it is copied into both (as the Aleph filter's void entries),
+ * keeping t, so it is never lost; the copy in the wrong half is only a
+ * possible false positive.  Moving an entry to its other bucket xors its e
+ * with the bits of H(t) after the top k.
+ *
+ * FPP.  An absent key matches an entry of fingerprint length len with
+ * probability 2^-len.  With S = sum over entries of 2^-len, a lookup reads
+ * two random buckets and its FPP is at most 2S / nb.  A doubling doubles
+ * every entry's 2^-len (one bit less), or duplicates it (used up), so S
+ * doubles with nb and the FPP stays where it was; each insert adds
+ * 2^-(W-1) to S.  A first table filled to all 4 nb0 slots gives 2S/nb =
+ * 8 * 2^-(W-1) = 16 / 2^W; each later generation fills the 2 nb slots a
+ * doubling freed and adds 2 * 2nb * 2^-(W-1) / nb = 8 / 2^W.  After G
+ * doublings the FPP at full load is at most (16 + 8G) / 2^W (old items are
+ * geometrically fewer, so each generation adds the same amount): with
+ * W = 16, 0.012% per doubling, 0.27% after 20; with W = 32, 4e-9 per
+ * doubling.  The filter keeps S exactly (`weight`, in units of 2^-(W-1)),
+ * reports 2S / nb as expected_fpp, and refuses a doubling after which the
+ * table, filled, could pass target_fpp.  16-bit slots are chosen when 20
+ * doublings fit (target_fpp >= (16 + 160) / 2^16 = 0.27%).
+ *
+ * Memory.  nb * 4 * W bits: at a load between 47.5% (after a doubling) and
+ * 95%, W / load bits per item.  A doubling grows the one allocation
+ * (cf_allocator.realloc; glibc moves large blocks with mremap), so no
+ * second table exists beside it.
+ *
+ * Deletes remove the LONGEST matching entry among the key's two buckets:
+ * if it belongs to another item y, y's string agrees with the key's on
+ * its whole length, so the key's own (shorter or equal) entry matches y
+ * and y stays findable.
+ */
+#ifndef CF_GROW_INPLACE_H
+#define CF_GROW_INPLACE_H
+
+#include "cf_internal.h"
+
+/* Files of this kind: format version 4 (format/grow_inplace_format.c). */
+#define CF__FORMAT_VERSION_INPLACE 4u
+#define CF__IP_HEADER_SIZE 128u
+
+#define CF__IP_SLOTS 4u
+/* Tag bits: the partner map has 2^T offsets.  XOR maps with 64 offsets fill
+ * a four-slot table to ~96% (docs: PERFORMANCE.md, "Partner maps"). */
+#define CF__IP_TAG16 6u
+#define CF__IP_TAG32 8u
+/* Doublings a 16-bit slot must hold within target_fpp to be chosen. */
+#define CF__IP_DESIGN_DOUBLINGS 20u
+
+#define CF__IP_ONES16 0x0001000100010001ull
+#define CF__IP_HIGHS16 0x8000800080008000ull
+#define CF__IP_ONES32 0x0000000100000001ull
+#define CF__IP_HIGHS32 0x8000000080000000ull
+
+typedef struct cf__ip {
+    unsigned level;     /* k: nb = 2^k, 1 <= k <= max_level                  */
+    unsigned w;         /* slot width W: 16 or 32                           */
+    unsigned tag_bits;  /* T                                                */
+    unsigned max_level; /* 65 - W: X's top k + E bits stay clear of t       */
+    uint64_t entries;   /* nonzero slots (items plus used-up copies)        */
+    uint64_t weight;    /* S in units of 2^-(W-1): sum of 2^(W-1-len)        */
+    uint64_t doublings; /* since creation                                    */
+    uint64_t max_bytes; /* limit on table_bytes; 0 = none                    */
+    double target_fpp;  /* no doubling may let the full-load FPP pass it     */
+    uint64_t full;      /* entries from which an insert whose two buckets are
+                           full doubles at once instead of searching for an
+                           eviction path: max_load of the slots (the last few
+                           percent cost long searches)                       */
+} cf__ip;
+
+/* The partner offset of tag t: two multiplications and an xor-shift, so
+ * that the top k bits of the 64 offsets are spread for every k. */
+static inline uint64_t cf__ip_mix(uint64_t t) {
+    uint64_t m = (t + 1) * CF__GOLDEN;
+    m ^= m >> 29;
+    return m * CF__GOLDEN;
+}
+
+/* (y + 1) mod 2^W in every lane, no carry between lanes. */
+static inline uint64_t cf__ip_add1(uint64_t y, uint64_t ones, uint64_t highs) {
+    return ((y & ~highs) + ones) ^ (y & highs);
+}
+
+/* The top bit of every nonzero lane of x, exactly. */
+static inline uint64_t cf__ip_nonzero(uint64_t x, uint64_t highs) {
+    uint64_t lows = ~highs;
+    return (((x & lows) + lows) | x) & highs;
+}
+
+/* Nonzero when some lane of w holds an entry matching the query string q
+ * (the same string in every lane; bits at and below a lane's marker are
+ * ignored).  Lane by lane (no borrow crosses lanes): w - 1 flips the
+ * marker and the zeros under it, so w ^ (w - 1) masks exactly those bits;
+ * an empty lane (0) becomes all ones with its top bit newly set, which
+ * marks it as a mismatch; then a lane of d that is zero is a match, and
+ * the classic has-a-zero-lane test (exact as to whether one exists) ends
+ * it: 14 operations per bucket word. */
+static inline uint64_t cf__ip_match(uint64_t w, uint64_t q, uint64_t ones, uint64_t highs) {
+    uint64_t wm1 = ((w | highs) - ones) ^ (~w & highs);
+    uint64_t empty = wm1 & ~w & highs;
+    uint64_t d = ((w ^ q) & ~(w ^ wm1)) | empty;
+    return (d - ones) & ~d & highs;
+}
+
+/* A key's query string in one lane for the bucket whose infinite index is
+ * x (h for i1, h ^ H(t) for i2) at level k: t, then E bits of x after the
+ * top k, then a 0 where a full-length entry has its marker. */
+static inline uint64_t cf__ip_query(uint64_t x, unsigned k, uint64_t t, unsigned w, unsigned tb) {
+    unsigned e = w - 1 - tb;
+    return (t << (w - tb)) | (((x << k) >> (64 - e)) << 1);
+}
+
+/* Where a hash goes: its buckets and the query string for each. */
+typedef struct cf__ip_loc {
+    uint64_t i1, i2, q1, q2; /* q: one lane, not broadcast */
+} cf__ip_loc;
+
+/* With w and tb constants in each caller (cf__ip_locate picks the pair). */
+static inline cf__ip_loc cf__ip_locate_w(uint64_t h, unsigned k, unsigned w, unsigned tb) {
+    uint64_t t = h & (((uint64_t)1 << tb) - 1), x2 = h ^ cf__ip_mix(t);
+    cf__ip_loc l = {h >> (64 - k), x2 >> (64 - k), cf__ip_query(h, k, t, w, tb),
+                    cf__ip_query(x2, k, t, w, tb)};
+    return l;
+}
+
+static inline cf__ip_loc cf__ip_locate(const cf__ip *ip, uint64_t h) {
+    return ip->w == 16 ? cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG16)
+                       : cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32);
+}
+
+/* The two-bucket probe, with the slot width a constant in each instance:
+ * both buckets' words are read before either is tested. */
+static inline bool cf__ip_probe16(const uint8_t *table, cf__ip_loc l) {
+    uint64_t w1 = cf__load64le(table + l.i1 * 8), w2 = cf__load64le(table + l.i2 * 8);
+    uint64_t m1 = cf__ip_match(w1, l.q1 * CF__IP_ONES16, CF__IP_ONES16, CF__IP_HIGHS16);
+    uint64_t m2 = cf__ip_match(w2, l.q2 * CF__IP_ONES16, CF__IP_ONES16, CF__IP_HIGHS16);
+    return (m1 | m2) != 0;
+}
+
+static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
+    const uint8_t *b1 = table + l.i1 * 16, *b2 = table + l.i2 * 16;
+    uint64_t a1 = cf__load64le(b1), c1 = cf__load64le(b1 + 8);
+    uint64_t a2 = cf__load64le(b2), c2 = cf__load64le(b2 + 8);
+    uint64_t q1 = l.q1 * CF__IP_ONES32, q2 = l.q2 * CF__IP_ONES32;
+    uint64_t m = cf__ip_match(a1, q1, CF__IP_ONES32, CF__IP_HIGHS32) |
+                 cf__ip_match(c1, q1, CF__IP_ONES32, CF__IP_HIGHS32) |
+                 cf__ip_match(a2, q2, CF__IP_ONES32, CF__IP_HIGHS32) |
+                 cf__ip_match(c2, q2, CF__IP_ONES32, CF__IP_HIGHS32);
+    return m != 0;
+}
+
+static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
+    const cf__ip *ip = f->ip;
+    if (ip->w == 16)
+        return cf__ip_probe16(f->table, cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG16));
+    return cf__ip_probe32(f->table, cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32));
+}
+
+/* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c). */
+cf_status cf__ip_new(const cf_config *cfg, cf_filter **out);
+/* The public operations (the public functions checked NULL and read_only). */
+cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h);
+cf_status cf__ip_insert_unique_hash(cf_filter *f, uint64_t h);
+cf_status cf__ip_delete_hash(cf_filter *f, uint64_t h);
+size_t cf__ip_count_hash(const cf_filter *f, uint64_t h);
+size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
+cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+void cf__ip_stats(const cf_filter *f, cf_stats *out);
+size_t cf__ip_memory(const cf_filter *f);
+void cf__ip_clear(cf_filter *f);
+/* Releases the state, the table (when owned), the scratch and the handle;
+ * a mapping is io/'s (cf__unmap).  NULL is fine. */
+void cf__ip_free(cf_filter *f);
+/* The load the first table is sized for and at which a table doubles
+ * without an eviction search, unless cfg.max_load says otherwise: the
+ * default load of four-slot buckets (cf_default_max_load(4)). */
+#define CF__IP_DEFAULT_LOAD 0.95
+/* Doubles the table now (tests; an insert that finds no room does it).
+ * CF_OK, CF_E_FULL (a limit; nothing changed) or CF_E_NOMEM (nothing
+ * changed). */
+cf_status cf__ip_double(cf_filter *f);
+
+#endif /* CF_GROW_INPLACE_H */
