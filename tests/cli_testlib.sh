@@ -26,6 +26,15 @@ one_line_error() {
   [[ $(wc -l <"$dir/err") == 1 ]] || fail "stderr is not one line: $(cat "$dir/err")"
 }
 err_has() { grep -qF -- "$1" "$dir/err" || fail "stderr lacks '$1': $(cat "$dir/err")"; }
+# Waits until process $1 holds (or, with "->", waits for) a flock: /proc/locks.
+wait_lock() {
+  local pid=$1 how=${2:-}
+  for _ in $(seq 1 2000); do
+    grep -q "^[0-9]*: $how *FLOCK *ADVISORY *WRITE $pid " /proc/locks && return 0
+    sleep 0.01
+  done
+  fail "process $pid never ${how:+waited for}${how:-held} a lock"
+}
 finish() {
   [[ $failures == 0 ]] && echo "all passed" && rm -rf "$dir"
   exit $((failures > 0))
