@@ -1,6 +1,6 @@
 # cli_testlib.sh -- what the `cuckoo` command's shell tests share, sourced by
-# test_cli.sh, test_files.sh and test_files_concurrent.sh with their
-# arguments (path/to/cuckoo scratch-dir):
+# test_cli.sh, test_files.sh, test_files_concurrent.sh and test_files_edges.sh
+# with their arguments (path/to/cuckoo scratch-dir):
 #
 #   expect CODE CMD...   runs CMD (at most 60 s: a hang is a failure), checks
 #                        its exit code; its stdout and stderr are left in
@@ -8,6 +8,7 @@
 #   one_line_error       the last stderr is exactly one line
 #   err_has TEXT         the last stderr contains TEXT
 #   fail MESSAGE         counts a failure and goes on
+#   wait_lock PID [->]   until PID holds (with "->": waits for) a flock
 #   finish               "all passed" (and the scratch dir removed) or exit 1
 set -uo pipefail
 cuckoo=$1
