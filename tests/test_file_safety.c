@@ -420,6 +420,7 @@ static void test_lock_read_only_dir(void) {
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+        cf_free(f); /* the parent's copy; valgrind follows the fork */
         if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
         cf_file_lock *l = NULL;
         errno = 0;
