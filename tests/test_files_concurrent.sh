@@ -11,15 +11,6 @@
 source "$(dirname "$0")/cli_testlib.sh"
 # Temporary files of saves (FILE.<pid>.<n>.tmp) in $dir.
 temps() { find "$dir" -mindepth 1 -maxdepth 1 -name '*.tmp' | wc -l; }
-# Waits until process $1 holds (or, with "->", waits for) a flock: /proc/locks.
-wait_lock() {
-  local pid=$1 how=${2:-}
-  for _ in $(seq 1 2000); do
-    grep -q "^[0-9]*: $how *FLOCK *ADVISORY *WRITE $pid " /proc/locks && return 0
-    sleep 0.01
-  done
-  fail "process $pid never ${how:+waited for}${how:-held} a lock"
-}
 
 # ---- 8 writers x 1,000 distinct keys, each in 20 commands of 50: none lost
 f=$dir/f.cf

@@ -8,15 +8,6 @@
 #
 #   bash tests/test_files_edges.sh path/to/cuckoo scratch-dir
 source "$(dirname "$0")/cli_testlib.sh"
-# Waits until process $1 holds (or, with "->", waits for) a flock: /proc/locks.
-wait_lock() {
-  local pid=$1 how=${2:-}
-  for _ in $(seq 1 2000); do
-    grep -q "^[0-9]*: $how *FLOCK *ADVISORY *WRITE $pid " /proc/locks && return 0
-    sleep 0.01
-  done
-  fail "process $pid never ${how:+waited for}${how:-held} a lock"
-}
 # Starts `cuckoo add FILE` reading its keys from a FIFO on descriptor 3 and
 # waits until it holds the lock; its pid goes to $holder.
 start_holder() {
