@@ -858,6 +858,22 @@ CF_API cf_status cf_bloom_serialize(const cf_bloom *b, void *dst, size_t cap, si
 CF_API cf_status cf_bloom_deserialize(const void *src, size_t len, const cf_allocator *a,
                                       cf_bloom **out);
 
+/* Writes b to path atomically, as cf_save writes a cuckoo filter (a
+ * temporary file in the same directory, fsync, rename, fsync of the
+ * directory; a symbolic link's target is replaced; on failure the old file
+ * is untouched and no temporary file is left).  The bytes are
+ * cf_bloom_serialize's.  Returns CF_OK, CF_E_PARAM (b or path NULL, path
+ * empty), CF_E_NOT_REGULAR (path is a directory, FIFO, device or socket)
+ * or CF_E_IO. */
+CF_API cf_status cf_bloom_save(const cf_bloom *b, const char *path);
+
+/* Reads and validates a Bloom filter file: the header against the file's
+ * size before anything is allocated, then the bits, read into the new
+ * filter, then the checksum and the bits' checks.  Statuses as
+ * cf_bloom_deserialize, plus CF_E_IO, and CF_E_NOT_REGULAR for anything
+ * but a regular file (a FIFO is refused at once). */
+CF_API cf_status cf_bloom_load(const char *path, const cf_allocator *a, cf_bloom **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,10 @@
  * bytes and the same answers, every damaged input with its exact status,
  * and allocation failures at every allocation, leaking nothing.
  */
+#define _GNU_SOURCE /* mkdtemp */
+#include <dirent.h>
+#include <unistd.h>
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -55,6 +59,32 @@ static cf_status read_status(const uint8_t *img, size_t len) {
     cf_status s = cf_bloom_deserialize(img, len, NULL, &out);
     if (s != CF_OK) CHECK(out == NULL);
     cf_bloom_free(s == CF_OK ? out : NULL);
+    return s;
+}
+
+/* A scratch directory for the file tests, made once. */
+static const char *scratch(void) {
+    static char dir[64] = "";
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof dir, "/tmp/test_bloom_format.XXXXXX");
+        REQUIRE(mkdtemp(dir) != NULL);
+    }
+    return dir;
+}
+
+/* The status of cf_bloom_load of a file holding len bytes at img. */
+static cf_status load_status(const uint8_t *img, size_t len) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/damaged.bloom", scratch());
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL);
+    REQUIRE(len == 0 || fwrite(img, 1, len, fp) == len);
+    REQUIRE(fclose(fp) == 0);
+    cf_bloom *out = (cf_bloom *)1;
+    cf_status s = cf_bloom_load(path, NULL, &out);
+    if (s != CF_OK) CHECK(out == NULL);
+    cf_bloom_free(s == CF_OK ? out : NULL);
+    unlink(path);
     return s;
 }
 
@@ -206,7 +236,12 @@ static void expect(const uint8_t *img, size_t n, damage_fn f, bool seal, cf_stat
     size_t len = n;
     f(copy, &len);
     if (seal) reseal(copy, len);
-    cf_status s = read_status(copy, len);
+    cf_status s = read_status(copy, len), from_file = load_status(copy, len);
+    if (from_file != s) {
+        fprintf(stderr, "  damage: %s: cf_bloom_load %s, cf_bloom_deserialize %s\n", what,
+                cf_status_name(from_file), cf_status_name(s));
+        test_failures_++;
+    }
     if (s != want) {
         fprintf(stderr, "  damage: %s: %s, want %s\n", what, cf_status_name(s),
                 cf_status_name(want));
@@ -332,6 +367,7 @@ static void test_every_damage_has_its_status(void) {
     /* Every truncation, a prefix of the magic included. */
     for (size_t len = 0; len < n; len++) {
         cf_status s = read_status(img, len);
+        if (len % 7 == 0 || len < 12) CHECK_STATUS(load_status(img, len), s);
         if (s != CF_E_TRUNCATED) {
             fprintf(stderr, "  truncated to %zu bytes: %s\n", len, cf_status_name(s));
             test_failures_++;
@@ -401,7 +437,69 @@ static void test_allocation_failure_leaks_nothing(void) {
     cf_bloom_free(b);
 }
 
+/* Files: a save and a load give the same bytes; a save replaces the old
+ * file and leaves no temporary file; what is no regular file is refused. */
+static void test_save_and_load(void) {
+    cf_bloom *b = make(9585, 7, 5, 1000);
+    char path[128];
+    snprintf(path, sizeof path, "%s/f.bloom", scratch());
+    CHECK_STATUS(cf_bloom_save(b, path), CF_OK);
+    cf_bloom_add(b, "later", 5);
+    CHECK_STATUS(cf_bloom_save(b, path), CF_OK); /* replaces the first */
+    cf_bloom *c = NULL;
+    CHECK_STATUS(cf_bloom_load(path, NULL, &c), CF_OK);
+    REQUIRE(c != NULL);
+    size_t n, n2;
+    uint8_t *img = bloom_bytes(b, &n), *img2 = bloom_bytes(c, &n2);
+    CHECK(n == n2 && memcmp(img, img2, n) == 0);
+    CHECK(cf_bloom_contains(c, "later", 5));
+    /* The file holds exactly cf_bloom_serialize's bytes. */
+    FILE *fp = fopen(path, "rb");
+    REQUIRE(fp != NULL);
+    uint8_t *file = malloc(n + 1);
+    REQUIRE(file != NULL);
+    CHECK_EQ(fread(file, 1, n + 1, fp), n);
+    fclose(fp);
+    CHECK(memcmp(file, img, n) == 0);
+    free(file);
+    cf_bloom_free(c);
+    /* Every allocation of a load fails in turn. */
+    for (long at = 1; at <= 2; at++) {
+        test_counting tc = {0, at, 0};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL};
+        cf_bloom *out = (cf_bloom *)1;
+        CHECK_STATUS(cf_bloom_load(path, &a, &out), CF_E_NOMEM);
+        CHECK(out == NULL);
+        CHECK_EQ(tc.live, 0);
+    }
+    DIR *d = opendir(scratch());
+    REQUIRE(d != NULL);
+    int entries = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) entries += e->d_name[0] != '.';
+    closedir(d);
+    CHECK_EQ(entries, 1); /* no temporary file left */
+    cf_bloom *out = (cf_bloom *)1;
+    CHECK_STATUS(cf_bloom_load(scratch(), NULL, &out), CF_E_NOT_REGULAR);
+    CHECK(out == NULL);
+    CHECK_STATUS(cf_bloom_save(b, scratch()), CF_E_NOT_REGULAR);
+    snprintf(path, sizeof path, "%s/absent.bloom", scratch());
+    CHECK_STATUS(cf_bloom_load(path, NULL, &out), CF_E_IO);
+    CHECK_STATUS(cf_bloom_load(NULL, NULL, &out), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_load(path, NULL, NULL), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_save(NULL, path), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_save(b, ""), CF_E_PARAM);
+    /* A Bloom file is no cuckoo filter file, and the reverse. */
+    snprintf(path, sizeof path, "%s/f.bloom", scratch());
+    cf_filter *f = (cf_filter *)1;
+    CHECK_STATUS(cf_load(path, NULL, &f), CF_E_MAGIC);
+    unlink(path);
+    CHECK_EQ(rmdir(scratch()), 0);
+    free(img);
+    free(img2);
+    cf_bloom_free(b);
+}
+
 TEST_MAIN(TEST(test_layout_is_the_documented_one), TEST(test_round_trip_same_bytes_same_answers),
           TEST(test_capacity_made_filters_round_trip), TEST(test_serialize_arguments),
           TEST(test_every_damage_has_its_status), TEST(test_kinds_refuse_each_other),
-          TEST(test_allocation_failure_leaks_nothing))
+          TEST(test_allocation_failure_leaks_nothing), TEST(test_save_and_load))

@@ -28,23 +28,35 @@ size_t cf__bloom_image_size(const cf_bloom *b) {
     return CF__BLOOM_HEADER_SIZE + b->bytes + CF__TRAILER_SIZE;
 }
 
-void cf__bloom_image_encode(const cf_bloom *b, uint8_t *dst) {
-    memset(dst, 0, CF__BLOOM_HEADER_SIZE);
-    memcpy(dst + CF__BOFF_MAGIC, cf__bloom_magic, sizeof cf__bloom_magic);
-    cf__put_le(dst + CF__BOFF_VERSION, CF__BLOOM_FORMAT_VERSION, 2);
-    dst[CF__BOFF_K] = (uint8_t)b->k;
-    cf__put_le(dst + CF__BOFF_NUM_BITS, b->num_bits, 8);
-    cf__put_le(dst + CF__BOFF_SEED, b->seed, 8);
-    cf__put_le(dst + CF__BOFF_ITEMS, b->items, 8);
-    memcpy(dst + CF__BLOOM_HEADER_SIZE, b->bits, b->bytes);
-    size_t body = CF__BLOOM_HEADER_SIZE + b->bytes;
-    cf__put_le(dst + body, XXH3_64bits(dst, body), CF__TRAILER_SIZE);
+void cf__bloom_header_encode(const cf_bloom *b, uint8_t out[CF__BLOOM_HEADER_SIZE]) {
+    memset(out, 0, CF__BLOOM_HEADER_SIZE);
+    memcpy(out + CF__BOFF_MAGIC, cf__bloom_magic, sizeof cf__bloom_magic);
+    cf__put_le(out + CF__BOFF_VERSION, CF__BLOOM_FORMAT_VERSION, 2);
+    out[CF__BOFF_K] = (uint8_t)b->k;
+    cf__put_le(out + CF__BOFF_NUM_BITS, b->num_bits, 8);
+    cf__put_le(out + CF__BOFF_SEED, b->seed, 8);
+    cf__put_le(out + CF__BOFF_ITEMS, b->items, 8);
 }
 
-/* The header checks, in the order of docs/FORMAT.md's table (B1 to B7):
- * *bytes is the bit array's size when it returns CF_OK. */
-static cf_status cf__bloom_header_check(const uint8_t *in, size_t len, size_t *bytes) {
-    size_t magic_have = len < sizeof cf__bloom_magic ? len : sizeof cf__bloom_magic;
+uint64_t cf__bloom_checksum(const uint8_t header[CF__BLOOM_HEADER_SIZE], const uint8_t *bits,
+                            size_t bytes) {
+    XXH3_state_t state; /* on the stack: the library allocates only via the filter */
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, header, CF__BLOOM_HEADER_SIZE);
+    XXH3_64bits_update(&state, bits, bytes);
+    return XXH3_64bits_digest(&state);
+}
+
+void cf__bloom_image_encode(const cf_bloom *b, uint8_t *dst) {
+    cf__bloom_header_encode(b, dst);
+    memcpy(dst + CF__BLOOM_HEADER_SIZE, b->bits, b->bytes);
+    cf__put_le(dst + CF__BLOOM_HEADER_SIZE + b->bytes, cf__bloom_checksum(dst, b->bits, b->bytes),
+               CF__TRAILER_SIZE);
+}
+
+cf_status cf__bloom_header_decode(const uint8_t *in, uint64_t len, size_t *bytes) {
+    size_t magic_have = len < sizeof cf__bloom_magic ? (size_t)len : sizeof cf__bloom_magic;
     /* A prefix of the magic is a truncated image; anything else is not one. */
     CF__RETURN_IF(memcmp(in, cf__bloom_magic, magic_have) != 0, CF_E_MAGIC);
     CF__RETURN_IF(len < CF__BOFF_VERSION + 2, CF_E_TRUNCATED);
@@ -57,7 +69,7 @@ static cf_status cf__bloom_header_check(const uint8_t *in, size_t len, size_t *b
         CF__RETURN_IF(in[i] != 0, CF_E_CORRUPT);
     CF__FORWARD_IF_ERROR(cf__bloom_bytes(num_bits, bytes));
     CF__RETURN_IF(*bytes > SIZE_MAX - CF__BLOOM_HEADER_SIZE - CF__TRAILER_SIZE, CF_E_TOO_LARGE);
-    size_t total = CF__BLOOM_HEADER_SIZE + *bytes + CF__TRAILER_SIZE;
+    uint64_t total = CF__BLOOM_HEADER_SIZE + (uint64_t)*bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(len < total, CF_E_TRUNCATED);
     CF__RETURN_IF(len > total, CF_E_CORRUPT); /* trailing bytes */
     return CF_OK;
@@ -72,28 +84,38 @@ static uint64_t cf__popcount_bytes(const uint8_t *p, size_t n) {
     return c;
 }
 
-cf_status cf__bloom_image_decode(const uint8_t *in, size_t len, const cf_allocator *a,
-                                 cf_bloom **out) {
-    *out = NULL;
-    size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__bloom_header_check(in, len, &bytes));
-    size_t body = CF__BLOOM_HEADER_SIZE + bytes;
-    CF__RETURN_IF(cf__get_le(in + body, CF__TRAILER_SIZE) != XXH3_64bits(in, body), CF_E_CHECKSUM);
-
-    const uint8_t *bits = in + CF__BLOOM_HEADER_SIZE;
-    uint64_t num_bits = cf__get_le(in + CF__BOFF_NUM_BITS, 8);
-    unsigned k = in[CF__BOFF_K];
-    uint64_t items = cf__get_le(in + CF__BOFF_ITEMS, 8);
+cf_status cf__bloom_check_bits(const uint8_t header[CF__BLOOM_HEADER_SIZE], const uint8_t *bits,
+                               size_t bytes) {
+    uint64_t num_bits = cf__get_le(header + CF__BOFF_NUM_BITS, 8);
+    unsigned k = header[CF__BOFF_K];
+    uint64_t items = cf__get_le(header + CF__BOFF_ITEMS, 8);
     unsigned used = (unsigned)(num_bits % 8); /* bits of the last byte in use */
     CF__RETURN_IF(used != 0 && (bits[bytes - 1] >> used) != 0, CF_E_CORRUPT);
     /* Each add sets at most k bits (items * k may not fit in 64 bits). */
     uint64_t set = cf__popcount_bytes(bits, bytes);
     CF__RETURN_IF(items < (set + k - 1) / k, CF_E_CORRUPT);
+    return CF_OK;
+}
 
-    cf_bloom *b;
-    CF__FORWARD_IF_ERROR(cf__bloom_make(a, num_bits, k, cf__get_le(in + CF__BOFF_SEED, 8), &b));
-    memcpy(b->bits, bits, bytes);
-    b->items = items;
-    *out = b;
+cf_status cf__bloom_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE], const cf_allocator *a,
+                                cf_bloom **out) {
+    CF__FORWARD_IF_ERROR(cf__bloom_make(a, cf__get_le(header + CF__BOFF_NUM_BITS, 8),
+                                        header[CF__BOFF_K], cf__get_le(header + CF__BOFF_SEED, 8),
+                                        out));
+    (*out)->items = cf__get_le(header + CF__BOFF_ITEMS, 8);
+    return CF_OK;
+}
+
+cf_status cf__bloom_image_decode(const uint8_t *in, size_t len, const cf_allocator *a,
+                                 cf_bloom **out) {
+    *out = NULL;
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__bloom_header_decode(in, len, &bytes));
+    const uint8_t *bits = in + CF__BLOOM_HEADER_SIZE;
+    CF__RETURN_IF(cf__get_le(bits + bytes, CF__TRAILER_SIZE) != cf__bloom_checksum(in, bits, bytes),
+                  CF_E_CHECKSUM);
+    CF__FORWARD_IF_ERROR(cf__bloom_check_bits(in, bits, bytes));
+    CF__FORWARD_IF_ERROR(cf__bloom_from_header(in, a, out));
+    memcpy((*out)->bits, bits, bytes);
     return CF_OK;
 }

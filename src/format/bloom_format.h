@@ -24,6 +24,28 @@ enum {
 
 extern const uint8_t cf__bloom_magic[8];
 
+/* Encodes b's header (40 bytes). */
+void cf__bloom_header_encode(const cf_bloom *b, uint8_t out[CF__BLOOM_HEADER_SIZE]);
+
+/* The trailer's value: XXH3-64 (seed 0) of header followed by the bits. */
+uint64_t cf__bloom_checksum(const uint8_t header[CF__BLOOM_HEADER_SIZE], const uint8_t *bits,
+                            size_t bytes);
+
+/* Checks B1 to B7 (docs/FORMAT.md) of an input of input_len bytes of which
+ * header holds the first min(input_len, 40): on CF_OK, *bytes is the size
+ * of its bit array.  Reads nothing else; allocates nothing. */
+cf_status cf__bloom_header_decode(const uint8_t *header, uint64_t input_len, size_t *bytes);
+
+/* Checks B9 on the bits of the image whose header is header: padding bits
+ * 0, at most items * k bits set. */
+cf_status cf__bloom_check_bits(const uint8_t header[CF__BLOOM_HEADER_SIZE], const uint8_t *bits,
+                               size_t bytes);
+
+/* A filter with the header's k, num_bits, seed and items (validated), its
+ * bits zero, allocated through a. */
+cf_status cf__bloom_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE], const cf_allocator *a,
+                                cf_bloom **out);
+
 /* Bytes of b's image: header, bit array, trailer. */
 size_t cf__bloom_image_size(const cf_bloom *b);
 
