@@ -5,7 +5,9 @@ tables (allocated through PyMem_RawMalloc, which tracemalloc traces) and
 every error path."""
 
 import array
+import copy
 import gc
+import pickle
 import sys
 import tracemalloc
 from pathlib import Path
@@ -102,6 +104,9 @@ class Writer:
     def write(self, data):
         self.data = data
 
+BLOOM = cf.BloomFilter(capacity=100)
+BLOOM.update(range(50))
+BLOOM_BYTES = BLOOM.to_bytes()
 CLOSED = cf.CuckooFilter(capacity=10)
 CLOSED.close()
 
@@ -135,6 +140,10 @@ def calls_merge_keys():
     cyclic.__setstate__(lambda key, f=cyclic: str(key))  # a cycle through the key function
     with cf.CuckooFilter.from_bytes(GOOD_BYTES) as c:
         c.capacity, c.fpp, c.closed
+    # BloomFilter's bytes, pickling, copies and == (cfpy_bloom_io.c).
+    data = b.to_bytes()
+    c = cf.BloomFilter.from_bytes(data, key=str)
+    c == b.copy(), c != copy.deepcopy(b), pickle.loads(pickle.dumps(c)) == c
 
 
 def calls_file_objects():
@@ -143,6 +152,8 @@ def calls_file_objects():
     out = Writer()
     GOOD.save(out)
     cf.CuckooFilter.load(Reader(out.data))
+    BLOOM.save(out)
+    cf.BloomFilter.load(Reader(out.data))
     with pytest.raises(cf.FormatError):
         cf.CuckooFilter.load(Reader(b"junk"))
 
@@ -166,7 +177,10 @@ def calls_failing():
                       (lambda: GOOD.merge(cf.CuckooFilter(capacity=1000)), ValueError),
                       (lambda: FULL | full_filter(), cf.FilterFullError),
                       (lambda: CLOSED.add(1), ValueError),
-                      (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError)):
+                      (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError),
+                      (lambda: cf.BloomFilter.from_bytes(BLOOM_BYTES[:-1]), cf.FormatError),
+                      (lambda: cf.BloomFilter.from_bytes(GOOD_BYTES), cf.FormatError),
+                      (lambda: cf.BloomFilter.load("/nonexistent/b.bloom"), OSError)):
         with pytest.raises(exc):
             call()
 
