@@ -140,10 +140,9 @@ def calls_merge_keys():
     cyclic.__setstate__(lambda key, f=cyclic: str(key))  # a cycle through the key function
     with cf.CuckooFilter.from_bytes(GOOD_BYTES) as c:
         c.capacity, c.fpp, c.closed
-    # BloomFilter's bytes, pickling, copies and == (cfpy_bloom_io.c).
-    data = b.to_bytes()
-    c = cf.BloomFilter.from_bytes(data, key=str)
-    c == b.copy(), c != copy.deepcopy(b), pickle.loads(pickle.dumps(c)) == c
+    # BloomFilter's bytes, copies and == (cfpy_bloom_io.c).
+    c = cf.BloomFilter.from_bytes(b.to_bytes(), key=str)
+    c == b.copy(), c != bytes(b)
 
 
 def calls_file_objects():
@@ -156,6 +155,15 @@ def calls_file_objects():
     cf.BloomFilter.load(Reader(out.data))
     with pytest.raises(cf.FormatError):
         cf.CuckooFilter.load(Reader(b"junk"))
+
+
+def calls_pickle():
+    # Alone, as calls_file_objects: pickling leaves blocks of the pickle
+    # module's own, for CuckooFilter as for BloomFilter (measured 15-240
+    # after 1,000 or 4,000 rounds, not growing with them), hence a budget of
+    # half a block per round; a leaked object or buffer is one per round.
+    c = pickle.loads(pickle.dumps(BLOOM))
+    c == copy.deepcopy(c), copy.copy(BLOOM)
 
 
 def calls_failing():
@@ -190,8 +198,9 @@ LEAK_ROUNDS = 1000
 
 
 @pytest.mark.parametrize("fn, budget", [(calls_ok, 20), (calls_merge_keys, 20),
-                                        (calls_file_objects, 5), (calls_failing, 20)],
-                         ids=["ok", "merge-keys", "file-objects", "failing"])
+                                        (calls_file_objects, 5), (calls_pickle, 2),
+                                        (calls_failing, 20)],
+                         ids=["ok", "merge-keys", "file-objects", "pickle", "failing"])
 def test_tracemalloc_no_growth(fn, budget):
     size, blocks = growth(fn, LEAK_ROUNDS)
     # Anything kept per round adds a block per round (an object, a buffer)
