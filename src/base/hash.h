@@ -25,11 +25,22 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "cf_internal.h"
+#include "bits.h"
 
 #if XXH_VERSION_NUMBER < 800
 #error "xxHash 0.8 or newer is needed (XXH3 is stable from 0.8.0)"
 #endif
+
+/* The seed-dependent constants of XXH3's paths for keys of up to 16 bytes,
+ * computed once per filter (hash.h). */
+typedef struct cf__hash_key {
+    uint64_t seed;
+    uint64_t h0;      /* the hash of the empty key                        */
+    uint64_t flip13;  /* keys of 1..3 bytes                               */
+    uint64_t flip48;  /* keys of 4..8 bytes                               */
+    uint64_t flip_lo; /* keys of 9..16 bytes, first 8 bytes               */
+    uint64_t flip_hi; /* keys of 9..16 bytes, last 8 bytes                */
+} cf__hash_key;
 
 static inline uint32_t cf__le32(const void *p) {
     uint32_t v;

@@ -6,7 +6,7 @@
 #ifndef CF_BLOOM_H
 #define CF_BLOOM_H
 
-#include "cf_internal.h"
+#include "alloc.h"
 
 struct cf_bloom {
     cf_allocator alloc;

@@ -45,7 +45,7 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
 static inline uint64_t cf__bucket_bits_at(const cf_filter *f, uint64_t bucket) {
-    return cf__bits_at(f->table, bucket * f->bucket_bits);
+    return cf__bits_at(f->table, cf__bucket_bit(f, bucket));
 }
 
 static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
@@ -62,11 +62,11 @@ static inline void cf__prefetch_word(const uint8_t *p) {
 }
 
 static inline void cf__prefetch_bucket(const cf_filter *f, uint64_t bucket) {
-    cf__prefetch_word(cf__bitpos_of(f->table, bucket * f->bucket_bits).at);
+    cf__prefetch_word(cf__bitpos_of(f->table, cf__bucket_bit(f, bucket)).at);
 }
 
 static inline void cf__bucket_store_word(cf_filter *f, uint64_t bucket, uint64_t w) {
-    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
     uint64_t x = cf__load64le(p.at);
     cf__store64le(p.at, (x & ~(f->bucket_mask << p.shift)) | (w << p.shift));
 }

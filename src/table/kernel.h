@@ -24,7 +24,7 @@
  * address waits for a cache miss would hold back the next inserts' reads
  * (they cannot be ordered against it), and inserts would run one at a time. */
 static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
     uint64_t w = cf__load64le(p.at);
     uint64_t z = cf__zero_lanes(f, (w >> p.shift) & f->bucket_mask);
     if (z == 0) return false;
@@ -78,7 +78,7 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
 /* SWAR layouts: clears the first slot of `bucket` holding fp, if any,
  * writing the word back where it was read (as cf__place_swar does). */
 static inline bool cf__take_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, bucket * f->bucket_bits);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
     uint64_t w = cf__load64le(p.at);
     uint64_t z = cf__zero_lanes(f, ((w >> p.shift) & f->bucket_mask) ^ (f->lane_ones * fp));
     if (z == 0) return false;

@@ -127,12 +127,8 @@ static inline void cf__cc_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t 
     if (sh + n > 64) cf__cc_flip_word(f, k + 1, x >> (64 - sh), shared);
 }
 
-static inline uint64_t cf__cc_slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    return (bucket * f->bucket_size + slot) * f->fp_bits;
-}
-
 static inline uint32_t cf__cc_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    return (uint32_t)(cf__cc_bits(f, cf__cc_slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
+    return (uint32_t)(cf__cc_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
 }
 
 /* Changes the slot at table bit `bit` of bucket from old to v; the caller
@@ -162,7 +158,7 @@ static inline bool cf__cc_one_word(const cf_filter *f) {
  * semi-sorted), where the lowest bit of the zero-lane mask is the top bit
  * of that slot; wider ones slot by slot. */
 static inline uint64_t cf__cc_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    uint64_t at = bucket * f->bucket_bits;
+    uint64_t at = cf__bucket_bit(f, bucket);
     if (cf__cc_one_word(f)) {
         uint64_t w = cf__cc_bits(f, at, f->bucket_bits);
         uint64_t z = cf__zero_lanes(f, w ^ (f->lane_ones * v));
@@ -180,7 +176,7 @@ static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
 static inline void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
                                       uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (cf__cc_one_word(f)) {
-        uint64_t w = cf__cc_bits(f, bucket * f->bucket_bits, f->bucket_bits);
+        uint64_t w = cf__cc_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits);
         for (unsigned s = 0; s < f->bucket_size; s++)
             fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
         return;
@@ -313,6 +309,9 @@ cf_status cf__cc_attach(cf_filter *f) {
         for (uint64_t i = 0; i < f->num_buckets; i++)
             cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
     cc->stripes[0].kicks = f->total_kicks;
+    /* From here the stripes hold the counters: the handle's are zero, not
+     * stale copies (cf__cc_view sums the stripes'). */
+    f->items = f->total_kicks = f->failed_inserts = 0;
     f->cc = cc;
     f->flags |= CF_CONCURRENT;
     f->kind = CF__CONCURRENT;
@@ -373,7 +372,8 @@ static inline bool cf__cc_lookup_once(const cf_filter *f, uint64_t h, bool *foun
     uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
     uint64_t v = f->lane_ones * p.fp;
     unsigned n = f->bucket_bits;
-    uint64_t x1 = cf__cc_bits(f, p.i1 * n, n) ^ v, x2 = cf__cc_bits(f, p.i2 * n, n) ^ v;
+    uint64_t x1 = cf__cc_bits(f, cf__bucket_bit(f, p.i1), n) ^ v;
+    uint64_t x2 = cf__cc_bits(f, cf__bucket_bit(f, p.i2), n) ^ v;
     /* A fingerprint seen is an answer whatever moves next. */
     *found = (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
     return *found || cf__cc_read_valid(a, va, b, vb);
@@ -489,7 +489,7 @@ static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t
     cf__cc_held h;
     cf__cc_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
-    uint64_t from = cf__cc_slot_bit(f, src, slot), to = cf__cc_find(f, dst, 0);
+    uint64_t from = cf__slot_bit(f, src, slot), to = cf__cc_find(f, dst, 0);
     uint32_t v = cf__cc_slot_get(f, src, slot);
     if (v == 0 || to == CF__CC_NONE || cf__alt_index(f, src, v) != dst) {
         st = CF_E_FULL;

@@ -1,5 +1,6 @@
 /*
- * cf_internal.h -- what the library's modules share and users never see.
+ * cf_internal.h -- the filter handle and the layout of its bit-packed
+ * table: what table/ and every layer above it share, and users never see.
  *
  * The bucket table is one byte array of nb buckets of B bits each, bucket
  * after bucket, in little-endian bit order: bucket i occupies bits
@@ -21,33 +22,11 @@
 #ifndef CF_INTERNAL_H
 #define CF_INTERNAL_H
 
-#include "cuckoofilter.h"
-
-#include <string.h>
+#include "alloc.h"
+#include "bits.h"
+#include "hash.h"
 
 #define CF__TABLE_PAD 8
-
-/* Early-return helpers in the spirit of zstd's RETURN_ERROR_IF. */
-#define CF__RETURN_IF(cond, status) \
-    do {                            \
-        if (cond) return (status);  \
-    } while (0)
-#define CF__FORWARD_IF_ERROR(expr)          \
-    do {                                    \
-        cf_status cf__s_ = (expr);          \
-        if (cf__s_ != CF_OK) return cf__s_; \
-    } while (0)
-
-/* The seed-dependent constants of XXH3's paths for keys of up to 16 bytes,
- * computed once per filter (hash.h). */
-typedef struct cf__hash_key {
-    uint64_t seed;
-    uint64_t h0;      /* the hash of the empty key                        */
-    uint64_t flip13;  /* keys of 1..3 bytes                               */
-    uint64_t flip48;  /* keys of 4..8 bytes                               */
-    uint64_t flip_lo; /* keys of 9..16 bytes, first 8 bytes               */
-    uint64_t flip_hi; /* keys of 9..16 bytes, last 8 bytes                */
-} cf__hash_key;
 
 /* One step of the breadth-first eviction search: a bucket reached from its
  * parent node by moving the fingerprint in the parent's slot `slot`. */
@@ -67,16 +46,16 @@ typedef struct cf__bfs_node {
  * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
 #define CF__STACK_NODES 64
 
-/* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
- * the first bucket is found (a shift for power-of-two tables, else a
- * multiply-high) and how a bucket is loaded (at a byte offset when buckets
- * start on bytes, else at a bit offset, shifted); other layouts
- * (semi-sorted, wide buckets) out of line. */
 /* Tables up to this size stay in a core's L2 cache once used: for them the
  * prefetches of inserts, deletes and the eviction search are instructions
  * without a miss to hide (cf_filter.far). */
 #define CF__NEAR_BYTES ((uint64_t)1 << 20)
 
+/* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
+ * the first bucket is found (a shift for power-of-two tables, else a
+ * multiply-high) and how a bucket is loaded (at a byte offset when buckets
+ * start on bytes, else at a bit offset, shifted); other layouts
+ * (semi-sorted, wide buckets) out of line. */
 #define CF__ADDR_OTHER 0u
 #define CF__ADDR_BITS 1u
 #define CF__ADDR_BYTES 2u
@@ -142,29 +121,7 @@ struct cf_filter {
     struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
 };
 
-/* ---- allocation through the filter's allocator ---- */
-/* *out = *in, or malloc/free when in is NULL or empty; CF_E_PARAM when in
- * has only one of alloc and free. */
-cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out);
-void *cf__alloc(const cf_allocator *a, size_t size);
-/* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
-void *cf__calloc(const cf_allocator *a, size_t size);
-void cf__free(const cf_allocator *a, void *p);
-/* Resizes p (old_size bytes) to new_size > 0 bytes: realloc(3) for the
- * default allocator, else alloc + copy + free.  NULL on failure, p untouched. */
-void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size);
-/* Tables of this many bytes or more ask for transparent huge pages. */
-#define CF__HUGE_MIN ((size_t)4 << 20)
-/* Advises the kernel to back [p, p + size) with huge pages when it came
- * from the default allocator and size >= CF__HUGE_MIN (alloc.c). */
-void cf__advise_huge(const cf_allocator *a, void *p, size_t size);
-
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
-
-/* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
-static inline uint64_t cf__range(uint64_t x, uint64_t n) {
-    return (uint64_t)(((unsigned __int128)x * n) >> 64);
-}
 
 /* The fingerprint: uniform in [1, 2^f - 1], from the low 32 bits of h, which
  * barely influence the index (drawn from the high bits by cf__range).
@@ -179,22 +136,6 @@ static inline uint32_t cf__fingerprint(uint64_t h, unsigned f) {
 
 static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
     return cf__range(h, nb);
-}
-
-/* Mixes a 64-bit hash into 64 well-spread bits (splitmix64's finalizer): the
- * Bloom filter derives its double-hashing step from it (bloom.c). */
-static inline uint64_t cf__mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
-/* (c - i) mod n for i < n: an involution on [0, n) for any n and any c < n. */
-static inline uint64_t cf__reflect(uint64_t c, uint64_t i, uint64_t n) {
-    return c >= i ? c - i : c + (n - i);
 }
 
 /* 2^64 / golden ratio, odd. */
@@ -234,51 +175,26 @@ static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp
 }
 
 /* ---- bit-packed table access ---- */
-static inline uint64_t cf__load64le(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
+/* Addressing: where bucket `bucket`, and slot `slot` of a plain bucket,
+ * start in the table, in bits.  The one owner of "bucket or slot -> table
+ * bit": the plain accessors, bucket.h, kernel.h and the concurrent code's
+ * atomic words all ask here.  (The batch pipelines stage the same offsets
+ * in bytes when every bucket starts on a byte: batch.c.) */
+static inline uint64_t cf__bucket_bit(const cf_filter *f, uint64_t bucket) {
+    return bucket * f->bucket_bits;
 }
 
-static inline void cf__store64le(uint8_t *p, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, sizeof v);
-}
-
-/* Where bit `bit` of a table lives: every access to the bit-packed table
- * reads or writes the 8 bytes starting at the byte that holds it (the
- * CF__TABLE_PAD bytes after the table make that safe), shifted by the bit's
- * place in that byte.  The one owner of "bit offset -> load -> shift". */
-typedef struct cf__bitpos {
-    uint8_t *at;    /* the byte holding the bit */
-    unsigned shift; /* the bit's place in it, 0..7 */
-} cf__bitpos;
-
-static inline cf__bitpos cf__bitpos_of(const uint8_t *table, uint64_t bit) {
-    cf__bitpos p = {(uint8_t *)(uintptr_t)(table + (bit >> 3)), (unsigned)(bit & 7)};
-    return p;
-}
-
-/* The table's bits from `bit` on, in the low end of a word (57 of them
- * whole, as a shift of up to 7 drops the rest). */
-static inline uint64_t cf__bits_at(const uint8_t *table, uint64_t bit) {
-    cf__bitpos p = cf__bitpos_of(table, bit);
-    return cf__load64le(p.at) >> p.shift;
+static inline uint64_t cf__slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    return (bucket * f->bucket_size + slot) * f->fp_bits;
 }
 
 /* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
 static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    uint64_t bit = (bucket * f->bucket_size + slot) * f->fp_bits;
-    return (uint32_t)(cf__bits_at(f->table, bit) & f->fp_mask);
+    return (uint32_t)(cf__bits_at(f->table, cf__slot_bit(f, bucket, slot)) & f->fp_mask);
 }
 
 static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, (bucket * f->bucket_size + slot) * f->fp_bits);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__slot_bit(f, bucket, slot));
     uint64_t w = cf__load64le(p.at);
     w = (w & ~(f->fp_mask << p.shift)) | ((uint64_t)fp << p.shift);
     cf__store64le(p.at, w);
