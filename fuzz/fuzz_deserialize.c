@@ -16,6 +16,10 @@
  *     filter it gives answers and accepts writes;
  *   - the file readers agree: the same bytes in a file give the same status
  *     through cf_load and cf_map(verify = true) (Linux: an in-memory file).
+ * The same input also goes to cf_bloom_deserialize, as it is and, when it
+ * starts with the Bloom magic, with its trailer recomputed: a status, never
+ * a crash; allocations at most the input plus the handle; an accepted
+ * input serializes back to the same bytes and answers and takes adds.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* memfd_create */
@@ -136,6 +140,34 @@ static void try_one(const uint8_t *data, size_t size) {
     CHECK(c.live == 0);
 }
 
+/* The input as a Bloom filter's image (docs/FORMAT.md, "Bloom filters"). */
+static void try_bloom(const uint8_t *data, size_t size) {
+    counting c = {0, 0, 0};
+    cf_allocator a = {count_alloc, count_free, &c, NULL};
+    cf_bloom *b = (cf_bloom *)&c; /* must be overwritten */
+    cf_status s = cf_bloom_deserialize(data, size, &a, &b);
+    CHECK(c.peak <= size + 4096); /* the bits (less than the input) and the handle */
+    if (s != CF_OK) {
+        CHECK(b == NULL);
+        CHECK(c.live == 0);
+        return;
+    }
+    CHECK(b != NULL);
+    CHECK(cf_bloom_serialized_size(b) == size);
+    uint8_t *again = malloc(size);
+    CHECK(again != NULL);
+    size_t written = 0;
+    CHECK(cf_bloom_serialize(b, again, size, &written) == CF_OK);
+    CHECK(written == size && memcmp(again, data, size) == 0);
+    free(again);
+    cf_bloom_add(b, "fuzz", 4);
+    CHECK(cf_bloom_contains(b, "fuzz", 4));
+    cf_bloom_free(b);
+    CHECK(c.live == 0);
+}
+
+static const uint8_t bloom_magic[8] = {0x89, 'C', 'K', 'B', '\r', '\n', 0x1a, '\n'};
+
 /* Recomputes the checks of each version-1 record of a version-2 input, as
  * far as the input holds them. */
 static void fix_records(uint8_t *buf, size_t size) {
@@ -159,6 +191,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(buf != NULL);
     if (size) memcpy(buf, data, size);
     try_one(buf, size);
+    try_bloom(buf, size);
+    if (size >= 48 && memcmp(buf, bloom_magic, sizeof bloom_magic) == 0) {
+        put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
+        if (memcmp(buf, data, size) != 0) try_bloom(buf, size);
+        free(buf);
+        return 0;
+    }
     if (size >= 136 && get_le(buf + 8, 2) == 4) { /* in place: a 128-byte header */
         put_le(buf + 124, (uint32_t)XXH3_64bits(buf, 124), 4);
         put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);

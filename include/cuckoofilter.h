@@ -821,6 +821,59 @@ CF_API bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h);
 CF_API void cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out);
 CF_API size_t cf_bloom_memory_usage(const cf_bloom *b);
 
+/* Bloom filters in bytes (docs/FORMAT.md, "Bloom filters"): a 40-byte
+ * header (its own magic, "\x89CKB\r\n\x1a\n", so that neither kind's
+ * reader takes the other's bytes: cf_deserialize says CF_E_MAGIC to a
+ * Bloom image and cf_bloom_deserialize to a cuckoo one), the bit array
+ * exactly as in memory, and an XXH3-64 trailer.  The same filter always
+ * gives the same bytes; k, the bits, the seed and the items count survive,
+ * so a filter read back answers every query as the one written.  A Bloom
+ * filter has no lock: serializing one while another thread adds to it is
+ * the caller's race, as any other read. */
+
+/* Bytes cf_bloom_serialize will write for b (0 for NULL): 48 + ceil(m / 8). */
+CF_API size_t cf_bloom_serialized_size(const cf_bloom *b);
+
+/* Writes b to dst (cap bytes).  Returns CF_OK and sets *written, or
+ * CF_E_PARAM (b or dst NULL) or CF_E_TRUNCATED (cap below
+ * cf_bloom_serialized_size(b); nothing written).  written may be NULL and
+ * is 0 on failure. */
+CF_API cf_status cf_bloom_serialize(const cf_bloom *b, void *dst, size_t cap, size_t *written);
+
+/* Rebuilds a Bloom filter from len bytes at src, allocated through a (NULL:
+ * malloc/free; the handle and its bits, two allocations).  Every field is
+ * validated, then the checksum, before anything is allocated; never reads
+ * past len.  Returns CF_OK, or on failure sets *out = NULL and returns
+ *   CF_E_PARAM      out or src NULL; an allocator with only one of alloc/free
+ *   CF_E_MAGIC      not a Bloom image (a cuckoo filter's bytes too)
+ *   CF_E_TRUNCATED  shorter than the header or than its sizes say
+ *                   (a prefix of the magic included)
+ *   CF_E_VERSION    a version other than 1
+ *   CF_E_CORRUPT    k outside 1..64, no bits, reserved bytes not 0,
+ *                   trailing bytes, padding bits set, or more bits set
+ *                   than items * k adds can set
+ *   CF_E_TOO_LARGE  the bit array exceeds PTRDIFF_MAX / 2 bytes
+ *   CF_E_CHECKSUM   the trailer is not XXH3-64 of header and bits
+ *   CF_E_NOMEM      an allocation failed (nothing is left allocated). */
+CF_API cf_status cf_bloom_deserialize(const void *src, size_t len, const cf_allocator *a,
+                                      cf_bloom **out);
+
+/* Writes b to path atomically, as cf_save writes a cuckoo filter (a
+ * temporary file in the same directory, fsync, rename, fsync of the
+ * directory; a symbolic link's target is replaced; on failure the old file
+ * is untouched and no temporary file is left).  The bytes are
+ * cf_bloom_serialize's.  Returns CF_OK, CF_E_PARAM (b or path NULL, path
+ * empty), CF_E_NOT_REGULAR (path is a directory, FIFO, device or socket)
+ * or CF_E_IO. */
+CF_API cf_status cf_bloom_save(const cf_bloom *b, const char *path);
+
+/* Reads and validates a Bloom filter file: the header against the file's
+ * size before anything is allocated, then the bits, read into the new
+ * filter, then the checksum and the bits' checks.  Statuses as
+ * cf_bloom_deserialize, plus CF_E_IO, and CF_E_NOT_REGULAR for anything
+ * but a regular file (a FIFO is refused at once). */
+CF_API cf_status cf_bloom_load(const char *path, const cf_allocator *a, cf_bloom **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,6 +147,20 @@ PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys);
 PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys);
 extern const char cfpy_doc_bloom_update[], cfpy_doc_bloom_contains_many[];
 
+/* BloomFilter in files and bytes, pickling, copies, equality
+ * (cfpy_bloom_io.c). */
+PyObject *cfpy_bloom_to_bytes(cfpy_bloom *self, PyObject *unused);
+PyObject *cfpy_bloom_from_bytes(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw);
+PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_bloom_reduce(cfpy_bloom *self, PyObject *unused);
+PyObject *cfpy_bloom_setstate(cfpy_bloom *self, PyObject *state);
+PyObject *cfpy_bloom_copy(cfpy_bloom *self, PyObject *unused);
+PyObject *cfpy_bloom_deepcopy(cfpy_bloom *self, PyObject *memo);
+PyObject *cfpy_bloom_richcompare(PyObject *a, PyObject *b, int op);
+extern const char cfpy_doc_bloom_to_bytes[], cfpy_doc_bloom_from_bytes[], cfpy_doc_bloom_save[],
+    cfpy_doc_bloom_load[];
+
 /* Builds CuckooFilter's config from the constructor's arguments and
  * creates the filter, explaining a refusal by naming the option and why
  * (cfpy_options.c).  Returns NULL with the exception set. */

@@ -2,9 +2,8 @@
  * cfpy_bloom.c -- the BloomFilter type, the library's Bloom filter kept for
  * comparisons at equal memory: add, in, update, contains_many, len, stats,
  * key=.  No deletes (a Bloom filter cannot clear a key's bits without
- * clearing other keys').  No bytes, files, copies or equality either: the
- * library's public API has no way to read or write a Bloom filter's bits
- * (cf_bloom has no serialization).
+ * clearing other keys').  Bytes, files, pickling, copies and equality:
+ * cfpy_bloom_io.c.
  */
 #include "cfpy.h"
 
@@ -126,12 +125,34 @@ static PyObject *bloom_repr(cfpy_bloom *self) {
 }
 
 PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\nSet key's k bits.  Never fails.");
+PyDoc_STRVAR(bloom_bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
+PyDoc_STRVAR(bloom_reduce_doc,
+             "__reduce__($self)\n--\n\n"
+             "Pickles as from_bytes(to_bytes()), with the key function as state.");
+PyDoc_STRVAR(bloom_setstate_doc,
+             "__setstate__($self, key, /)\n--\n\nSets the key function (unpickling).");
+PyDoc_STRVAR(bloom_copy_doc, "copy($self)\n--\n\n"
+                             "An independent filter with the same bits, counts and key function.");
+PyDoc_STRVAR(bloom_deepcopy_doc, "__deepcopy__($self, memo, /)\n--\n\nThe same as copy().");
 PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom_stats.");
 
 static PyMethodDef bloom_methods[] = {
     {"add", (PyCFunction)bloom_add, METH_O, bloom_add_doc},
     {"update", (PyCFunction)cfpy_bloom_update, METH_O, cfpy_doc_bloom_update},
     {"contains_many", (PyCFunction)cfpy_bloom_contains_many, METH_O, cfpy_doc_bloom_contains_many},
+    {"save", (PyCFunction)(void (*)(void))cfpy_bloom_save, METH_VARARGS | METH_KEYWORDS,
+     cfpy_doc_bloom_save},
+    {"load", (PyCFunction)(void (*)(void))cfpy_bloom_load,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, cfpy_doc_bloom_load},
+    {"to_bytes", (PyCFunction)cfpy_bloom_to_bytes, METH_NOARGS, cfpy_doc_bloom_to_bytes},
+    {"__bytes__", (PyCFunction)cfpy_bloom_to_bytes, METH_NOARGS, bloom_bytes_doc},
+    {"from_bytes", (PyCFunction)(void (*)(void))cfpy_bloom_from_bytes,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, cfpy_doc_bloom_from_bytes},
+    {"__setstate__", (PyCFunction)cfpy_bloom_setstate, METH_O, bloom_setstate_doc},
+    {"__reduce__", (PyCFunction)cfpy_bloom_reduce, METH_NOARGS, bloom_reduce_doc},
+    {"copy", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
+    {"__copy__", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
+    {"__deepcopy__", (PyCFunction)cfpy_bloom_deepcopy, METH_O, bloom_deepcopy_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -159,9 +180,13 @@ PyDoc_STRVAR(bloom_doc,
              "  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
              "  seed        hash seed\n"
              "  key         a function applied to every key (as CuckooFilter's key=)\n\n"
-             "len() counts adds (duplicates count again).  Unlike CuckooFilter it has\n"
-             "no bytes, files, pickling, copies or ==: the C library offers no way to\n"
-             "read or write a Bloom filter's bits.");
+             "len() counts adds (duplicates count again).  to_bytes()/from_bytes(),\n"
+             "save()/load() (paths or file objects), pickling and copy() keep the\n"
+             "bits, k, the seed and the count (docs/FORMAT.md, \"Bloom filters\").\n\n"
+             "b1 == b2 means the same bytes (to_bytes()): same num_bits, k, seed, bits\n"
+             "and add count.  The same keys added in another order compare equal (the\n"
+             "bits are an OR); the same keys added a different number of times do not\n"
+             "(the count differs).  Not hashable.");
 
 PyTypeObject cfpy_BloomType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cuckoofilter.BloomFilter",
@@ -177,4 +202,6 @@ PyTypeObject cfpy_BloomType = {
     .tp_as_sequence = &bloom_as_sequence,
     .tp_methods = bloom_methods,
     .tp_getset = bloom_getset,
+    .tp_richcompare = cfpy_bloom_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
 };

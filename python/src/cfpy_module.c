@@ -82,7 +82,7 @@ static int drop_orderings(PyTypeObject *type) {
 
 PyMODINIT_FUNC PyInit__cuckoofilter(void) {
     if (PyType_Ready(&cfpy_FilterType) < 0 || PyType_Ready(&cfpy_BloomType) < 0 ||
-        drop_orderings(&cfpy_FilterType) < 0)
+        drop_orderings(&cfpy_FilterType) < 0 || drop_orderings(&cfpy_BloomType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;

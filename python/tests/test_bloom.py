@@ -1,7 +1,11 @@
-"""BloomFilter: add, in, update, contains_many, key=, len, stats, and its FPP
-against its own formula."""
+"""BloomFilter: add, in, update, contains_many, key=, len, stats, its FPP
+against its own formula, and its bytes, files, pickling, copies and ==."""
 
+import copy
+import io
 import math
+import pickle
+import pydoc
 
 import pytest
 
@@ -69,3 +73,110 @@ def test_bulk_calls_and_key_function():
     assert (1, 2) in k and k.contains_many([(3, 4), (4, 3)]) == [True, False]
     with pytest.raises(TypeError, match="key must be a function"):
         cf.BloomFilter(capacity=100, key="str")
+
+
+# ---- bytes, files, pickling, copies, == (the library's Bloom image) ----
+
+
+def _filled(seed=3, n=500, **kw):
+    b = cf.BloomFilter(capacity=1000, fpp=0.01, seed=seed, **kw)
+    b.update(range(n))
+    return b
+
+
+def test_bytes_round_trip_same_bytes_same_answers():
+    b = _filled()
+    data = b.to_bytes()
+    assert bytes(b) == data
+    assert data[:8] == b"\x89CKB\r\n\x1a\n"  # its own magic, not the cuckoo filter's
+    assert len(data) == 40 + (b.stats.num_bits + 7) // 8 + 8
+    for buf in (data, bytearray(data), memoryview(data)):
+        c = cf.BloomFilter.from_bytes(buf)
+        assert c.to_bytes() == data and c.stats == b.stats and len(c) == len(b)
+        probe = range(5000)
+        assert c.contains_many(probe) == b.contains_many(probe)
+
+
+def test_bad_bytes_raise_format_error_with_the_status():
+    data = _filled().to_bytes()
+    cases = {
+        data[:-1]: "CF_E_TRUNCATED",
+        data[:5]: "CF_E_TRUNCATED",
+        data + b"\0": "CF_E_CORRUPT",
+        b"\x88" + data[1:]: "CF_E_MAGIC",
+        data[:8] + b"\x02\x00" + data[10:]: "CF_E_VERSION",
+        data[:50] + bytes([data[50] ^ 1]) + data[51:]: "CF_E_CHECKSUM",
+        cf.CuckooFilter(capacity=100).to_bytes(): "CF_E_MAGIC",
+    }
+    for bad, status in cases.items():
+        with pytest.raises(cf.FormatError) as e:
+            cf.BloomFilter.from_bytes(bad)
+        assert e.value.status_name == status and "BloomFilter" in str(e.value)
+    with pytest.raises(cf.FormatError):
+        cf.CuckooFilter.from_bytes(data)  # and the reverse
+
+
+def test_pickle_and_copies_keep_bits_counts_and_key():
+    b = cf.BloomFilter(capacity=1000, seed=3, key=str.lower)
+    b.update(f"Key-{i}" for i in range(300))
+    b.add("MiXeD")
+    for c in (
+        pickle.loads(pickle.dumps(b)),
+        copy.copy(b),
+        copy.deepcopy(b),
+        b.copy(),
+    ):
+        assert c is not b and c == b and c.key is str.lower and "mixed" in c and "KEY-7" in c
+        c.add("only in the copy")
+        assert c != b and "only in the copy" not in b
+    plain = _filled()
+    assert pickle.loads(pickle.dumps(plain)).key is None
+
+
+def test_save_and_load_paths_and_file_objects(tmp_path):
+    b = _filled()
+    for path in (tmp_path / "b.bloom", str(tmp_path / "s.bloom"), bytes(tmp_path / "y.bloom")):
+        b.save(path)
+        c = cf.BloomFilter.load(path)
+        assert c == b and c.to_bytes() == b.to_bytes()
+    assert (tmp_path / "b.bloom").read_bytes() == b.to_bytes()
+    b.add("more")
+    b.save(tmp_path / "b.bloom")  # replaces the old file
+    assert cf.BloomFilter.load(tmp_path / "b.bloom") == b
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.bloom", "s.bloom", "y.bloom"]
+    buf = io.BytesIO()
+    b.save(buf)
+    buf.seek(0)
+    c = cf.BloomFilter.load(buf, key=str.upper)
+    assert c == b and c.key is str.upper
+    with pytest.raises(FileNotFoundError):
+        cf.BloomFilter.load(tmp_path / "absent.bloom")
+    with pytest.raises(OSError, match="CF_E_NOT_REGULAR"):
+        b.save(tmp_path)
+    (tmp_path / "bad.bloom").write_bytes(b.to_bytes()[:-3])
+    with pytest.raises(cf.FormatError, match="CF_E_TRUNCATED"):
+        cf.BloomFilter.load(tmp_path / "bad.bloom")
+    with pytest.raises(cf.FormatError, match="CF_E_MAGIC"):
+        cf.CuckooFilter.load(tmp_path / "b.bloom")
+
+
+def test_equality_is_same_bytes():
+    a, b = _filled(), _filled()
+    assert a == b and not a != b and bytes(a) == bytes(b)
+    # Order does not matter (the bits are an OR) ...
+    c = cf.BloomFilter(capacity=1000, fpp=0.01, seed=3)
+    c.update(reversed(range(500)))
+    assert c == a
+    # ... but the add count does, and so does the seed.
+    c.add(0)
+    assert c != a and 0 in a
+    assert _filled(seed=4) != a
+    assert (a == "x") is False and a != 1
+    with pytest.raises(TypeError):
+        hash(a)
+    with pytest.raises(TypeError):
+        a < b  # noqa: B015
+    doc = cf.BloomFilter.__doc__
+    assert "same bytes" in doc and "another order compare equal" in doc
+    text = pydoc.render_doc(cf.BloomFilter, renderer=pydoc.plaintext)
+    assert "__lt__" not in text and "__eq__" in text

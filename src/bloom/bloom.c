@@ -14,18 +14,8 @@
  */
 #include <math.h>
 
-#include "alloc.h"
+#include "bloom.h"
 #include "hash.h"
-
-struct cf_bloom {
-    cf_allocator alloc;
-    uint8_t *bits;
-    uint64_t num_bits;
-    size_t bytes;
-    unsigned k;
-    uint64_t seed;
-    uint64_t items;
-};
 
 void cf_bloom_config_init(cf_bloom_config *cfg) {
     memset(cfg, 0, sizeof *cfg);
@@ -57,34 +47,49 @@ cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out) {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
         k = cf_bloom_optimal_k(m, cfg->capacity);
     }
-    uint64_t bytes = m / 8 + (m % 8 != 0);
-    CF__RETURN_IF(bytes > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
+    return cf__bloom_make(cfg->allocator, m, k, cfg->seed, out);
+}
 
+cf_status cf__bloom_bytes(uint64_t num_bits, size_t *bytes) {
+    uint64_t n = num_bits / 8 + (num_bits % 8 != 0);
+    CF__RETURN_IF(n > (uint64_t)(PTRDIFF_MAX / 2), CF_E_TOO_LARGE);
+    *bytes = (size_t)n;
+    return CF_OK;
+}
+
+cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
+                         cf_bloom **out) {
+    *out = NULL;
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__bloom_bytes(num_bits, &bytes));
     cf_allocator alloc;
-    CF__FORWARD_IF_ERROR(cf__allocator_resolve(cfg->allocator, &alloc));
+    CF__FORWARD_IF_ERROR(cf__allocator_resolve(a, &alloc));
     cf_bloom *b = cf__alloc(&alloc, sizeof *b);
     CF__RETURN_IF(b == NULL, CF_E_NOMEM);
     memset(b, 0, sizeof *b);
     b->alloc = alloc;
-    b->bits = cf__alloc(&alloc, (size_t)bytes);
+    b->bits = cf__calloc(&alloc, bytes);
     if (b->bits == NULL) {
         cf__free(&alloc, b);
         return CF_E_NOMEM;
     }
-    memset(b->bits, 0, (size_t)bytes);
-    b->num_bits = m;
-    b->bytes = (size_t)bytes;
+    b->num_bits = num_bits;
+    b->bytes = bytes;
     b->k = k;
-    b->seed = cfg->seed;
+    b->seed = seed;
     *out = b;
     return CF_OK;
 }
 
-void cf_bloom_free(cf_bloom *b) {
+void cf__bloom_destroy(cf_bloom *b) {
     if (b == NULL) return;
     cf_allocator alloc = b->alloc;
     cf__free(&alloc, b->bits);
     cf__free(&alloc, b);
+}
+
+void cf_bloom_free(cf_bloom *b) {
+    cf__bloom_destroy(b);
 }
 
 uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {

@@ -1,0 +1,211 @@
+/*
+ * cfpy_bloom_io.c -- BloomFilter in files and bytes: save, load,
+ * to_bytes/from_bytes, pickling, copies and equality, in the library's Bloom
+ * image (docs/FORMAT.md, "Bloom filters"; cf_bloom_serialize, cf_bloom_save),
+ * so a file written here is read by the C library and the other way round.
+ *
+ * cf_bloom has no lock, so every call here keeps the GIL (as add and
+ * update do): no other thread can change the bits under a serialization.
+ * Paths are str, bytes or os.PathLike; save and load also take binary file
+ * objects (anything with write() / read()), as CuckooFilter's do.
+ */
+#include "cfpy.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Said after a read's status: the library's CF_E_MAGIC text names cuckoo
+ * filters. */
+static const char read_detail[] = "reading a BloomFilter image";
+
+/* True for a file object (a method attr) rather than a path. */
+static bool is_file_object(PyObject *obj, const char *attr) {
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyObject_HasAttrString(obj, "__fspath__"))
+        return false;
+    return PyObject_HasAttrString(obj, attr);
+}
+
+/* Wraps b (owned) in a new object of type cls with key_func (borrowed). */
+static PyObject *wrap(PyTypeObject *cls, cf_bloom *b, PyObject *key_func) {
+    cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
+    if (self == NULL) {
+        cf_bloom_free(b);
+        return NULL;
+    }
+    self->b = b;
+    Py_XINCREF(key_func);
+    self->key_func = key_func;
+    return (PyObject *)self;
+}
+
+const char cfpy_doc_bloom_to_bytes[] =
+    "to_bytes($self)\n--\n\n"
+    "The filter in the library's Bloom image (docs/FORMAT.md, \"Bloom filters\";\n"
+    "what save() writes): header, bits, checksum.  bytes(b) is the same.";
+
+PyObject *cfpy_bloom_to_bytes(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    size_t size = cf_bloom_serialized_size(self->b);
+    if (size > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (out == NULL) return NULL;
+    cf_status s = cf_bloom_serialize(self->b, PyBytes_AS_STRING(out), size, NULL);
+    if (s != CF_OK) {
+        Py_DECREF(out);
+        return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+    }
+    return out;
+}
+
+/* A BloomFilter from a buffer in the Bloom image. */
+static PyObject *from_data(PyObject *cls, PyObject *data, PyObject *key_func) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    cf_bloom *b = NULL;
+    cf_status s = cf_bloom_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &b);
+    PyBuffer_Release(&view);
+    if (s != CF_OK) return cfpy_raise(s, CFPY_READ, read_detail, 0, NULL);
+    return wrap((PyTypeObject *)cls, b, key_func);
+}
+
+const char cfpy_doc_bloom_from_bytes[] =
+    "from_bytes($type, data, /, *, key=None)\n--\n\n"
+    "A Bloom filter rebuilt from data in the library's Bloom image (bytes or\n"
+    "any contiguous buffer), validating every field, the bits and the\n"
+    "checksum.  Raises FormatError naming what is wrong (a CuckooFilter's\n"
+    "bytes: bad magic).  key: the key= function (bytes do not record it).";
+
+PyObject *cfpy_bloom_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"", "key", NULL};
+    PyObject *data, *key = NULL, *key_func;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:from_bytes", kwlist, &data, &key) ||
+        cfpy_key_func_arg(key, &key_func) < 0)
+        return NULL;
+    PyObject *b = from_data(cls, data, key_func);
+    Py_XDECREF(key_func);
+    return b;
+}
+
+const char cfpy_doc_bloom_save[] =
+    "save($self, file)\n--\n\n"
+    "Write the filter to file: a path (str, bytes, os.PathLike), written\n"
+    "atomically as CuckooFilter.save writes (temporary file, fsync, rename),\n"
+    "or a binary file object (its write() gets to_bytes()).  Raises OSError.";
+
+PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"file", NULL};
+    PyObject *path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:save", kwlist, &path)) return NULL;
+    if (is_file_object(path, "write")) {
+        PyObject *data = cfpy_bloom_to_bytes(self, NULL);
+        if (data == NULL) return NULL;
+        PyObject *r = PyObject_CallMethod(path, "write", "O", data);
+        Py_DECREF(data);
+        if (r == NULL) return NULL;
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    PyObject *enc = NULL;
+    if (!PyUnicode_FSConverter(path, &enc)) return NULL;
+    /* The GIL stays held: cf_bloom has no lock, and another thread's add
+     * during the write would tear the image. */
+    errno = 0;
+    cf_status s = cf_bloom_save(self->b, PyBytes_AS_STRING(enc));
+    int err = errno;
+    Py_DECREF(enc);
+    if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, err, path);
+    Py_RETURN_NONE;
+}
+
+const char cfpy_doc_bloom_load[] =
+    "load($type, file, *, key=None)\n--\n\n"
+    "Read and validate a Bloom filter (every field, the bits and the\n"
+    "checksum) from a path or a binary file object (read() to its end).\n"
+    "Raises OSError, or FormatError naming what is wrong.  key: the key=\n"
+    "function (files do not record it).";
+
+PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"file", "key", NULL};
+    PyObject *path, *key = NULL, *key_func;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load", kwlist, &path, &key) ||
+        cfpy_key_func_arg(key, &key_func) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (is_file_object(path, "read")) {
+        PyObject *data = PyObject_CallMethod(path, "read", NULL);
+        r = data != NULL ? from_data(cls, data, key_func) : NULL;
+        Py_XDECREF(data);
+    } else {
+        PyObject *enc = NULL;
+        if (PyUnicode_FSConverter(path, &enc)) {
+            cf_bloom *b = NULL;
+            cf_status s;
+            int err;
+            /* The new filter is no one else's yet: the GIL can go. */
+            Py_BEGIN_ALLOW_THREADS errno = 0;
+            s = cf_bloom_load(PyBytes_AS_STRING(enc), &cfpy_allocator, &b);
+            err = errno;
+            Py_END_ALLOW_THREADS Py_DECREF(enc);
+            r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
+                           : wrap((PyTypeObject *)cls, b, key_func);
+        }
+    }
+    Py_XDECREF(key_func);
+    return r;
+}
+
+/* Pickles as from_bytes(to_bytes()), the key function (if any) as the
+ * state, which __setstate__ restores. */
+PyObject *cfpy_bloom_reduce(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    PyObject *data = cfpy_bloom_to_bytes(self, NULL);
+    if (data == NULL) return NULL;
+    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+    PyObject *r = NULL;
+    if (ctor != NULL)
+        r = self->key_func != NULL ? Py_BuildValue("(O(O)O)", ctor, data, self->key_func)
+                                   : Py_BuildValue("(O(O))", ctor, data);
+    Py_XDECREF(ctor);
+    Py_DECREF(data);
+    return r;
+}
+
+PyObject *cfpy_bloom_setstate(cfpy_bloom *self, PyObject *state) {
+    PyObject *key_func;
+    if (cfpy_key_func_arg(state, &key_func) < 0) return NULL;
+    Py_XSETREF(self->key_func, key_func);
+    Py_RETURN_NONE;
+}
+
+/* An independent filter with the same bytes and key function. */
+PyObject *cfpy_bloom_copy(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    PyObject *data = cfpy_bloom_to_bytes(self, NULL);
+    if (data == NULL) return NULL;
+    PyObject *r = from_data((PyObject *)Py_TYPE(self), data, self->key_func);
+    Py_DECREF(data);
+    return r;
+}
+
+PyObject *cfpy_bloom_deepcopy(cfpy_bloom *self, PyObject *memo) {
+    (void)memo;
+    return cfpy_bloom_copy(self, NULL);
+}
+
+/* Equal when the images are: same k, bits, seed and items count. */
+PyObject *cfpy_bloom_richcompare(PyObject *a, PyObject *b, int op) {
+    if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(a, &cfpy_BloomType) ||
+        !PyObject_TypeCheck(b, &cfpy_BloomType))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *x = cfpy_bloom_to_bytes((cfpy_bloom *)a, NULL);
+    PyObject *y = x != NULL ? cfpy_bloom_to_bytes((cfpy_bloom *)b, NULL) : NULL;
+    if (y == NULL) {
+        Py_XDECREF(x);
+        return NULL;
+    }
+    int eq = PyBytes_GET_SIZE(x) == PyBytes_GET_SIZE(y) &&
+             memcmp(PyBytes_AS_STRING(x), PyBytes_AS_STRING(y), (size_t)PyBytes_GET_SIZE(x)) == 0;
+    Py_DECREF(x);
+    Py_DECREF(y);
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}

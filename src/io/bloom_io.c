@@ -1,0 +1,75 @@
+/*
+ * bloom_io.c -- comparison Bloom filters in files.
+ *
+ * A save writes header, bits and trailer to a temporary file beside the
+ * target and renames it over the target (file_path.c: cf_save's steps, so
+ * a crash leaves the old file or the new one).  A load reads the 40-byte
+ * header and validates it against the file's size before allocating, then
+ * reads the bits straight into the new filter and checks the trailer and
+ * the bits (docs/FORMAT.md, "Bloom filters": B1 to B9, in that order).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bloom_format.h"
+#include "bloom_io.h"
+#include "file_path.h"
+#include "file_sys.h"
+
+cf_status cf__bloom_save_path(const cf_bloom *b, const char *path) {
+    cf__temp t;
+    CF__FORWARD_IF_ERROR(cf__temp_open(path, &t));
+    uint8_t header[CF__BLOOM_HEADER_SIZE], trailer[CF__TRAILER_SIZE];
+    cf__bloom_header_encode(b, header);
+    cf__put_le(trailer, cf__bloom_checksum(header, b->bits, b->bytes), CF__TRAILER_SIZE);
+    bool ok = cf__write_all(t.fd, header, sizeof header) &&
+              cf__write_all(t.fd, b->bits, b->bytes) &&
+              cf__write_all(t.fd, trailer, sizeof trailer) && fsync(t.fd) == 0;
+    return cf__temp_commit(&t, ok);
+}
+
+/* The rest of a load once the header is valid: bits, trailer, checks. */
+static cf_status cf__bloom_read_rest(int fd, const uint8_t header[CF__BLOOM_HEADER_SIZE],
+                                     size_t bytes, const cf_allocator *a, cf_bloom **out) {
+    cf_bloom *b;
+    CF__FORWARD_IF_ERROR(cf__bloom_from_header(header, a, &b));
+    uint8_t trailer[CF__TRAILER_SIZE];
+    cf_status s = cf__read_exact(fd, b->bits, bytes, CF__BLOOM_HEADER_SIZE);
+    if (s == CF_OK)
+        s = cf__read_exact(fd, trailer, sizeof trailer, CF__BLOOM_HEADER_SIZE + (uint64_t)bytes);
+    if (s == CF_OK &&
+        cf__get_le(trailer, CF__TRAILER_SIZE) != cf__bloom_checksum(header, b->bits, bytes))
+        s = CF_E_CHECKSUM;
+    if (s == CF_OK) s = cf__bloom_check_bits(header, b->bits, bytes);
+    if (s != CF_OK) {
+        cf__bloom_destroy(b);
+        return s;
+    }
+    *out = b;
+    return CF_OK;
+}
+
+cf_status cf__bloom_load_path(const char *path, const cf_allocator *a, cf_bloom **out) {
+    /* O_NONBLOCK: opening a FIFO would wait for a writer; fstat refuses it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        struct stat st;
+        return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_E_IO;
+    }
+    struct stat st;
+    cf_status s = fstat(fd, &st) != 0 ? CF_E_IO : !S_ISREG(st.st_mode) ? CF_E_NOT_REGULAR : CF_OK;
+    uint8_t header[CF__BLOOM_HEADER_SIZE] = {0};
+    uint64_t size = s == CF_OK ? (uint64_t)st.st_size : 0;
+    if (s == CF_OK) {
+        size_t want = size < sizeof header ? (size_t)size : sizeof header;
+        s = cf__read_exact(fd, header, want, 0);
+    }
+    size_t bytes = 0;
+    if (s == CF_OK) s = cf__bloom_header_decode(header, size, &bytes);
+    if (s == CF_OK) s = cf__bloom_read_rest(fd, header, bytes, a, out);
+    close(fd);
+    return s;
+}
