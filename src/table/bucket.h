@@ -218,7 +218,7 @@ static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
  * registers the inlined kernels need (semi-sorted lookups cost 13 more
  * instructions while they shared them). */
 __attribute__((noinline, unused)) static bool cf__contains_other_hashed(const cf_filter *f,
-                                                                       uint64_t h) {
+                                                                        uint64_t h) {
     cf__slots p = cf__locate(f, h);
     return cf__contains_other(f, p.i1, p.i2, p.fp);
 }
