@@ -39,6 +39,13 @@ PyObject *cfpy_key_apply(PyObject *key_func, PyObject *obj);
 /* Checks a key= argument: None (stored as NULL) or a callable. */
 int cfpy_key_func_arg(PyObject *arg, PyObject **out);
 
+/* Pickling, the same for both filter types: self pickles as
+ * type(self).from_bytes(data) with key_func (if any) as the state, which
+ * __setstate__ restores into *slot.  cfpy_pickle_reduce takes data (a new
+ * reference, NULL with an exception set: passed on). */
+PyObject *cfpy_pickle_reduce(PyObject *self, PyObject *data, PyObject *key_func);
+PyObject *cfpy_pickle_setstate(PyObject **slot, PyObject *state);
+
 /* --------------------------------------------------------------- errors */
 
 extern PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;

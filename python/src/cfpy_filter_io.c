@@ -274,23 +274,11 @@ PyObject *cfpy_filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
  * state, which __setstate__ restores. */
 PyObject *cfpy_filter_reduce(cfpy_filter *self, PyObject *unused) {
     (void)unused;
-    PyObject *data = cfpy_filter_to_bytes(self, NULL);
-    if (data == NULL) return NULL;
-    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
-    PyObject *r = NULL;
-    if (ctor != NULL)
-        r = self->key_func != NULL ? Py_BuildValue("(O(O)O)", ctor, data, self->key_func)
-                                   : Py_BuildValue("(O(O))", ctor, data);
-    Py_XDECREF(ctor);
-    Py_DECREF(data);
-    return r;
+    return cfpy_pickle_reduce((PyObject *)self, cfpy_filter_to_bytes(self, NULL), self->key_func);
 }
 
 PyObject *cfpy_filter_setstate(cfpy_filter *self, PyObject *state) {
-    PyObject *key_func;
-    if (cfpy_key_func_arg(state, &key_func) < 0) return NULL;
-    Py_XSETREF(self->key_func, key_func);
-    Py_RETURN_NONE;
+    return cfpy_pickle_setstate(&self->key_func, state);
 }
 
 /* A copy is an independent in-memory filter with the same bytes and key

@@ -96,3 +96,22 @@ int cfpy_key_func_arg(PyObject *arg, PyObject **out) {
     *out = Py_NewRef(arg);
     return 0;
 }
+
+PyObject *cfpy_pickle_reduce(PyObject *self, PyObject *data, PyObject *key_func) {
+    if (data == NULL) return NULL;
+    PyObject *ctor = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+    PyObject *r = NULL;
+    if (ctor != NULL)
+        r = key_func != NULL ? Py_BuildValue("(O(O)O)", ctor, data, key_func)
+                             : Py_BuildValue("(O(O))", ctor, data);
+    Py_XDECREF(ctor);
+    Py_DECREF(data);
+    return r;
+}
+
+PyObject *cfpy_pickle_setstate(PyObject **slot, PyObject *state) {
+    PyObject *key_func;
+    if (cfpy_key_func_arg(state, &key_func) < 0) return NULL;
+    Py_XSETREF(*slot, key_func);
+    Py_RETURN_NONE;
+}
