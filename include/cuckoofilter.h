@@ -485,7 +485,9 @@ CF_API size_t cf_count(const cf_filter *f, const void *key, size_t len);
  * where bytes holds key in little-endian order, on every host: the same
  * hash, so a key added one way is found, counted and deleted the other way,
  * and files do not depend on which was used.  Faster than passing the 8
- * bytes (no detour through memory, XXH3's 8-byte path only).  The statuses
+ * bytes (no detour through memory, XXH3's 8-byte path only).  For loops
+ * of lookups, cuckoofilter_inline.h compiles these (and cf_contains_hash)
+ * into the caller (cf_view).  The statuses
  * and rules are those of the byte-key forms above; f NULL gives CF_E_PARAM,
  * false or 0.
  * ---------------------------------------------------------------------- */

@@ -8,8 +8,9 @@
  * functions below are static inline: the compiler keeps the constants in
  * registers across a loop of lookups and inlines the whole probe.
  *
- *     cf_view v;
- *     if (cf_view_init(&v, f) != CF_OK) ...      once, after building f
+ *     cf_view view;
+ *     if (cf_view_init(&view, f) != CF_OK) ...   once, after building f
+ *     const cf_view v = view;                     in the loop's function
  *     for (...) if (cf_view_contains_u64(&v, key)) ...
  *
  * Each function answers exactly as its library counterpart does on the
@@ -19,13 +20,14 @@
  * here; semi-sorted filters and wide buckets call the library.
  *
  * Validity: a view reads the filter's table in place.  It stays valid while
- * the filter is alive and is not reshaped: lookups through it may run beside
- * lookups on the filter, and see the inserts and deletes made since (as
- * cf_contains would, with the same threading rules: writes need the
- * caller's lock).  cf_free, and anything that replaces the table (cf_clear
- * of a mapped filter is refused, so: cf_free), end it; using a view after
- * that reads freed memory.  Grown (CF_GROW) and CF_CONCURRENT filters have
- * no view (their tables move): cf_view_init returns CF_E_PARAM.
+ * the filter is alive and keeps its kind: lookups through it may run beside
+ * lookups on the filter, and see the inserts, deletes and cf_clear made
+ * since (as cf_contains would, with the same threading rules: writes need
+ * the caller's lock).  cf_free ends it (using the view after that reads
+ * freed memory), and so do cf_make_concurrent and cf_make_growable (the
+ * filter's writes then follow rules the view does not).  Grown (CF_GROW)
+ * and CF_CONCURRENT filters have no view (their tables move or are written
+ * without the caller's lock): cf_view_init returns CF_E_PARAM.
  *
  * The fields are private: they can change in any release, which is why
  * cf_view_init passes this header's CF_VIEW_ABI and sizeof(cf_view) to the

@@ -1,9 +1,10 @@
 /*
  * view.c -- cf_view_init: the constants of a filter's lookup, copied into
  * the caller's cf_view for the inline lookups of cuckoofilter_inline.h.
- * The rules copied here are the library's own (cf__derive_layout's swar,
- * cf__range, cf__alt_index, cf__hash_u64); tests/test_view.c checks the
- * inline lookups against cf_contains* on every shape.
+ * The addressing is the filter's own (cf__derive_layout's addr,
+ * index_shift, bucket_bytes); the header's probe restates cf__range,
+ * cf__alt_index and cf__hash_u64, and tests/test_view.c checks the inline
+ * lookups against cf_contains* on every shape.
  */
 #include "cuckoofilter_inline.h"
 
@@ -16,15 +17,15 @@ static void cf__view_of_table(cf_view *v, const cf_filter *f) {
     v->table_ = f->table;
     v->filter_ = f;
     v->num_buckets_ = f->num_buckets;
-    /* range(h, 2^k) = h >> (64 - k), and (c - i) mod 2^k a mask. */
-    if (f->num_buckets >= 2 && (f->num_buckets & (f->num_buckets - 1)) == 0)
-        v->index_shift_ = 64 - (unsigned)__builtin_ctzll(f->num_buckets);
-    if (!f->swar)
-        v->layout_ = CF_VIEW_CALL;
-    else if (f->bucket_bits % 8 == 0)
-        v->layout_ = CF_VIEW_BYTES, v->stride_ = f->bucket_bits / 8;
-    else
-        v->layout_ = CF_VIEW_BITS, v->stride_ = f->bucket_bits;
+    /* The table's addressing as cf__derive_layout chose it (the kernels'). */
+    v->index_shift_ = f->index_shift;
+    switch (f->addr) {
+    case CF__ADDR_BYTES:
+    case CF__ADDR_POW2_BYTES: v->layout_ = CF_VIEW_BYTES, v->stride_ = f->bucket_bytes; break;
+    case CF__ADDR_BITS:
+    case CF__ADDR_POW2_BITS: v->layout_ = CF_VIEW_BITS, v->stride_ = f->bucket_bits; break;
+    default: v->layout_ = CF_VIEW_CALL; /* CF__ADDR_OTHER */
+    }
     v->fp_mask_ = f->fp_mask;
     v->lane_ones_ = f->lane_ones;
     v->lane_highs_ = f->lane_highs;
