@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "grow_inplace.h"
+#include "grow_inplace_format.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -9,6 +9,7 @@
 #include "test.h"
 
 #include "cf_internal.h"
+#include "grow_inplace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,4 +119,33 @@ static void test_advice_follows_the_mode(void) {
     cf_free(off);
 }
 
-TEST_MAIN(TEST(test_advice_follows_the_mode))
+/* An in-place grown table (CF_GROWTH_INPLACE) that doubles past the limit
+ * is advised as a table made that big would be. */
+static void test_doubled_table_is_advised(void) {
+    thp_mode mode = read_mode();
+    unsetenv("CF_HUGEPAGES");
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.num_buckets = (uint64_t)1 << 17; /* 16-bit slots: 1 MiB, below the limit */
+    cfg.target_fpp = 0.01;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    int before = thp_eligible(f->table + f->table_bytes / 2);
+    for (int i = 0; i < 3; i++) REQUIRE(cf__ip_double(f) == CF_OK); /* 8 MiB */
+    int after = thp_eligible(f->table + f->table_bytes / 2);
+    printf("THP mode %d: in-place table eligible at 1 MiB %d, doubled to 8 MiB %d\n", (int)mode,
+           before, after);
+    if (mode == THP_MADVISE && after >= 0) {
+        CHECK_EQ(before, 0);
+        CHECK_EQ(after, 1);
+    }
+    for (uint64_t k = 0; k < 100000; k++) CHECK_STATUS(cf_insert_u64(f, k), CF_OK);
+    uint64_t missing = 0;
+    for (uint64_t k = 0; k < 100000; k++) missing += !cf_contains_u64(f, k);
+    CHECK_EQ(missing, 0);
+    cf_free(f);
+}
+
+TEST_MAIN(TEST(test_advice_follows_the_mode), TEST(test_doubled_table_is_advised))

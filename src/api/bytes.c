@@ -2,8 +2,9 @@
  * bytes.c -- the public functions of a filter's bytes in memory: their
  * size, the whole form, any range of it, and a filter from bytes.  The
  * formats are format/'s (version 1: one table; version 2: a grown filter's
- * chain); these check the arguments and switch on the filter's kind, or on
- * the input's version when reading (cf__image_probe).
+ * chain; version 4: an in-place grown table); these check the arguments and
+ * switch on the filter's kind, or on the input's version when reading
+ * (cf__image_probe).
  */
 #include "concurrent.h"
 #include "grow_format.h"

@@ -42,8 +42,8 @@ uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
 }
 
 /* The kind of f for a switch: plain filters are the common case, so the
- * compiler lays their case out first.  Grown and concurrent filters have
- * their own code (variant/), reached by a tail call. */
+ * compiler lays their case out first.  Grown, concurrent and in-place
+ * filters have their own code (variant/), reached by a tail call. */
 static inline cf__kind cf__kind_of(const cf_filter *f) {
     return (cf__kind)__builtin_expect(f->kind, CF__PLAIN);
 }

@@ -10,8 +10,8 @@
 
 #include "kind.h"
 
-/* A plain filter's lookup constants: grown and concurrent filters look up
- * by their own code. */
+/* A plain filter's lookup constants: grown, concurrent and in-place
+ * filters look up by their own code. */
 static void cf__view_of_table(cf_view *v, const cf_filter *f) {
     memset(v, 0, sizeof *v);
     v->table_ = f->table;

@@ -9,6 +9,9 @@
 #include "cf_format.h"
 #include "grow_inplace.h"
 
+/* A 128-byte header, the table as in memory, an XXH3-64 trailer. */
+#define CF__IP_HEADER_SIZE 128u
+
 /* A decoded, validated version-4 header. */
 typedef struct cf__ip_hdr {
     cf__ip ip;

@@ -87,12 +87,13 @@ cf_status cf__header_decode_prefix(const uint8_t *buf, uint64_t input_len, cf__h
 }
 
 cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len) {
-    bool ours = input_len >= CF__OFF_VERSION + 2 && memcmp(buf, cf__magic, sizeof cf__magic) == 0;
-    unsigned version = ours ? (unsigned)cf__get_le(buf + CF__OFF_VERSION, 2) : 0;
-    /* Version 4 (in-place grown filters): format/grow_inplace_format.c. */
-    return version == CF__FORMAT_VERSION_GROWN ? CF__IMAGE_CHAIN
-           : version == 4u                     ? CF__IMAGE_INPLACE
-                                               : CF__IMAGE_TABLE;
+    if (input_len < CF__OFF_VERSION + 2 || memcmp(buf, cf__magic, sizeof cf__magic) != 0)
+        return CF__IMAGE_TABLE;
+    switch (cf__get_le(buf + CF__OFF_VERSION, 2)) {
+    case CF__FORMAT_VERSION_GROWN: return CF__IMAGE_CHAIN;
+    case CF__FORMAT_VERSION_INPLACE: return CF__IMAGE_INPLACE;
+    default: return CF__IMAGE_TABLE;
+    }
 }
 
 cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *h) {

@@ -6,7 +6,7 @@
  *   insert:  free slot in i1 or i2 ─► else an eviction path ─► else double
  *            the table (one realloc, buckets split from the top down) and
  *            try again at the new level
- *   lookup:  two buckets (grow_inplace.h, inline in ops.c's dispatch)
+ *   lookup:  two buckets (grow_inplace.h, inlined in api/ops.c's switch)
  *   delete:  the longest matching entry of the two buckets
  *
  * Lookups test four slots at once; the rarer paths here read slot by slot.
@@ -215,6 +215,8 @@ cf_status cf__ip_double(cf_filter *f) {
     uint8_t *t = cf__realloc(&f->alloc, f->table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
     CF__RETURN_IF(t == NULL, CF_E_NOMEM);
     f->table = t;
+    /* As cf__table_alloc for a new table, before the split touches the new half. */
+    cf__advise_huge(&f->alloc, t, bytes + CF__TABLE_PAD);
     /* From the top down: buckets 2i and 2i + 1 are at or above i, and every
      * bucket below i is still unread and untouched. */
     uint64_t dups = 0;

@@ -56,8 +56,10 @@
  *
  * Memory.  nb * 4 * W bits: at a load between 47.5% (after a doubling) and
  * 95%, W / load bits per item.  A doubling grows the one allocation
- * (cf_allocator.realloc; glibc moves large blocks with mremap), so no
- * second table exists beside it.
+ * (cf__realloc: glibc's realloc moves large blocks with mremap), so no
+ * second table exists beside it; a doubled table of CF__HUGE_MIN bytes or
+ * more from the default allocator is advised to use huge pages, as
+ * cf__table_alloc does for every table.
  *
  * Deletes remove the LONGEST matching entry among the key's two buckets:
  * if it belongs to another item y, y's string agrees with the key's on
@@ -68,10 +70,6 @@
 #define CF_GROW_INPLACE_H
 
 #include "cf_internal.h"
-
-/* Files of this kind: format version 4 (format/grow_inplace_format.c). */
-#define CF__FORMAT_VERSION_INPLACE 4u
-#define CF__IP_HEADER_SIZE 128u
 
 #define CF__IP_SLOTS 4u
 /* Tag bits: the partner map has 2^T offsets.  XOR maps with 64 offsets fill
@@ -190,7 +188,11 @@ static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
     return cf__ip_probe32(f->table, cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32));
 }
 
-/* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c). */
+/* Files (format version 4) are format/'s (grow_inplace_format.h) and io/'s
+ * (grow_inplace_io.c). */
+
+/* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c): a handle of
+ * kind CF__INPLACE. */
 cf_status cf__ip_new(const cf_config *cfg, cf_filter **out);
 /* The public operations (the public functions checked NULL and read_only). */
 cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h);
