@@ -45,6 +45,10 @@ int cfpy_key_func_arg(PyObject *arg, PyObject **out);
  * reference, NULL with an exception set: passed on). */
 PyObject *cfpy_pickle_reduce(PyObject *self, PyObject *data, PyObject *key_func);
 PyObject *cfpy_pickle_setstate(PyObject **slot, PyObject *state);
+/* == / != of two filters by their bytes (both types define == so): x and y
+ * are new references to the two images (NULL with an exception set: passed
+ * on), released here. */
+PyObject *cfpy_bytes_compare(PyObject *x, PyObject *y, int op);
 
 /* --------------------------------------------------------------- errors */
 

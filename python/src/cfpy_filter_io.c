@@ -302,16 +302,8 @@ PyObject *cfpy_filter_richcompare(PyObject *a, PyObject *b, int op) {
         !PyObject_TypeCheck(b, &cfpy_FilterType))
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *x = cfpy_filter_to_bytes((cfpy_filter *)a, NULL);
-    PyObject *y = x != NULL ? cfpy_filter_to_bytes((cfpy_filter *)b, NULL) : NULL;
-    if (y == NULL) {
-        Py_XDECREF(x);
-        return NULL;
-    }
-    int eq = PyBytes_GET_SIZE(x) == PyBytes_GET_SIZE(y) &&
-             memcmp(PyBytes_AS_STRING(x), PyBytes_AS_STRING(y), (size_t)PyBytes_GET_SIZE(x)) == 0;
-    Py_DECREF(x);
-    Py_DECREF(y);
-    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+    return cfpy_bytes_compare(x, x != NULL ? cfpy_filter_to_bytes((cfpy_filter *)b, NULL) : NULL,
+                              op);
 }
 
 /* ----------------------------------------------------------------- merge */

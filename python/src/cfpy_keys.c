@@ -115,3 +115,16 @@ PyObject *cfpy_pickle_setstate(PyObject **slot, PyObject *state) {
     Py_XSETREF(*slot, key_func);
     Py_RETURN_NONE;
 }
+
+PyObject *cfpy_bytes_compare(PyObject *x, PyObject *y, int op) {
+    if (x == NULL || y == NULL) {
+        Py_XDECREF(x);
+        Py_XDECREF(y);
+        return NULL;
+    }
+    int eq = PyBytes_GET_SIZE(x) == PyBytes_GET_SIZE(y) &&
+             memcmp(PyBytes_AS_STRING(x), PyBytes_AS_STRING(y), (size_t)PyBytes_GET_SIZE(x)) == 0;
+    Py_DECREF(x);
+    Py_DECREF(y);
+    return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
