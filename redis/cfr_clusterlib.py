@@ -1,7 +1,10 @@
 """A Redis Cluster on loopback for the tests: N masters (and R replicas
 each) of Debian's redis-server with cuckoo.so loaded, made with `redis-cli
---cluster create`, always stopped.  Ports come from 27000-27999 with their
-cluster bus ports (port + 10000) free too."""
+--cluster create`, always stopped.  Client ports come from 25000-25999 and
+each node's cluster bus port (--cluster-port) is its port + 1000: both below
+Linux's ephemeral range (32768-60999 by default), where Redis's own default
+bus port (port + 10000) would be, and where any outgoing connection on the
+machine, another cluster test's included, can take it first."""
 
 import random
 import shutil
@@ -13,8 +16,11 @@ import time
 from cfr_testlib import REDIS_CLI, Server
 
 
+BUS_OFFSET = 1000
+
+
 def _port_pair_free(p):
-    for q in (p, p + 10000):
+    for q in (p, p + BUS_OFFSET):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind(("127.0.0.1", q))
@@ -23,7 +29,7 @@ def _port_pair_free(p):
     return True
 
 
-def pick_ports(n, lo=27000, hi=27999):
+def pick_ports(n, lo=25000, hi=25999):
     ports, rng = [], random.Random()
     for _ in range(100000):
         if len(ports) == n:
@@ -40,7 +46,8 @@ class Cluster:
         self.masters, self.replicas = masters, replicas
         ports = pick_ports(masters * (1 + replicas))
         base = ["--cluster-enabled", "yes", "--cluster-node-timeout", str(node_timeout)] + list(extra)
-        self.nodes = [Server(module, port=p, extra=base + ["--cluster-config-file", "nodes-%d.conf" % p])
+        self.nodes = [Server(module, port=p, extra=base + ["--cluster-config-file", "nodes-%d.conf" % p,
+                                                           "--cluster-port", str(p + BUS_OFFSET)])
                       for p in ports]
 
     def start(self):
