@@ -148,7 +148,10 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
     *has_swar = f->swar;
-    if (!swar) f->swar = false; /* the per-slot path works for every layout */
+    if (!swar) { /* the per-slot path works for every layout */
+        f->swar = false;
+        f->addr = CF__ADDR_OTHER; /* the kernels of the other addressings are SWAR */
+    }
 
     model m = {.universe = sh.nb * sh.b * 2 + 64};
     m.count = calloc(m.universe, sizeof *m.count);

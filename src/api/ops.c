@@ -118,10 +118,11 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
     return cf_insert_unique_hash(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
-cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    switch (cf__kind_of(f)) {
+/* Deletes as lookups: a plain filter's kernel inlined, the switch out of
+ * line (inlined, the other kinds' calls made every delete save and restore
+ * six registers). */
+__attribute__((noinline)) static cf_status cf__delete_kind(cf_filter *f, uint64_t h) {
+    switch (f->kind) {
     case CF__PLAIN: return cf__table_delete(f, h);
     case CF__GROWN: return cf__grow_delete_hash(f, h);
     case CF__CONCURRENT: return cf__cc_delete(f, h);
@@ -130,9 +131,20 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
     CF__NO_OTHER_KIND();
 }
 
+static inline cf_status cf__delete(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    if (__builtin_expect(f->kind != CF__PLAIN, 0)) return cf__delete_kind(f, h);
+    return cf__table_delete(f, h);
+}
+
+cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf__delete(f, h);
+}
+
 cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_delete_hash(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf__delete(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
@@ -165,7 +177,7 @@ bool cf_contains_u64(const cf_filter *f, uint64_t key) {
 
 cf_status cf_delete_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    return cf_delete_hash(f, cf__hash_u64(&f->hkey, key));
+    return cf__delete(f, cf__hash_u64(&f->hkey, key));
 }
 
 size_t cf_count_u64(const cf_filter *f, uint64_t key) {

@@ -108,11 +108,69 @@ static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
     return cf__insert_slots(f, p.i1, p.i2, p.fp);
 }
 
-/* Removes one copy of h's fingerprint: CF_OK or CF_E_NOT_FOUND. */
-static inline cf_status cf__table_delete(cf_filter *f, uint64_t h) {
+/* One delete kernel per addressing (CF__ADDR_*), as cf__contains_k is for
+ * lookups: the addresses computed without per-key tests of f's shape, and
+ * both buckets read before either is searched, so a delete costs one memory
+ * round trip whichever bucket holds its copy.  A copy in i1 is taken first
+ * (cf__take's order, which files' contents depend on).  Nothing is stored
+ * before both words are read, so i2's word is what the table held even
+ * when it overlaps i1's (adjacent buckets, or i1 == i2). */
+__attribute__((always_inline)) static inline bool cf__take_k(cf_filter *f, uint64_t h, bool pow2,
+                                                             bool bytes) {
+    uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
+    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets, i1, i2;
+    if (pow2) {
+        i1 = h >> f->index_shift;
+        i2 = ((m >> f->index_shift) - i1) & (nb - 1);
+    } else {
+        i1 = cf__index1(h, nb);
+        i2 = cf__reflect(cf__range(m, nb), i1, nb);
+    }
+    cf__bitpos p1, p2;
+    if (bytes) {
+        p1 = (cf__bitpos){f->table + i1 * f->bucket_bytes, 0};
+        p2 = (cf__bitpos){f->table + i2 * f->bucket_bytes, 0};
+    } else {
+        p1 = cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
+        p2 = cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
+    }
+    uint64_t w1 = cf__load64le(p1.at), w2 = cf__load64le(p2.at), v = f->lane_ones * fp;
+    /* The lowest set bit of z is the top bit of the first matching lane;
+     * bits above the bucket's lanes cannot change it (borrows move up). */
+    uint64_t z = cf__zero_lanes(f, (w1 >> p1.shift) ^ v);
+    if (z == 0) {
+        z = cf__zero_lanes(f, (w2 >> p2.shift) ^ v);
+        if (z == 0) return false;
+        p1 = p2;
+        w1 = w2;
+    }
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(p1.at, w1 & ~(f->fp_mask << (p1.shift + lane)));
+    return true;
+}
+
+/* The deletes of the layouts whose buckets do not start on a byte (and
+ * those without SWAR), out of line: inlined beside the byte-aligned
+ * kernels, their registers made every delete save and restore six. */
+__attribute__((noinline, unused)) static bool cf__take_bits_hashed(cf_filter *f, uint64_t h) {
+    if (f->addr == CF__ADDR_BITS) return cf__take_k(f, h, false, false);
+    if (f->addr == CF__ADDR_POW2_BITS) return cf__take_k(f, h, true, false);
     cf__slots p = cf__locate(f, h);
     if (f->far) cf__prefetch_bucket(f, p.i2); /* as for inserts */
-    if (!cf__take(f, p)) return CF_E_NOT_FOUND;
+    return cf__take(f, p);
+}
+
+/* Clears one copy of h's fingerprint, from i1 first: the kernel of f's
+ * addressing, byte-aligned buckets (the commonest) inlined. */
+static inline bool cf__take_hashed(cf_filter *f, uint64_t h) {
+    if (f->addr == CF__ADDR_BYTES) return cf__take_k(f, h, false, true);
+    if (f->addr == CF__ADDR_POW2_BYTES) return cf__take_k(f, h, true, true);
+    return cf__take_bits_hashed(f, h);
+}
+
+/* Removes one copy of h's fingerprint: CF_OK or CF_E_NOT_FOUND. */
+static inline cf_status cf__table_delete(cf_filter *f, uint64_t h) {
+    if (!cf__take_hashed(f, h)) return CF_E_NOT_FOUND;
     f->items--;
     return CF_OK;
 }
