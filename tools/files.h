@@ -1,7 +1,16 @@
 /*
- * files.h -- what the filter-file subcommands (cmd_files.c, cmd_merge.c,
- * cmd_redis_io.c) share: option parsing, key streams, and opening and
+ * files.h -- what the filter-file commands (cmd_create.c ... cmd_import.c,
+ * one per command) share: option parsing, key streams, and opening and
  * saving a filter file with one-line error messages.
+ *
+ * Exit codes: 0 success (for queries: every key found), 1 a key not found,
+ * 2 an error, with one line on stderr.  Modifying commands load the file
+ * (validating it), change the filter in memory and replace the file
+ * atomically (cf_save), so an interrupted or failed command leaves the old
+ * file as it was.  Every command that writes FILE holds its lock
+ * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries
+ * map the file read-only: opening is O(1) in its size and many processes
+ * share one copy in the page cache.
  */
 #ifndef CF_FILES_H
 #define CF_FILES_H
@@ -95,6 +104,26 @@ typedef bool (*files_batch_fn)(void *ctx, const files_batch *b);
  * hash (cf_hash) for the whole call. */
 bool files_for_each_batch(const files_opts *o, const cf_filter *f, files_batch_fn fn, void *ctx);
 
+/* files_add.c: add's and build's inserts, a batch at a time
+ * (files_for_each_batch with files_add_batch and a files_adder). */
+typedef struct files_adder {
+    cf_filter *f;
+    bool unique;
+    uint64_t seen, inserted, skipped;
+    cf_status failure;    /* first error, CF_OK while all goes well */
+    bool drain;           /* after a failure, keep counting the stream */
+    bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
+    char where[160];      /* the failed key, for the message (files_key_where) */
+} files_adder;
+bool files_add_batch(void *ctx, const files_batch *b);
+/* The message for a failed add or build: which key, why, what to do;
+ * outcome says what became of the file ("file unchanged"). */
+int files_add_failed(const files_adder *a, const char *file, const char *outcome);
+
+/* files_answer.c: query's (with_counts false) and count's answers to every
+ * key, and their exit code. */
+int files_answer_all(const files_opts *o, bool with_counts);
+
 /* files_key_where for the key at line/record (or argument) position. */
 void files_key_where_at(uint64_t position, const char *key, size_t len, char *buf, size_t cap);
 
@@ -116,6 +145,9 @@ const char *files_not_regular(const char *path);
  * and the numbers) and returns NULL; warns on stderr when an explicit
  * --fingerprint-bits is too narrow for the table (files_shape.c). */
 cf_filter *files_new(const files_opts *o);
+/* create's and build's check: --capacity or --buckets is given; else prints
+ * the error and returns false. */
+bool files_check_shape(const files_opts *o);
 
 /* Loads (writable) or maps (read-only) o->file; prints the error and
  * returns NULL on failure. */
