@@ -36,26 +36,32 @@ typedef struct files_opts {
     bool summary, found_only, missing_only; /* query's --summary, --found, --missing */
     int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
 
-    bool has_expansion;    /* export's --expansion E ... */
-    unsigned expansion;    /* ... 0 or a power of two up to CFR_MAX_EXPANSION */
-    uint64_t chunk_bytes;  /* export's --chunk-bytes N, else 0 (the command's default) */
-    const char *output;    /* export's --output OUT, else NULL (stdout) */
-    const char *redis_key; /* import's --key KEY, else NULL */
+    bool has_expansion;     /* export's --expansion E ... */
+    unsigned expansion;     /* ... 0 or a power of two up to CFR_MAX_EXPANSION */
+    uint64_t chunk_bytes;   /* export's --chunk-bytes N, else 0 (the command's default) */
+    const char *output;     /* export's --output OUT, else NULL (stdout) */
+    const char *redis_key;  /* import's --key KEY, else NULL */
+    unsigned shards;        /* export's --shards S (import's --shards: 1), else 0 */
+    const char *output_dir; /* export --shards' --output-dir DIR, else NULL */
+    bool has_routing_seed;  /* export --shards' --routing-seed N ... */
+    uint64_t routing_seed;
 } files_opts;
 
 /* Which options a command accepts (bit set). */
 enum {
-    FILES_OPT_SHAPE = 1,     /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
-    FILES_OPT_QUIET = 2,     /* -q */
-    FILES_OPT_JSON = 4,      /* --json */
-    FILES_OPT_FORCE = 8,     /* --force */
-    FILES_OPT_GROW = 16,     /* --grow */
-    FILES_OPT_UNIQUE = 32,   /* --unique */
-    FILES_OPT_KEYS = 64,     /* --keys FILE, -0 */
-    FILES_OPT_ANSWERS = 128, /* --summary --found --missing (query) */
-    FILES_OPT_WAIT = 256,    /* --wait SECONDS, --no-wait */
-    FILES_OPT_EXPORT = 512,  /* --expansion E, --chunk-bytes N, --output OUT (export) */
-    FILES_OPT_IMPORT = 1024  /* --key KEY (import) */
+    FILES_OPT_SHAPE = 1,        /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
+    FILES_OPT_QUIET = 2,        /* -q */
+    FILES_OPT_JSON = 4,         /* --json */
+    FILES_OPT_FORCE = 8,        /* --force */
+    FILES_OPT_GROW = 16,        /* --grow */
+    FILES_OPT_UNIQUE = 32,      /* --unique */
+    FILES_OPT_KEYS = 64,        /* --keys FILE, -0 */
+    FILES_OPT_ANSWERS = 128,    /* --summary --found --missing (query) */
+    FILES_OPT_WAIT = 256,       /* --wait SECONDS, --no-wait */
+    FILES_OPT_EXPORT = 512,     /* --expansion E, --chunk-bytes N, --output OUT (export) */
+    FILES_OPT_IMPORT = 1024,    /* --key KEY (import) */
+    FILES_OPT_SHARDS = 2048,    /* --shards S, --output-dir DIR, --routing-seed N (export) */
+    FILES_OPT_SHARDS_DIR = 4096 /* --shards, a switch (import) */
 };
 
 /* Redis's default proto-max-bulk-len: no chunk the module writes, and none
