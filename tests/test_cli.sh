@@ -41,7 +41,20 @@ for c in $commands; do
     "$cuckoo" "$c" "$opt" 1 --zz-bogus >/dev/null 2>"$dir/err" </dev/null
     grep -qF "unknown option '$opt'" "$dir/err" && fail "$c --help lists $opt, which it rejects"
   done <"$dir/h.opts"
+  cp "$dir/h.opts" "$dir/h.$c"
 done
+# And the reverse: an option some command's help lists is refused, as unknown,
+# by every command whose help does not list it (each command's options are a
+# table of the parser: one entry too many would be accepted undocumented).
+cat "$dir"/h.* | sort -u >"$dir/all.opts"
+for c in $commands; do
+  while read -r opt; do
+    grep -qxF -- "$opt" "$dir/h.$c" && continue
+    "$cuckoo" "$c" "$opt" 1 --zz-bogus >/dev/null 2>"$dir/err" </dev/null
+    grep -qF "unknown option '$opt'" "$dir/err" || fail "$c accepts $opt, which its --help does not list: $(head -1 "$dir/err")"
+  done <"$dir/all.opts"
+done
+rm -f "$dir"/h.*
 # The parser rejects what no help lists.
 expect 2 "$cuckoo" query "$dir/none.cf" --bogus; err_has "unknown option '--bogus'"
 expect 2 "$cuckoo" help nosuch
