@@ -41,7 +41,20 @@ for c in $commands; do
     "$cuckoo" "$c" "$opt" 1 --zz-bogus >/dev/null 2>"$dir/err" </dev/null
     grep -qF "unknown option '$opt'" "$dir/err" && fail "$c --help lists $opt, which it rejects"
   done <"$dir/h.opts"
+  cp "$dir/h.opts" "$dir/h.$c"
 done
+# And the reverse: an option some command's help lists is refused, as unknown,
+# by every command whose help does not list it (each command's options are a
+# table of the parser: one entry too many would be accepted undocumented).
+cat "$dir"/h.* | sort -u >"$dir/all.opts"
+for c in $commands; do
+  while read -r opt; do
+    grep -qxF -- "$opt" "$dir/h.$c" && continue
+    "$cuckoo" "$c" "$opt" 1 --zz-bogus >/dev/null 2>"$dir/err" </dev/null
+    grep -qF "unknown option '$opt'" "$dir/err" || fail "$c accepts $opt, which its --help does not list: $(head -1 "$dir/err")"
+  done <"$dir/all.opts"
+done
+rm -f "$dir"/h.*
 # The parser rejects what no help lists.
 expect 2 "$cuckoo" query "$dir/none.cf" --bogus; err_has "unknown option '--bogus'"
 expect 2 "$cuckoo" help nosuch
@@ -242,6 +255,11 @@ for bad in "--bucket-size 3|wants 1, 2, 4 or 8" "--fingerprint-bits=40|wants a w
   head -1 "$dir/e.report" >"$dir/e.report1" && rm "$dir/e.report"
   errs_agree "$opt" "${bad#*|}"
 done
+# --grow's optional value (--grow=MODE): the same message for every command.
+err_of create "$cuckoo" create "$dir/x.cf" --capacity 10 --grow=sideways
+err_of build "$cuckoo" build "$dir/x.cf" --capacity 10 --grow=sideways
+err_of add "$cuckoo" add "$m" x --grow=sideways
+errs_agree "--grow=sideways" "cuckoo: --grow wants 'chain' or 'inplace', not 'sideways'"
 [[ -e $dir/x.cf ]] && fail "a refused create or build wrote a file"
 # export's and import's options: the same spellings and messages.
 err_of a "$cuckoo" export "$m" k --chunk-bytes 8 --output "$dir/o.resp"
@@ -259,9 +277,13 @@ errs_agree "--output=" "--output wants a file name"
 err_of export "$cuckoo" export "$m" k --zz
 err_of import "$cuckoo" import "$dir/i.cf" --zz
 err_of query "$cuckoo" query "$m" --zz
-for c in export import query; do
-  [[ $(cat "$dir/e.$c") == "cuckoo: $c: unknown option '--zz' (see --help)" ]] || fail "$c: $(cat "$dir/e.$c")"
+err_of report "$cuckoo" report --zz
+for c in export import query report; do
+  [[ $(head -1 "$dir/e.$c") == "cuckoo: $c: unknown option '--zz' (see --help)" ]] || fail "$c: $(cat "$dir/e.$c")"
 done
+# A positional where a command takes none (report then shows its usage).
+err_of report "$cuckoo" report 12
+[[ $(head -1 "$dir/e.report") == "cuckoo: report: unexpected argument '12'" ]] || fail "report 12: $(cat "$dir/e.report")"
 rm -f "$dir"/e.*
 [[ -e $dir/o.resp || -e $dir/i.cf ]] && fail "a refused export or import wrote a file"
 # "--name=value" and "--" work for export and import as for every command.

@@ -1,13 +1,14 @@
 /*
  * test_report_util.c -- the statistics and keys `cuckoo report` rests on:
  * the Wilson interval, the percentile, member / non-member keys that never
- * coincide, and the semi-sorted range the library accepts.  The tools are not a library, so their source is compiled
- * in here.
+ * coincide, and the semi-sorted range the library accepts.  Their source
+ * (experiment/, and the CLI base in tools/) is compiled in here: its
+ * libraries are built only with the tools, this test also without them.
  */
 #define _POSIX_C_SOURCE 200809L /* as the tools are built: clock_gettime */
 
-#include "../tools/cli_util.c"
-#include "../tools/report_util.c"
+#include "cli_util.c"
+#include "report_util.c"
 
 #include "test.h"
 

@@ -1,6 +1,7 @@
 /*
- * cli.h -- what the `cuckoo` subcommands share: the command table's entry
- * signature, exit codes, and strict argument parsing.
+ * cli.h -- what the `cuckoo` commands, and the report (experiment/), share:
+ * the command table's entry signature, exit codes, messages, strict number
+ * parsing and the option parser (the library cuckoo_cli).
  */
 #ifndef CF_CLI_H
 #define CF_CLI_H
@@ -41,28 +42,61 @@ const char *cli_number_hint(const char *s);
  * returns buf (so it can be an argument of printf). */
 const char *cli_thousands(uint64_t n, char *buf, size_t cap);
 
-/* cli_opts.c: the one spelling of an option.  cli_flag_value returns the
- * value of argv[*i] when it is "--name value" (advancing *i) or
- * "--name=value"; NULL when it is not --name, and then sets *missing (never
- * clears it) when it is --name last, with no value.  cli_table_flag reads
- * argv[*i] into cfg when it is one of the options that shape a table
- * (--fingerprint-bits, --bucket-size, --buckets, --max-kicks, --seed,
- * --semi-sort), setting *matched when it is; it returns false after
- * printing "--x needs a value" or "--x wants ..., not '...'". */
-const char *cli_flag_value(int argc, char **argv, int *i, const char *name, bool *missing);
-bool cli_table_flag(int argc, char **argv, int *i, cf_config *cfg, bool *matched);
+/* cli_opts.c: the one option parser.  A command lists its options in
+ * tables; an option is a switch (CLI_SWITCH: "--name" alone), takes a value
+ * (CLI_VALUE: "--name value" or "--name=value"), or is a switch that may
+ * also be given one (CLI_EQUALS: "--name" or "--name=value", as --grow).
+ * set stores the value (NULL for a switch) in the field at offset in the
+ * table's ctx (offset 0 and the whole struct when the option fills several
+ * fields); it returns false after printing "--name wants ..., not '...'"
+ * (cli_error). */
+typedef enum cli_arg { CLI_SWITCH, CLI_VALUE, CLI_EQUALS } cli_arg;
+typedef struct cli_option {
+    const char *name;
+    cli_arg arg;
+    bool (*set)(void *field, const char *value);
+    size_t offset;
+} cli_option;
+/* A table and the struct its options write. */
+typedef struct cli_options {
+    const cli_option *opt;
+    size_t n;
+    void *ctx;
+} cli_options;
 
-/* Subcommands: `report` in cmd_report.c, the filter-file commands in cmd_files.c. */
-int cli_cmd_report(int argc, char **argv); /* cmd_report.c */
-int cli_cmd_create(int argc, char **argv); /* cmd_files.c: filter files */
+/* The setter of a bool switch: sets it to true. */
+bool cli_set_flag(void *field, const char *value);
+
+/* Reads argv[1..argc-1] (argv[0] is the command's name) against the
+ * tables, in order.  Positionals (an argument not starting with '-', "-"
+ * itself, and every argument after "--") are moved, in order, to
+ * argv[1..*npos]: options may come anywhere before "--".  "-h" or "--help"
+ * sets *help and stops.  Returns false after printing one line: "--x needs
+ * a value", "CMD: unknown option '--x' (see --help)", or a setter's. */
+bool cli_parse(int argc, char **argv, const cli_options *tables, size_t ntables, int *npos,
+               bool *help);
+
+/* True when argv holds name ("--name" or "--name=...") before any "--": for
+ * an option that selects another form of a command, with its own table
+ * (export --shards). */
+bool cli_given(int argc, char **argv, const char *name);
+
+/* The options that shape a table, which report and the filter-file
+ * commands both take (--fingerprint-bits, --bucket-size, --buckets,
+ * --max-kicks, --seed, --semi-sort), as a table writing cfg. */
+cli_options cli_table_options(cf_config *cfg);
+
+/* The commands of cuckoo.c's table, each in its cmd_<name>.c. */
+int cli_cmd_report(int argc, char **argv);
+int cli_cmd_create(int argc, char **argv);
 int cli_cmd_add(int argc, char **argv);
 int cli_cmd_query(int argc, char **argv);
 int cli_cmd_delete(int argc, char **argv);
 int cli_cmd_count(int argc, char **argv);
 int cli_cmd_build(int argc, char **argv);
 int cli_cmd_info(int argc, char **argv);
-int cli_cmd_merge(int argc, char **argv);  /* cmd_merge.c */
-int cli_cmd_export(int argc, char **argv); /* cmd_redis_io.c: the Redis module's dumps */
+int cli_cmd_merge(int argc, char **argv);
+int cli_cmd_export(int argc, char **argv);
 int cli_cmd_import(int argc, char **argv);
 
 #endif /* CF_CLI_H */

@@ -1,27 +1,16 @@
 /*
- * cmd_report.c -- `cuckoo report`: reads the flags, runs the phases of the
- * article's experiment (report_fill.c, report_compare.c, report_buckets.c)
- * and prints them as a table, CSV or JSON, with optional charts.
+ * cmd_report.c -- `cuckoo report`: reads the options into report_params and
+ * runs the article's experiment (experiment/report_run.c), which prints it
+ * as a table, CSV or JSON, with optional charts.
  *
  * Exit codes: 0 done; 1 the library broke a guarantee (a false negative or
- * a lost item); 2 bad flags or a filter that cannot be built.
+ * a lost item); 2 bad options or a filter that cannot be built.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, fork, isatty */
-
-#include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
-
-/* The article's setup. */
-#define DEFAULT_FINGERPRINT_BITS 12
-#define DEFAULT_BUCKETS 65536
-#define DEFAULT_LOAD 0.95
-#define DEFAULT_QUERIES 500000
-#define DEFAULT_SEED 2014
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -49,33 +38,65 @@ static void usage(FILE *out) {
             "\n"
             "The same seed gives byte-identical CSV and JSON (timings appear in the table only).\n"
             "Exit status: 0 done, 1 an inserted item was not found (a library bug), 2 bad usage.\n",
-            DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, DEFAULT_BUCKETS, DEFAULT_LOAD,
-            DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, DEFAULT_SEED, REPORT_SEMI_MIN_BITS,
-            REPORT_SEMI_MAX_BITS);
+            REPORT_DEFAULT_FINGERPRINT_BITS, CF_DEFAULT_BUCKET_SIZE, REPORT_DEFAULT_BUCKETS,
+            REPORT_DEFAULT_LOAD, REPORT_DEFAULT_QUERIES, CF_DEFAULT_MAX_KICKS, REPORT_DEFAULT_SEED,
+            REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS);
 }
 
-/* A bad flag: the reason is printed as every command prints it (cli_error),
- * then the usage. */
+/* A bad option: the reason is printed as every command prints it
+ * (cli_parse, cli_error), then the usage. */
 static int usage_after_error(void) {
     fputc('\n', stderr);
     usage(stderr);
     return CLI_ERROR;
 }
 
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("cuckoo: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return usage_after_error();
+/* --csv and --json: one output format, whichever is given. */
+static bool set_format(report_params *p, report_format want, const char *name) {
+    if (p->format != REPORT_TEXT && p->format != want)
+        return cli_error("%s: --csv and --json exclude each other", name), false;
+    p->format = want;
+    return true;
 }
 
+static bool set_csv(void *p, const char *v) {
+    (void)v;
+    return set_format(p, REPORT_CSV, "--csv");
+}
+
+static bool set_json(void *p, const char *v) {
+    (void)v;
+    return set_format(p, REPORT_JSON, "--json");
+}
+
+static bool set_load(void *p, const char *v) {
+    double *load = &((report_params *)p)->load;
+    if (cli_parse_double(v, load) && *load > 0 && *load <= 1) return true;
+    return cli_error("--load wants a number in (0, 1], not '%s'", v), false;
+}
+
+static bool set_queries(void *p, const char *v) {
+    uint64_t *queries = &((report_params *)p)->queries;
+    if (cli_parse_u64(v, queries) && *queries != 0) return true;
+    return cli_error("--queries wants a positive integer, not '%s'%s", v, cli_number_hint(v)),
+           false;
+}
+
+static bool set_plot(void *p, const char *v) {
+    if (*v == '\0') return cli_error("--plot wants a directory"), false;
+    ((report_params *)p)->plot_dir = v;
+    return true;
+}
+
+static const cli_option options[] = {
+    {"--csv", CLI_SWITCH, set_csv, 0},  {"--json", CLI_SWITCH, set_json, 0},
+    {"--load", CLI_VALUE, set_load, 0}, {"--queries", CLI_VALUE, set_queries, 0},
+    {"--plot", CLI_VALUE, set_plot, 0},
+};
+
 /* The table's options are read as the filter-file commands read them
- * (cli_table_flag), into a cf_config that starts as p. */
-static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
+ * (cli_table_options), into a cf_config that starts as p. */
+static int parse_options(int argc, char **argv, report_params *p, bool *help) {
     cf_config table;
     cf_config_init(&table);
     table.fingerprint_bits = p->fingerprint_bits;
@@ -84,36 +105,14 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
     table.max_kicks = p->max_kicks;
     table.seed = p->seed;
     table.flags = p->semi_sort ? CF_SEMI_SORT : 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        bool matched, missing = false;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            *help = true;
-            return 0;
-        } else if (strcmp(a, "--csv") == 0 || strcmp(a, "--json") == 0) {
-            report_format want = a[2] == 'c' ? REPORT_CSV : REPORT_JSON;
-            if (p->format != REPORT_TEXT && p->format != want)
-                return bad_usage("%s: --csv and --json exclude each other", a);
-            p->format = want;
-        } else if (!cli_table_flag(argc, argv, &i, &table, &matched)) {
-            return usage_after_error();
-        } else if (matched) {
-            continue;
-        } else if ((v = cli_flag_value(argc, argv, &i, "--load", &missing)) != NULL) {
-            if (!cli_parse_double(v, &p->load) || !(p->load > 0 && p->load <= 1))
-                return bad_usage("--load wants a number in (0, 1], not '%s'", v);
-        } else if ((v = cli_flag_value(argc, argv, &i, "--queries", &missing)) != NULL) {
-            if (!cli_parse_u64(v, &p->queries) || p->queries == 0)
-                return bad_usage("--queries wants a positive integer, not '%s'%s", v,
-                                 cli_number_hint(v));
-        } else if ((v = cli_flag_value(argc, argv, &i, "--plot", &missing)) != NULL) {
-            if (*v == '\0') return bad_usage("--plot wants a directory");
-            p->plot_dir = v;
-        } else if (missing) {
-            return bad_usage("%s needs a value", a);
-        } else {
-            return bad_usage("report: unknown option '%s'", a);
-        }
+    cli_options tables[2] = {{options, sizeof options / sizeof options[0], p},
+                             cli_table_options(&table)};
+    int npos;
+    if (!cli_parse(argc, argv, tables, 2, &npos, help)) return usage_after_error();
+    if (*help) return 0;
+    if (npos > 0) {
+        cli_error("report: unexpected argument '%s'", argv[1]);
+        return usage_after_error();
     }
     p->fingerprint_bits = table.fingerprint_bits;
     p->bucket_size = table.bucket_size;
@@ -121,65 +120,35 @@ static int parse_flags(int argc, char **argv, report_params *p, bool *help) {
     p->max_kicks = table.max_kicks;
     p->seed = table.seed;
     p->semi_sort = (table.flags & CF_SEMI_SORT) != 0;
-    /* Checked once every flag is read: the order of the flags must not matter. */
-    if (p->semi_sort && p->bucket_size != REPORT_SEMI_BUCKET_SIZE)
-        return bad_usage("--semi-sort needs 4 slots per bucket (a semi-sorted bucket holds 4 "
-                         "fingerprints), got --bucket-size %u",
-                         p->bucket_size);
-    if (p->semi_sort && !report_semi_supported(p->bucket_size, p->fingerprint_bits))
-        return bad_usage("--semi-sort needs --fingerprint-bits from %d to %d, got %u",
-                         REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS, p->fingerprint_bits);
+    /* Checked once every option is read: their order must not matter. */
+    if (p->semi_sort && p->bucket_size != REPORT_SEMI_BUCKET_SIZE) {
+        cli_error("--semi-sort needs 4 slots per bucket (a semi-sorted bucket holds 4 "
+                  "fingerprints), got --bucket-size %u",
+                  p->bucket_size);
+        return usage_after_error();
+    }
+    if (p->semi_sort && !report_semi_supported(p->bucket_size, p->fingerprint_bits)) {
+        cli_error("--semi-sort needs --fingerprint-bits from %d to %d, got %u",
+                  REPORT_SEMI_MIN_BITS, REPORT_SEMI_MAX_BITS, p->fingerprint_bits);
+        return usage_after_error();
+    }
     return 0;
 }
 
-/* The guarantees the report demonstrates; a violation is a library bug. */
-static int check_guarantees(const report *r) {
-    const report_fill *f = &r->fill;
-    uint64_t lost = f->false_negatives + f->delete_others_lost + f->fail_lost;
-    for (int i = 0; i < REPORT_BUCKET_ROWS; i++) lost += r->buckets[i].lost;
-    if (lost == 0) return CLI_OK;
-    fprintf(stderr, "cuckoo report: %llu inserted items were not found: a library bug\n",
-            (unsigned long long)lost);
-    return CLI_NOT_FOUND;
-}
-
 int cli_cmd_report(int argc, char **argv) {
-    report *r = calloc(1, sizeof *r);
-    if (r == NULL) return cli_error("out of memory");
-    report_params *p = &r->params;
-    *p = (report_params){DEFAULT_FINGERPRINT_BITS,
-                         CF_DEFAULT_BUCKET_SIZE,
-                         DEFAULT_BUCKETS,
-                         DEFAULT_LOAD,
-                         DEFAULT_QUERIES,
-                         CF_DEFAULT_MAX_KICKS,
-                         DEFAULT_SEED,
-                         false,
-                         REPORT_TEXT,
-                         NULL};
+    report_params p = {REPORT_DEFAULT_FINGERPRINT_BITS,
+                       CF_DEFAULT_BUCKET_SIZE,
+                       REPORT_DEFAULT_BUCKETS,
+                       REPORT_DEFAULT_LOAD,
+                       REPORT_DEFAULT_QUERIES,
+                       CF_DEFAULT_MAX_KICKS,
+                       REPORT_DEFAULT_SEED,
+                       false,
+                       REPORT_TEXT,
+                       NULL};
     bool help = false;
-    int rc = parse_flags(argc, argv, p, &help);
-    if (rc == 0 && help) usage(stdout);
-    if (rc != 0 || help) {
-        free(r);
-        return rc;
-    }
-    r->show_progress = isatty(STDERR_FILENO);
-
-    rc = report_run_fill(r);
-    if (rc == 0) rc = report_run_compare(r);
-    if (rc == 0) rc = report_run_buckets(r);
-    if (rc == 0) {
-        if (p->format == REPORT_CSV)
-            report_write_csv(r, stdout);
-        else if (p->format == REPORT_JSON)
-            report_write_json(r, stdout);
-        else
-            report_write_text(r, stdout);
-        fflush(stdout);
-        if (p->plot_dir != NULL) rc = report_plot(r, p->plot_dir);
-    }
-    if (rc == 0) rc = check_guarantees(r);
-    free(r);
-    return rc;
+    int rc = parse_options(argc, argv, &p, &help);
+    if (rc != 0) return rc;
+    if (help) return usage(stdout), CLI_OK;
+    return report_run(&p);
 }

@@ -1,7 +1,16 @@
 /*
- * files.h -- what the filter-file subcommands (cmd_files.c, cmd_merge.c,
- * cmd_redis_io.c) share: option parsing, key streams, and opening and
+ * files.h -- what the filter-file commands (cmd_create.c ... cmd_import.c,
+ * one per command) share: option parsing, key streams, and opening and
  * saving a filter file with one-line error messages.
+ *
+ * Exit codes: 0 success (for queries: every key found), 1 a key not found,
+ * 2 an error, with one line on stderr.  Modifying commands load the file
+ * (validating it), change the filter in memory and replace the file
+ * atomically (cf_save), so an interrupted or failed command leaves the old
+ * file as it was.  Every command that writes FILE holds its lock
+ * (files_lock.c) meanwhile, so concurrent writers lose nothing.  Queries
+ * map the file read-only: opening is O(1) in its size and many processes
+ * share one copy in the page cache.
  */
 #ifndef CF_FILES_H
 #define CF_FILES_H
@@ -27,26 +36,32 @@ typedef struct files_opts {
     bool summary, found_only, missing_only; /* query's --summary, --found, --missing */
     int wait_ms; /* for the writers' lock: < 0 as long as it takes (default), 0 not at all */
 
-    bool has_expansion;    /* export's --expansion E ... */
-    unsigned expansion;    /* ... 0 or a power of two up to CFR_MAX_EXPANSION */
-    uint64_t chunk_bytes;  /* export's --chunk-bytes N, else 0 (the command's default) */
-    const char *output;    /* export's --output OUT, else NULL (stdout) */
-    const char *redis_key; /* import's --key KEY, else NULL */
+    bool has_expansion;     /* export's --expansion E ... */
+    unsigned expansion;     /* ... 0 or a power of two up to CFR_MAX_EXPANSION */
+    uint64_t chunk_bytes;   /* export's --chunk-bytes N, else 0 (the command's default) */
+    const char *output;     /* export's --output OUT, else NULL (stdout) */
+    const char *redis_key;  /* import's --key KEY, else NULL */
+    unsigned shards;        /* export's --shards S (import's --shards: 1), else 0 */
+    const char *output_dir; /* export --shards' --output-dir DIR, else NULL */
+    bool has_routing_seed;  /* export --shards' --routing-seed N ... */
+    uint64_t routing_seed;
 } files_opts;
 
 /* Which options a command accepts (bit set). */
 enum {
-    FILES_OPT_SHAPE = 1,     /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
-    FILES_OPT_QUIET = 2,     /* -q */
-    FILES_OPT_JSON = 4,      /* --json */
-    FILES_OPT_FORCE = 8,     /* --force */
-    FILES_OPT_GROW = 16,     /* --grow */
-    FILES_OPT_UNIQUE = 32,   /* --unique */
-    FILES_OPT_KEYS = 64,     /* --keys FILE, -0 */
-    FILES_OPT_ANSWERS = 128, /* --summary --found --missing (query) */
-    FILES_OPT_WAIT = 256,    /* --wait SECONDS, --no-wait */
-    FILES_OPT_EXPORT = 512,  /* --expansion E, --chunk-bytes N, --output OUT (export) */
-    FILES_OPT_IMPORT = 1024  /* --key KEY (import) */
+    FILES_OPT_SHAPE = 1,        /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
+    FILES_OPT_QUIET = 2,        /* -q */
+    FILES_OPT_JSON = 4,         /* --json */
+    FILES_OPT_FORCE = 8,        /* --force */
+    FILES_OPT_GROW = 16,        /* --grow */
+    FILES_OPT_UNIQUE = 32,      /* --unique */
+    FILES_OPT_KEYS = 64,        /* --keys FILE, -0 */
+    FILES_OPT_ANSWERS = 128,    /* --summary --found --missing (query) */
+    FILES_OPT_WAIT = 256,       /* --wait SECONDS, --no-wait */
+    FILES_OPT_EXPORT = 512,     /* --expansion E, --chunk-bytes N, --output OUT (export) */
+    FILES_OPT_IMPORT = 1024,    /* --key KEY (import) */
+    FILES_OPT_SHARDS = 2048,    /* --shards S, --output-dir DIR, --routing-seed N (export) */
+    FILES_OPT_SHARDS_DIR = 4096 /* --shards, a switch (import) */
 };
 
 /* Redis's default proto-max-bulk-len: no chunk the module writes, and none
@@ -95,6 +110,26 @@ typedef bool (*files_batch_fn)(void *ctx, const files_batch *b);
  * hash (cf_hash) for the whole call. */
 bool files_for_each_batch(const files_opts *o, const cf_filter *f, files_batch_fn fn, void *ctx);
 
+/* files_add.c: add's and build's inserts, a batch at a time
+ * (files_for_each_batch with files_add_batch and a files_adder). */
+typedef struct files_adder {
+    cf_filter *f;
+    bool unique;
+    uint64_t seen, inserted, skipped;
+    cf_status failure;    /* first error, CF_OK while all goes well */
+    bool drain;           /* after a failure, keep counting the stream */
+    bool too_many_copies; /* a key already fills both its buckets: growing cannot help */
+    char where[160];      /* the failed key, for the message (files_key_where) */
+} files_adder;
+bool files_add_batch(void *ctx, const files_batch *b);
+/* The message for a failed add or build: which key, why, what to do;
+ * outcome says what became of the file ("file unchanged"). */
+int files_add_failed(const files_adder *a, const char *file, const char *outcome);
+
+/* files_answer.c: query's (with_counts false) and count's answers to every
+ * key, and their exit code. */
+int files_answer_all(const files_opts *o, bool with_counts);
+
 /* files_key_where for the key at line/record (or argument) position. */
 void files_key_where_at(uint64_t position, const char *key, size_t len, char *buf, size_t cap);
 
@@ -116,6 +151,9 @@ const char *files_not_regular(const char *path);
  * and the numbers) and returns NULL; warns on stderr when an explicit
  * --fingerprint-bits is too narrow for the table (files_shape.c). */
 cf_filter *files_new(const files_opts *o);
+/* create's and build's check: --capacity or --buckets is given; else prints
+ * the error and returns false. */
+bool files_check_shape(const files_opts *o);
 
 /* Loads (writable) or maps (read-only) o->file; prints the error and
  * returns NULL on failure. */

@@ -1,6 +1,6 @@
 /*
  * files_help.h -- the help-text lines of options that several commands
- * take (cmd_files.c, cmd_merge.c, cmd_redis_io.c), written once so that an
+ * take (the cmd_*.c of the filter-file commands), written once so that an
  * option is described the same way by every command that accepts it.
  * Column 25 starts the description, as in every help text.
  */

@@ -96,3 +96,11 @@ cf_filter *files_new(const files_opts *o) {
         cli_error("cannot create the filter: %s", cf_strerror(s));
     return NULL;
 }
+
+bool files_check_shape(const files_opts *o) {
+    if (!o->has_capacity && !o->has_buckets) {
+        cli_error("--capacity is required");
+        return false;
+    }
+    return true;
+}

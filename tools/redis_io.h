@@ -1,6 +1,6 @@
 /*
- * redis_io.h -- what `cuckoo export | import` (cmd_redis_io.c) shares with
- * their sharded forms (cmd_redis_shards.c): a filter's dump as
+ * redis_io.h -- what `cuckoo export | import` (cmd_export.c, cmd_import.c,
+ * redis_io.c) share with their sharded forms (redis_shards.c): a filter's dump as
  * CF.LOADCHUNK commands, the Redis protocol reader, and one key's import.
  */
 #ifndef CF_REDIS_IO_H
@@ -28,14 +28,18 @@ bool redis_io_read_prefixed(FILE *in, char c, uint64_t *out);
  * memory. */
 uint8_t *redis_io_read_bulk(FILE *in, size_t *len);
 
-/* Reads every command of in, keeps key's CF.LOADCHUNK chunks and writes its
+/* Reads every command of in, keeps key's CF.LOADCHUNK chunks (key NULL: the
+ * first key's, and an error if the stream holds another) and writes its
  * filter to o->file as `cuckoo import` does (validated, atomic, --force). */
 int redis_io_import_key(FILE *in, const char *key, const files_opts *o);
 
-/* cmd_redis_shards.c: true when argv holds --shards (export) or --shards
- * (import): the sharded forms take over the command. */
-bool redis_io_has_shards(int argc, char **argv);
-int cli_cmd_export_shards(int argc, char **argv);
-int cli_cmd_import_shards(int argc, char **argv);
+/* redis_shards.c: the sharded forms (export --shards, import --shards).
+ * redis_shards_export splits f, built from the keys o gives (stdin or
+ * --keys), into o->shards shard files and streams in o->output_dir;
+ * redis_shards_import writes o->file (a directory) from the stream in. */
+#define REDIS_SHARDS_MAX 1024u
+#define REDIS_SHARDS_ROUTING_SEED 0x6366726F75746531ull /* "cfroute1" */
+int redis_shards_export(const files_opts *o, const cf_filter *f);
+int redis_shards_import(const files_opts *o, FILE *in);
 
 #endif /* CF_REDIS_IO_H */

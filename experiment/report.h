@@ -3,7 +3,8 @@
  * the real library.  What the report's files share: its parameters, every
  * number it measures, and the functions that measure and print them.
  *
- *   cmd_report.c        flags -> report_params, runs the phases, picks the output
+ *   report_run.c        runs the phases, picks the output (tools/cmd_report.c reads
+ *                       the options into report_params and calls report_run)
  *   report_util.c       keys, confidence intervals, percentiles, progress, clock
  *   report_fill.c       phases 1-6: fill, false negatives, FPP, kicks, delete, failure
  *   report_compare.c    phase 7 (Cuckoo vs Bloom at equal memory) and 9 (throughput)
@@ -25,6 +26,14 @@
 #include <stdio.h>
 
 #include "cuckoofilter.h"
+
+/* The article's setup: report_params' defaults (bucket size and eviction
+ * budget are the library's own defaults). */
+#define REPORT_DEFAULT_FINGERPRINT_BITS 12
+#define REPORT_DEFAULT_BUCKETS 65536
+#define REPORT_DEFAULT_LOAD 0.95
+#define REPORT_DEFAULT_QUERIES 500000
+#define REPORT_DEFAULT_SEED 2014
 
 /* The Cuckoo vs Bloom sweep covers these fingerprint widths. */
 #define REPORT_MIN_SWEEP_BITS 4
@@ -212,6 +221,14 @@ cf_status report_new_filter(const report *r, unsigned fbits, unsigned bucket_siz
 int report_run_fill(report *r);
 int report_run_compare(report *r);
 int report_run_buckets(report *r);
+
+/* ---- report_run.c ---- */
+
+/* Runs every phase with parameters p, prints the result on stdout in
+ * p->format and writes the charts to p->plot_dir (if set).  Returns 0, 1
+ * when the library lost an item (a bug, said on stderr), or CLI_ERROR after
+ * printing why a phase could not run. */
+int report_run(const report_params *p);
 
 /* ---- output ---- */
 

@@ -1,6 +1,7 @@
 /*
- * cmd_redis_shards.c -- `cuckoo export --shards` / `cuckoo import --shards`:
- * a filter built offline, split into the S shards of a sharded filter for a
+ * redis_shards.c -- the work of `cuckoo export --shards` and `cuckoo import
+ * --shards` (their options and usage are in cmd_export.c, cmd_import.c): a
+ * filter built offline, split into the S shards of a sharded filter for a
  * Redis Cluster (docs/REDIS.md, "Sharded filters"), and back.
  *
  *   cuckoo build f.cf --capacity N < keys
@@ -44,22 +45,13 @@
 #include "cli.h"
 #include "cuckoofilter.h"
 #include "files.h"
-#include "files_help.h"
 #include "redis_io.h"
 
 #define SH_FORMAT "cuckoofilter.sharded"
 #define SH_VERSION 1
 #define SH_ROUTING "xxh3-64-mulhi"
-#define SH_DEFAULT_ROUTING_SEED 0x6366726F75746531ull /* "cfroute1" */
-#define SH_MAX_SHARDS 1024u
 #define SH_SLOTS 16384u
 #define SH_DEFAULT_CHUNK ((uint64_t)1 << 20)
-
-bool redis_io_has_shards(int argc, char **argv) {
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--shards") == 0 || strncmp(argv[i], "--shards=", 9) == 0) return true;
-    return false;
-}
 
 /* CRC16-CCITT (XMODEM): Redis Cluster's key hash. */
 static uint16_t crc16(const char *p, size_t n) {
@@ -108,55 +100,6 @@ static unsigned route(const cf_filter *router, unsigned shards, const void *key,
     return (unsigned)(((unsigned __int128)cf_hash(router, key, len) * shards) >> 64);
 }
 
-/* ------------------------------------------------------------ options */
-
-typedef struct shard_opts {
-    unsigned shards;
-    const char *dir;
-    uint64_t routing_seed;
-} shard_opts;
-
-/* Takes --shards S, --output-dir DIR, --routing-seed N out of argv (into
- * nargv, for files_parse); false after an error. */
-static bool take_shard_flags(int argc, char **argv, bool want_value, shard_opts *so, int *nargc,
-                             char **nargv) {
-    so->shards = 0;
-    so->dir = NULL;
-    so->routing_seed = SH_DEFAULT_ROUTING_SEED;
-    *nargc = 0;
-    bool rest = false;
-    for (int i = 0; i < argc; i++) {
-        bool missing = false;
-        const char *v;
-        if (rest || i == 0) {
-            rest = rest || (i > 0 && strcmp(argv[i], "--") == 0);
-            nargv[(*nargc)++] = argv[i];
-        } else if (!want_value && strcmp(argv[i], "--shards") == 0) {
-            so->shards = 1;
-        } else if (want_value && (v = cli_flag_value(argc, argv, &i, "--shards", &missing))) {
-            if (!cli_parse_unsigned(v, 1, SH_MAX_SHARDS, &so->shards))
-                return cli_error("--shards wants a number of shards from 1 to %u, not '%s'",
-                                 SH_MAX_SHARDS, v),
-                       false;
-        } else if (want_value && (v = cli_flag_value(argc, argv, &i, "--output-dir", &missing))) {
-            so->dir = v;
-        } else if (want_value && (v = cli_flag_value(argc, argv, &i, "--routing-seed", &missing))) {
-            char *end;
-            errno = 0;
-            so->routing_seed = strtoull(v, &end, 0);
-            if (*v == '\0' || *end || errno || *v == '-')
-                return cli_error("--routing-seed wants a 64-bit unsigned integer, not '%s'", v),
-                       false;
-        } else if (missing) {
-            return cli_error("%s needs a value", argv[i]), false;
-        } else {
-            nargv[(*nargc)++] = argv[i];
-        }
-    }
-    nargv[*nargc] = NULL;
-    return true;
-}
-
 static bool make_dir(const char *dir) {
     if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
         struct stat st;
@@ -194,7 +137,7 @@ static bool put_del(FILE *out, const char *key) {
 /* Metadata: field/value pairs, in the order they are written. */
 typedef struct meta {
     int n;
-    char *field[2 * SH_MAX_SHARDS + 32], *value[2 * SH_MAX_SHARDS + 32];
+    char *field[2 * REDIS_SHARDS_MAX + 32], *value[2 * REDIS_SHARDS_MAX + 32];
 } meta;
 
 static bool meta_add(meta *m, const char *field, const char *value) {
@@ -241,29 +184,6 @@ static int write_meta(const char *path, const char *name, const meta *m) {
 
 /* ------------------------------------------------------------ export */
 
-static void usage_export_shards(void) {
-    fputs("usage: cuckoo export FILE NAME --shards S --output-dir DIR [options] < keys\n"
-          "Splits FILE, built from the keys given (stdin or --keys), into the S shards of\n"
-          "the sharded filter NAME (docs/REDIS.md, \"Sharded filters\") and writes to DIR:\n"
-          "  shard-K.resp  DEL and CF.LOADCHUNK commands of shard K's key, for\n"
-          "                `redis-cli -h <the owner of its slot> --pipe`\n"
-          "  shard-K.cf    shard K as a filter file\n"
-          "  meta.resp     DEL and HSET of NAME's metadata: load it last\n"
-          "  shards.tsv    shard, slot, key and stream of each shard, then a row\n"
-          "                'meta' for the metadata (redis/load_sharded.sh loads them)\n"
-          "A filter holds fingerprints, not keys: the split re-inserts the keys FILE was\n"
-          "built from (each must be in FILE, and as many as FILE's items).\n"
-          "options:\n"
-          "  --shards S            number of shards, 1..1024\n"
-          "  --output-dir DIR      where the streams and files go (created if absent)\n"
-          "  --routing-seed N      the routing hash's seed (default 0x6366726f75746531);\n"
-          "                        must differ from FILE's seed\n"
-          "  --expansion E         each shard key's EXPANSION (default 1)\n"
-          "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 MiB)\n" KEYS_HELP
-              HELP_HELP,
-          stdout);
-}
-
 typedef struct splitter {
     const cf_filter *file, *router;
     cf_filter **shards;
@@ -307,25 +227,25 @@ static bool shard_config(const cf_stats *st, unsigned shards, cf_config *cfg) {
     return true;
 }
 
-static int write_shards(const shard_opts *so, const char *name, cf_filter *const *sh,
-                        const files_opts *o, meta *m) {
-    char *tsv_path = path_in(so->dir, "shards.tsv", 0);
+static int write_shards(const char *name, cf_filter *const *sh, const files_opts *o, meta *m) {
+    char *tsv_path = path_in(o->output_dir, "shards.tsv", 0);
     FILE *tsv = tsv_path ? fopen(tsv_path, "wb") : NULL;
     if (!tsv) {
         free(tsv_path);
-        return cli_error("%s/shards.tsv: cannot open for writing", so->dir);
+        return cli_error("%s/shards.tsv: cannot open for writing", o->output_dir);
     }
     int rc = CLI_OK;
     uint32_t expansion = o->has_expansion ? o->expansion : 1;
     size_t chunk = (size_t)(o->chunk_bytes ? o->chunk_bytes : SH_DEFAULT_CHUNK);
-    for (unsigned k = 0; k < so->shards && rc == CLI_OK; k++) {
+    for (unsigned k = 0; k < o->shards && rc == CLI_OK; k++) {
         unsigned slot;
         char field[32];
-        char *key = shard_key(name, so->shards, k, &slot);
-        char *resp = path_in(so->dir, "shard-%u.resp", k), *cf = path_in(so->dir, "shard-%u.cf", k);
+        char *key = shard_key(name, o->shards, k, &slot);
+        char *resp = path_in(o->output_dir, "shard-%u.resp", k),
+             *cf = path_in(o->output_dir, "shard-%u.cf", k);
         FILE *out = resp ? fopen(resp, "wb") : NULL;
         if (!key || !cf || !out) {
-            rc = cli_error("%s: cannot write shard %u", so->dir, k);
+            rc = cli_error("%s: cannot write shard %u", o->output_dir, k);
         } else {
             rc = put_del(out, key) ? redis_io_export_filter(sh[k], key, expansion, chunk, out)
                                    : CLI_ERROR;
@@ -358,26 +278,27 @@ static int append_meta_row(const char *dir, const char *name) {
     return rc;
 }
 
-static int export_shards(const shard_opts *so, const files_opts *o, const cf_filter *f) {
+int redis_shards_export(const files_opts *o, const cf_filter *f) {
+    uint64_t routing_seed = o->has_routing_seed ? o->routing_seed : REDIS_SHARDS_ROUTING_SEED;
     const char *name = o->keys[0];
     cf_stats st;
     cf_get_stats(f, &st);
     if (st.flags & CF_GROW)
         return cli_error("export: %s grows (CF_GROW); --shards splits single-table filters",
                          o->file);
-    if (st.seed == so->routing_seed)
+    if (st.seed == routing_seed)
         return cli_error("export: the routing seed equals %s's seed (%#" PRIx64 "): shards and "
                          "routing would hash alike; choose another --routing-seed",
                          o->file, st.seed);
     cf_config cfg, rcfg;
-    shard_config(&st, so->shards, &cfg);
+    shard_config(&st, o->shards, &cfg);
     cf_config_init(&rcfg);
     rcfg.capacity = 1;
-    rcfg.seed = so->routing_seed;
-    cf_filter *router = NULL, **sh = calloc(so->shards, sizeof *sh);
+    rcfg.seed = routing_seed;
+    cf_filter *router = NULL, **sh = calloc(o->shards, sizeof *sh);
     cf_status s = sh ? cf_new(&rcfg, &router) : CF_E_NOMEM;
-    for (unsigned k = 0; k < so->shards && s == CF_OK; k++) s = cf_new(&cfg, &sh[k]);
-    splitter sp = {f, router, sh, so->shards, 0, CLI_OK};
+    for (unsigned k = 0; k < o->shards && s == CF_OK; k++) s = cf_new(&cfg, &sh[k]);
+    splitter sp = {f, router, sh, o->shards, 0, CLI_OK};
     int rc = s == CF_OK ? CLI_OK : cli_error("export: cannot make the shards: %s", cf_strerror(s));
     if (rc == CLI_OK) {
         files_opts ko = *o;
@@ -391,15 +312,15 @@ static int export_shards(const shard_opts *so, const files_opts *o, const cf_fil
                        "exactly the keys it was built from",
                        o->file, st.items, sp.keys);
     meta m = {0};
-    if (rc == CLI_OK && make_dir(so->dir)) {
+    if (rc == CLI_OK && make_dir(o->output_dir)) {
         cf_stats s0;
         cf_get_stats(sh[0], &s0);
         uint64_t per = (uint64_t)((double)s0.slots * cf_default_max_load(s0.bucket_size));
         char buf[8][48];
         snprintf(buf[0], sizeof buf[0], "%d", SH_VERSION);
-        snprintf(buf[1], sizeof buf[1], "%u", so->shards);
-        snprintf(buf[2], sizeof buf[2], "%" PRIu64, so->routing_seed);
-        snprintf(buf[3], sizeof buf[3], "%" PRIu64, per * so->shards);
+        snprintf(buf[1], sizeof buf[1], "%u", o->shards);
+        snprintf(buf[2], sizeof buf[2], "%" PRIu64, routing_seed);
+        snprintf(buf[3], sizeof buf[3], "%" PRIu64, per * o->shards);
         snprintf(buf[4], sizeof buf[4], "%" PRIu64, per);
         snprintf(buf[5], sizeof buf[5], "%.17g", s0.fpp_bound);
         snprintf(buf[6], sizeof buf[6], "%u", s0.bucket_size);
@@ -411,65 +332,22 @@ static int export_shards(const shard_opts *so, const files_opts *o, const cf_fil
                                 buf[3],    buf[4], buf[5], buf[6],     buf[7]};
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
             if (!meta_add(&m, fields[i], values[i])) rc = cli_error("export: out of memory");
-        if (rc == CLI_OK) rc = write_shards(so, name, sh, o, &m);
-        char *mp = path_in(so->dir, "meta.resp", 0);
+        if (rc == CLI_OK) rc = write_shards(name, sh, o, &m);
+        char *mp = path_in(o->output_dir, "meta.resp", 0);
         if (rc == CLI_OK) rc = mp ? write_meta(mp, name, &m) : cli_error("export: out of memory");
         free(mp);
-        if (rc == CLI_OK) rc = append_meta_row(so->dir, name);
+        if (rc == CLI_OK) rc = append_meta_row(o->output_dir, name);
     } else if (rc == CLI_OK) {
         rc = CLI_ERROR;
     }
     meta_free(&m);
-    for (unsigned k = 0; sh && k < so->shards; k++) cf_free(sh[k]);
+    for (unsigned k = 0; sh && k < o->shards; k++) cf_free(sh[k]);
     free(sh);
     cf_free(router);
     return rc;
 }
 
-int cli_cmd_export_shards(int argc, char **argv) {
-    shard_opts so;
-    int nargc;
-    char **nargv = malloc(sizeof *nargv * ((size_t)argc + 1));
-    if (!nargv) return cli_error("export: out of memory");
-    files_opts o;
-    int rc = CLI_ERROR;
-    if (!take_shard_flags(argc, argv, true, &so, &nargc, nargv) ||
-        !files_parse(nargc, nargv, FILES_OPT_KEYS | FILES_OPT_EXPORT, &o)) {
-        free(nargv);
-        return CLI_ERROR;
-    }
-    if (o.help) {
-        usage_export_shards();
-        rc = CLI_OK;
-    } else if (o.nkeys != 1) {
-        rc = cli_error("export: --shards wants FILE and NAME, then keys on stdin or --keys");
-    } else if (so.shards == 0 || so.dir == NULL) {
-        rc = cli_error("export: --shards wants a number of shards and --output-dir DIR");
-    } else if (o.output) {
-        rc = cli_error("export: --shards writes into --output-dir, not --output");
-    } else {
-        cf_filter *f = files_map(o.file);
-        rc = f ? export_shards(&so, &o, f) : CLI_ERROR;
-        cf_free(f);
-    }
-    free(nargv);
-    return rc;
-}
-
 /* ------------------------------------------------------------ import */
-
-static void usage_import_shards(void) {
-    fputs("usage: cuckoo import --shards DIR STREAM [options]\n"
-          "Reads a sharded filter's metadata (HSET or HMSET commands of its fields, as\n"
-          "`cuckoo export --shards` or an AOF rewrite writes them) and its shards'\n"
-          "CF.LOADCHUNK commands (a SCANDUMP capture or rewritten AOFs, concatenated)\n"
-          "from the file STREAM and writes DIR/meta.resp and DIR/shard-K.cf for every\n"
-          "shard.  STREAM is read once per shard (and twice more).\n"
-          "options:\n"
-          "  --key NAME            the filter's name when STREAM holds several\n" FORCE_HELP_OF(
-              "shard files") WAIT_HELP_OF("shard files") HELP_HELP,
-          stdout);
-}
 
 /* Calls fn for every HSET / HMSET command of in (a rewritten AOF splits a
  * large hash over several HMSETs) with its key and text field/value pairs;
@@ -546,7 +424,7 @@ static int read_meta(FILE *in, const char *want, char **name, meta *m) {
     return rc;
 }
 
-static int import_shards(const files_opts *o, FILE *in) {
+int redis_shards_import(const files_opts *o, FILE *in) {
     meta m = {0};
     char *name = NULL;
     int rc = read_meta(in, o->redis_key, &name, &m);
@@ -554,7 +432,7 @@ static int import_shards(const files_opts *o, FILE *in) {
                *n = meta_get(&m, "shards");
     unsigned shards = 0;
     if (rc == CLI_OK && (!v || strcmp(v, "1") != 0 || !r || strcmp(r, SH_ROUTING) != 0 || !n ||
-                         !cli_parse_unsigned(n, 1, SH_MAX_SHARDS, &shards)))
+                         !cli_parse_unsigned(n, 1, REDIS_SHARDS_MAX, &shards)))
         rc = cli_error("import: '%s': an unknown version, routing or shard count", name);
     if (rc == CLI_OK && !make_dir(o->file)) rc = CLI_ERROR;
     char *mp = rc == CLI_OK ? path_in(o->file, "meta.resp", 0) : NULL;
@@ -580,31 +458,5 @@ static int import_shards(const files_opts *o, FILE *in) {
     }
     free(name);
     meta_free(&m);
-    return rc;
-}
-
-int cli_cmd_import_shards(int argc, char **argv) {
-    shard_opts so;
-    int nargc;
-    char **nargv = malloc(sizeof *nargv * ((size_t)argc + 1));
-    if (!nargv) return cli_error("import: out of memory");
-    files_opts o;
-    int rc = CLI_ERROR;
-    if (!take_shard_flags(argc, argv, false, &so, &nargc, nargv) ||
-        !files_parse(nargc, nargv, FILES_OPT_FORCE | FILES_OPT_WAIT | FILES_OPT_IMPORT, &o)) {
-        free(nargv);
-        return CLI_ERROR;
-    }
-    if (o.help) {
-        usage_import_shards();
-        rc = CLI_OK;
-    } else if (o.nkeys != 1 || strcmp(o.keys[0], "-") == 0) {
-        rc = cli_error("import: --shards wants DIR and a STREAM file (read once per shard)");
-    } else {
-        FILE *in = fopen(o.keys[0], "rb");
-        rc = in ? import_shards(&o, in) : cli_error("%s: cannot open", o.keys[0]);
-        if (in) fclose(in);
-    }
-    free(nargv);
     return rc;
 }

@@ -1,5 +1,6 @@
 /*
- * cmd_redis_io.c -- `cuckoo export | import`: filter files to and from the
+ * redis_io.c -- what `cuckoo export | import` (cmd_export.c, cmd_import.c)
+ * share: filter files to and from the
  * Redis module's dump stream (redis/cf_redis_dump.h), so a filter built
  * offline can be served by Redis and a key can come back as a file.
  *
@@ -27,48 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "cf_redis_dump.h"
 #include "cli.h"
 #include "cuckoofilter.h"
 #include "files.h"
-#include "files_help.h"
 #include "redis_io.h"
 
-#define IO_DEFAULT_CHUNK ((uint64_t)1 << 20)
 #define IO_MAX_BODY ((uint64_t)1 << 39)
-
-static void usage_export(void) {
-    fputs("usage: cuckoo export FILE KEY [options]\n"
-          "Writes FILE as CF.LOADCHUNK commands for KEY (Redis protocol), for\n"
-          "`redis-cli --pipe`.\n"
-          "options:\n"
-          "  --expansion E         the key's EXPANSION: 0 or a power of two up to " CFR_STR(
-              CFR_MAX_EXPANSION) "\n"
-                                 "                        (default 1)\n"
-                                 "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
-                                 "MiB)\n"
-                                 "  --output OUT          write to OUT instead of stdout\n"
-                                 "  --shards S            split into a sharded filter's S shards, "
-                                 "for a\n"
-                                 "                        Redis Cluster (cuckoo export --shards 1 "
-                                 "--help)\n" HELP_HELP,
-          stdout);
-}
-
-static void usage_import(void) {
-    fputs(
-        "usage: cuckoo import FILE [STREAM] [options]\n"
-        "Reads CF.LOADCHUNK commands (Redis protocol, e.g. `cuckoo export`'s output\n"
-        "or a rewritten AOF) from STREAM or stdin and writes the key's filter to FILE.\n"
-        "Other commands are skipped.  The key must hold one sub-filter.\n"
-        "options:\n"
-        "  --key KEY             take KEY's chunks when the stream holds several keys\n"
-        "  --shards              a sharded filter's shards into a directory\n"
-        "                        (cuckoo import --shards --help)\n" FORCE_HELP WAIT_HELP HELP_HELP,
-        stdout);
-}
 
 /* ---------------------------------------------------------------- export */
 
@@ -111,55 +78,6 @@ int redis_io_export_filter(const cf_filter *f, const char *key, uint32_t expansi
     }
     free(buf);
     return at == len ? CLI_OK : CLI_ERROR;
-}
-
-int cli_cmd_export(int argc, char **argv) {
-    if (redis_io_has_shards(argc, argv)) return cli_cmd_export_shards(argc, argv);
-    files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_EXPORT, &o)) return CLI_ERROR;
-    if (o.help) return usage_export(), CLI_OK;
-    if (o.nkeys != 1)
-        return o.nkeys == 0 ? cli_error("export: wants FILE and KEY (see --help)")
-                            : cli_error("export: unexpected argument '%s'", o.keys[1]);
-    const char *output = o.output, *key = o.keys[0];
-    uint32_t expansion = o.has_expansion ? o.expansion : 1;
-    uint64_t chunk = o.chunk_bytes ? o.chunk_bytes : IO_DEFAULT_CHUNK;
-    if (!output && isatty(STDOUT_FILENO))
-        return cli_error("export: refusing to write binary data to a terminal "
-                         "(pipe it to redis-cli --pipe, or use --output)");
-    /* Mapped: chunks are read from the file in place, with no second copy. */
-    cf_filter *f = files_map(o.file);
-    if (f == NULL) return CLI_ERROR;
-    cf_stats st;
-    cf_get_stats(f, &st);
-    if (st.growth_mode == CF_GROWTH_INPLACE) {
-        cf_free(f);
-        return cli_error("export: %s grows in place (format version 4), which the Redis module "
-                         "does not load yet",
-                         o.file);
-    }
-    /* A grown file keeps growing by its own factor: that is the key's
-     * EXPANSION (the module refuses any other). */
-    if (st.flags & CF_GROW) {
-        if (o.has_expansion && expansion != st.growth) {
-            cf_free(f);
-            return cli_error("export: %s grows by %u; --expansion must be that or absent", o.file,
-                             st.growth);
-        }
-        expansion = st.growth;
-    }
-    FILE *out = output ? fopen(output, "wb") : stdout;
-    if (!out) {
-        cf_free(f);
-        return cli_error("%s: cannot open for writing", output);
-    }
-    int rc = redis_io_export_filter(f, key, expansion, (size_t)chunk, out);
-    cf_free(f);
-    if (output) {
-        bool write_failed = ferror(out) != 0; /* fclose may not say it again */
-        if (fclose(out) != 0 || write_failed) rc = cli_error("%s: write failed", output);
-    }
-    return rc;
 }
 
 /* ---------------------------------------------------------------- import */
@@ -306,27 +224,6 @@ int redis_io_import_key(FILE *in, const char *key, const files_opts *o) {
     im.want_key = key;
     int rc = read_stream(in, &im);
     if (rc == CLI_OK) rc = import_to(&im, o);
-    free(im.key);
-    free(im.body);
-    return rc;
-}
-
-int cli_cmd_import(int argc, char **argv) {
-    if (redis_io_has_shards(argc, argv)) return cli_cmd_import_shards(argc, argv);
-    files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_FORCE | FILES_OPT_WAIT | FILES_OPT_IMPORT, &o))
-        return CLI_ERROR;
-    if (o.help) return usage_import(), CLI_OK;
-    if (o.nkeys > 1) return cli_error("import: unexpected argument '%s'", o.keys[1]);
-    const char *stream = o.nkeys == 1 ? o.keys[0] : "-";
-    importer im = {0};
-    im.want_key = o.redis_key;
-    if (!files_may_replace(o.file, o.force)) return CLI_ERROR;
-    FILE *in = strcmp(stream, "-") != 0 ? fopen(stream, "rb") : stdin;
-    if (!in) return cli_error("%s: cannot open", stream);
-    int rc = read_stream(in, &im);
-    if (in != stdin) fclose(in);
-    if (rc == CLI_OK) rc = import_to(&im, &o);
     free(im.key);
     free(im.body);
     return rc;
