@@ -99,9 +99,20 @@ __attribute__((noinline, unused)) static uint64_t cf__xxh3_long(const void *key,
     return XXH3_64bits_withSeed(key, len, seed);
 }
 
+/* The hash of a 64-bit integer key as its 8 bytes in little-endian order:
+ * cf__hash_keyed(k, bytes, 8) (the 4..8-byte path, whose two 32-bit reads
+ * of those bytes are the integer's halves swapped), without the bytes. */
+static inline uint64_t cf__hash_u64(const cf__hash_key *k, uint64_t key) {
+    return cf__rrmxmx(cf__rotl64(key, 32) ^ k->flip48, 8);
+}
+
 /* XXH3_64bits_withSeed(key, len, k->seed).  key may be NULL when len is 0. */
 static inline uint64_t cf__hash_keyed(const cf__hash_key *k, const void *key, size_t len) {
     const uint8_t *p = key;
+    /* 8-byte keys (integers, pointers, digests) first: one load where the
+     * 4..8-byte path below makes two, 4 instructions less per operation,
+     * for one compare more on other lengths. */
+    if (len == 8) return cf__hash_u64(k, cf__load64le(p));
     if (len > 8) {
         if (len > 16) return cf__xxh3_long(key, len, k->seed);
         uint64_t lo = cf__load64le(p) ^ k->flip_lo, hi = cf__load64le(p + len - 8) ^ k->flip_hi;
@@ -117,13 +128,6 @@ static inline uint64_t cf__hash_keyed(const cf__hash_key *k, const void *key, si
     uint32_t combined = ((uint32_t)p[0] << 16) | ((uint32_t)p[len >> 1] << 24) |
                         (uint32_t)p[len - 1] | ((uint32_t)len << 8);
     return cf__avalanche64(combined ^ k->flip13);
-}
-
-/* The hash of a 64-bit integer key as its 8 bytes in little-endian order:
- * cf__hash_keyed(k, bytes, 8) (the 4..8-byte path, whose two 32-bit reads
- * of those bytes are the integer's halves swapped), without the bytes. */
-static inline uint64_t cf__hash_u64(const cf__hash_key *k, uint64_t key) {
-    return cf__rrmxmx(cf__rotl64(key, 32) ^ k->flip48, 8);
 }
 
 /* For callers without a prepared key (the Bloom filter, cf_hash(NULL, ...)). */
