@@ -268,15 +268,26 @@ static void do_run(void *p) {
     }
 }
 
-/* A Bloom filter's run, with the GIL held. */
-static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, size_t n,
-                      bool *found) {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = c != NULL ? cf_bloom_hash(bl, c->ptr[i], c->len[i]) : h[i];
-        if (lookup)
-            found[i] = cf_bloom_contains_hash(bl, x);
-        else
-            cf_bloom_add_hash(bl, x);
+/* A Bloom filter's run, with the GIL held (under cfpy_guarded_map for a
+ * mapped one, whose adds the library refuses: s). */
+typedef struct bloom_call {
+    cf_bloom *bl;
+    bool lookup;
+    chunk *c;
+    const uint64_t *h;
+    size_t n;
+    bool *found;
+    cf_status s;
+} bloom_call;
+
+static void bloom_run(void *p) {
+    bloom_call *r = p;
+    for (size_t i = 0; i < r->n; i++) {
+        uint64_t x = r->c != NULL ? cf_bloom_hash(r->bl, r->c->ptr[i], r->c->len[i]) : r->h[i];
+        if (r->lookup)
+            r->found[i] = cf_bloom_contains_hash(r->bl, x);
+        else if ((r->s = cf_bloom_add_hash(r->bl, x)) != CF_OK)
+            return;
     }
 }
 
@@ -285,8 +296,17 @@ static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, si
  * b->inserted; OSError for a mapped file that shrank). */
 static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *found) {
     if (b->bloom != NULL) {
-        bloom_run(b->bloom->b, b->lookup, c, h, n, found);
-        if (!b->lookup) b->inserted += n;
+        cfpy_bloom *bloom = b->bloom;
+        if (cfpy_bloom_check_open(bloom) < 0) return -1; /* a key function may have closed it */
+        bloom_call r = {bloom->b, b->lookup, c, h, n, found, CF_OK};
+        if (cfpy_guarded_map(bloom->mapped, bloom_run, &r) < 0) {
+            cfpy_raise_sigbus_map(bloom->mapped);
+            return -1;
+        }
+        if (r.s != CF_OK) {
+            cfpy_raise(r.s, CFPY_WRITE, NULL, 0, NULL);
+            return -1;
+        }
         return b->lookup ? add_answers(b, found, n) : 0;
     }
     cfpy_filter *self = b->filter;
@@ -449,7 +469,7 @@ const char cfpy_doc_bloom_update[] =
 
 PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = false};
-    if (batch_keys(&b, keys, self->key_func) < 0) return NULL;
+    if (cfpy_bloom_check_open(self) < 0 || batch_keys(&b, keys, self->key_func) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -458,7 +478,7 @@ const char cfpy_doc_bloom_contains_many[] = "contains_many($self, keys, /)\n--\n
 
 PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = true};
-    if (batch_keys(&b, keys, self->key_func) < 0) {
+    if (cfpy_bloom_check_open(self) < 0 || batch_keys(&b, keys, self->key_func) < 0) {
         Py_XDECREF(b.answers);
         return NULL;
     }
