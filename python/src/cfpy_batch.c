@@ -491,7 +491,7 @@ const char cfpy_doc_bloom_update[] =
     "update($self, keys, /)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).  Runs\n"
     "with the GIL held; Ctrl-C is taken between chunks of keys (the keys before\n"
-    "stay added).";
+    "stay added).  Raises ReadOnlyError on a mapped filter.";
 
 PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = false};
