@@ -128,6 +128,10 @@ PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw) {
     }
     PyObject *enc = NULL;
     if (!PyUnicode_FSConverter(path, &enc)) return NULL;
+    if (cfpy_bloom_check_open(self) < 0) { /* a path's __fspath__ may have closed it */
+        Py_DECREF(enc);
+        return NULL;
+    }
     /* The GIL stays held: cf_bloom has no lock, and another thread's add
      * during the write would tear the image. */
     cf_bloom *copy = NULL;

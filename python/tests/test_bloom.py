@@ -222,6 +222,15 @@ def test_map_reads_in_place_and_refuses_writes(tmp_path):
     with pytest.raises(ValueError, match="closed"):
         with m:
             pass
+
+    class ClosingPath:  # a path whose __fspath__ closes the filter being saved
+        def __fspath__(self):
+            c.close()
+            return str(tmp_path / "late.bloom")
+
+    with pytest.raises(ValueError, match="closed"):
+        c.save(ClosingPath())
+    assert not (tmp_path / "late.bloom").exists()
     # An in-memory filter can be closed too.
     b.close()
     assert b.closed
