@@ -814,10 +814,14 @@ CF_API unsigned cf_bloom_optimal_k(uint64_t num_bits, uint64_t items);
  * allocator with only one of alloc/free), CF_E_TOO_LARGE or CF_E_NOMEM.
  * On failure *out = NULL. */
 CF_API cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out);
+/* Frees b (NULL: nothing); a mapped filter (cf_bloom_map) is unmapped. */
 CF_API void cf_bloom_free(cf_bloom *b);
 CF_API uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len);
-CF_API void cf_bloom_add(cf_bloom *b, const void *key, size_t len);
-CF_API void cf_bloom_add_hash(cf_bloom *b, uint64_t h);
+/* Sets key's (or hash h's) k bits.  Returns CF_OK, CF_E_PARAM (b NULL, or
+ * key NULL with len > 0) or CF_E_READONLY (b is mapped: cf_bloom_map);
+ * nothing is changed on failure. */
+CF_API cf_status cf_bloom_add(cf_bloom *b, const void *key, size_t len);
+CF_API cf_status cf_bloom_add_hash(cf_bloom *b, uint64_t h);
 CF_API bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len);
 CF_API bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h);
 CF_API void cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out);
@@ -875,6 +879,21 @@ CF_API cf_status cf_bloom_save(const cf_bloom *b, const char *path);
  * cf_bloom_deserialize, plus CF_E_IO, and CF_E_NOT_REGULAR for anything
  * but a regular file (a FIFO is refused at once). */
 CF_API cf_status cf_bloom_load(const char *path, const cf_allocator *a, cf_bloom **out);
+
+/* Maps a Bloom filter file read-only and uses its bits in place: the
+ * file's pages are the filter (shared with every process that maps it; no
+ * copy is allocated, only the handle, through a).  The header is validated
+ * against the file's size as cf_bloom_load does, and, since the Bloom
+ * header has no check of its own, the trailer checksum and the bits'
+ * checks always are too: opening reads the whole file once.  Lookups,
+ * statistics, cf_bloom_serialize and cf_bloom_save work; cf_bloom_add and
+ * cf_bloom_add_hash return CF_E_READONLY.  cf_bloom_free unmaps.  As with
+ * cf_map, a save (cf_bloom_save) replaces the file and leaves the mapping
+ * intact, but a foreign program that truncates the file in place makes
+ * reads of the lost pages raise SIGBUS.  Statuses as cf_bloom_load (CF_E_IO
+ * also when the file was replaced in place between reading its header and
+ * mapping it). */
+CF_API cf_status cf_bloom_map(const char *path, const cf_allocator *a, cf_bloom **out);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,10 @@
  * test_bloom_format.c -- a Bloom filter's bytes (cf_bloom_serialize,
  * cf_bloom_deserialize; docs/FORMAT.md, "Bloom filters"): the layout read
  * back field by field from the document, round trips that give the same
- * bytes and the same answers, every damaged input with its exact status,
- * and allocation failures at every allocation, leaking nothing.
+ * bytes and the same answers, every damaged input with its exact status
+ * (from memory, a loaded file and a mapped file alike), allocation failures
+ * at every allocation, leaking nothing, and mapped filters (cf_bloom_map):
+ * the same answers, adds refused, the mapping released by cf_bloom_free.
  */
 #define _GNU_SOURCE /* mkdtemp */
 #include <dirent.h>
@@ -84,8 +86,30 @@ static cf_status load_status(const uint8_t *img, size_t len) {
     cf_status s = cf_bloom_load(path, NULL, &out);
     if (s != CF_OK) CHECK(out == NULL);
     cf_bloom_free(s == CF_OK ? out : NULL);
+    /* A map checks the same things on the file's pages. */
+    out = (cf_bloom *)1;
+    cf_status m = cf_bloom_map(path, NULL, &out);
+    if (m != CF_OK) CHECK(out == NULL);
+    cf_bloom_free(m == CF_OK ? out : NULL);
+    if (m != s) {
+        fprintf(stderr, "  %zu bytes: cf_bloom_map %s, cf_bloom_load %s\n", len, cf_status_name(m),
+                cf_status_name(s));
+        test_failures_++;
+    }
     unlink(path);
     return s;
+}
+
+/* Lines of /proc/self/maps that name path: 1 while it is mapped, 0 after
+ * (-1 where there is no /proc). */
+static int mappings_of(const char *path) {
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (fp == NULL) return -1;
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, fp) != NULL) n += strstr(line, path) != NULL;
+    fclose(fp);
+    return n;
 }
 
 /* The layout, read as docs/FORMAT.md gives it, not through the library. */
@@ -499,7 +523,97 @@ static void test_save_and_load(void) {
     cf_bloom_free(b);
 }
 
+/* A mapped file answers as the filter saved, refuses adds, serializes and
+ * saves to the same bytes, keeps its answers when the file is replaced, and
+ * is unmapped by cf_bloom_free; its one allocation (the handle) goes
+ * through the allocator given. */
+static void test_map(void) {
+    cf_bloom *b = make(100003, 6, 31, 7000);
+    char path[128], copy[128];
+    snprintf(path, sizeof path, "%s/m.bloom", scratch());
+    snprintf(copy, sizeof copy, "%s/copy.bloom", scratch());
+    REQUIRE(cf_bloom_save(b, path) == CF_OK);
+    test_counting tc = {0, 0, 0};
+    cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL};
+    cf_bloom *m = NULL;
+    REQUIRE(cf_bloom_map(path, &a, &m) == CF_OK);
+    CHECK_EQ(tc.live, 1); /* the handle: the bits are the file's */
+    CHECK_EQ(mappings_of(path) != 0, true);
+    cf_bloom_stats want, got;
+    cf_bloom_get_stats(b, &want);
+    cf_bloom_get_stats(m, &got);
+    CHECK_EQ(got.num_bits, want.num_bits);
+    CHECK_EQ(got.num_hashes, want.num_hashes);
+    CHECK_EQ(got.items, want.items);
+    for (uint64_t i = 0; i < 20000; i++) /* keys 0..6999 and as many absent ones */
+        CHECK_EQ(cf_bloom_contains(m, &i, sizeof i), cf_bloom_contains(b, &i, sizeof i));
+    size_t n, n2;
+    uint8_t *img = bloom_bytes(b, &n), *img2 = bloom_bytes(m, &n2);
+    CHECK(n == n2 && memcmp(img, img2, n) == 0);
+    /* Adds are refused and change nothing. */
+    uint64_t absent = 1u << 30;
+    while (cf_bloom_contains(b, &absent, sizeof absent)) absent++;
+    bool before = cf_bloom_contains(m, &absent, sizeof absent);
+    CHECK_EQ(before, false);
+    CHECK_STATUS(cf_bloom_add(m, &absent, sizeof absent), CF_E_READONLY);
+    CHECK_STATUS(cf_bloom_add_hash(m, cf_bloom_hash(m, "x", 1)), CF_E_READONLY);
+    CHECK_EQ(cf_bloom_contains(m, &absent, sizeof absent), before);
+    cf_bloom_get_stats(m, &got);
+    CHECK_EQ(got.items, want.items);
+    /* A mapped filter saves like any other. */
+    CHECK_STATUS(cf_bloom_save(m, copy), CF_OK);
+    cf_bloom *c = NULL;
+    REQUIRE(cf_bloom_load(copy, NULL, &c) == CF_OK);
+    uint8_t *img3 = bloom_bytes(c, &n2);
+    CHECK(n == n2 && memcmp(img, img3, n) == 0);
+    cf_bloom_free(c);
+    free(img3);
+    /* A save replaces the file: the mapping keeps the old one's bits. */
+    CHECK_STATUS(cf_bloom_add(b, &absent, sizeof absent), CF_OK);
+    CHECK_STATUS(cf_bloom_save(b, path), CF_OK);
+    CHECK_EQ(cf_bloom_contains(m, &absent, sizeof absent), before);
+    cf_bloom_free(m);
+    CHECK_EQ(tc.live, 0);
+    CHECK_EQ(mappings_of(path) > 0, false);
+    /* The new file maps with the new key. */
+    REQUIRE(cf_bloom_map(path, NULL, &m) == CF_OK);
+    CHECK(cf_bloom_contains(m, &absent, sizeof absent));
+    cf_bloom_free(m);
+    /* The handle's allocation fails: NOMEM, nothing left mapped. */
+    test_counting fail = {0, 1, 0};
+    cf_allocator fa = {test_counting_alloc, test_counting_free, &fail, NULL};
+    m = (cf_bloom *)1;
+    CHECK_STATUS(cf_bloom_map(path, &fa, &m), CF_E_NOMEM);
+    CHECK(m == NULL);
+    CHECK_EQ(fail.live, 0);
+    CHECK_EQ(mappings_of(path) > 0, false);
+    /* What is not a regular Bloom file, and bad arguments. */
+    m = (cf_bloom *)1;
+    CHECK_STATUS(cf_bloom_map(scratch(), NULL, &m), CF_E_NOT_REGULAR);
+    CHECK(m == NULL);
+    char absent_path[128];
+    snprintf(absent_path, sizeof absent_path, "%s/absent.bloom", scratch());
+    CHECK_STATUS(cf_bloom_map(absent_path, NULL, &m), CF_E_IO);
+    CHECK_STATUS(cf_bloom_map(NULL, NULL, &m), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_map(path, NULL, NULL), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_add(NULL, "x", 1), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_add(b, NULL, 1), CF_E_PARAM);
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 100;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    REQUIRE(cf_save(f, copy) == CF_OK);
+    cf_free(f);
+    CHECK_STATUS(cf_bloom_map(copy, NULL, &m), CF_E_MAGIC);
+    unlink(copy);
+    unlink(path);
+    free(img);
+    free(img2);
+    cf_bloom_free(b);
+}
+
 TEST_MAIN(TEST(test_layout_is_the_documented_one), TEST(test_round_trip_same_bytes_same_answers),
           TEST(test_capacity_made_filters_round_trip), TEST(test_serialize_arguments),
           TEST(test_every_damage_has_its_status), TEST(test_kinds_refuse_each_other),
-          TEST(test_allocation_failure_leaks_nothing), TEST(test_save_and_load))
+          TEST(test_allocation_failure_leaks_nothing), TEST(test_map), TEST(test_save_and_load))

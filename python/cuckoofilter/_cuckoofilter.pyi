@@ -9,7 +9,7 @@ from array import array
 from collections.abc import Callable, Iterable
 from os import PathLike
 from types import TracebackType
-from typing import IO, Any, Final, SupportsIndex, final
+from typing import IO, Any, Final, Literal, SupportsIndex, final
 
 from _typeshed import structseq
 from typing_extensions import Self, TypeAlias
@@ -22,6 +22,8 @@ _KeyFunc: TypeAlias = Callable[[Any], _Key]
 library_version: str
 SEMI_SORT: int
 GROW: int
+GROWTH_CHAIN: int
+GROWTH_INPLACE: int
 CONCURRENT: int
 MAX_FINGERPRINT_BITS: int
 MAX_BUCKET_SIZE: int
@@ -41,12 +43,13 @@ class ReadOnlyError(Error): ...
 # _asdict() or _replace().
 @final
 class Stats(structseq[Any], tuple[int, int, int, int, int, int, int, int, float, float, int,
-                                  float, int, int, int, int, bool]):
+                                  float, int, int, int, int, bool, int, int]):
     if sys.version_info >= (3, 10):
         __match_args__: Final = ("items", "num_buckets", "slots", "bucket_size",
                                  "fingerprint_bits", "max_kicks", "flags", "seed", "load_factor",
                                  "bits_per_item", "bits_per_slot", "expected_fpp", "table_bytes",
-                                 "memory_bytes", "total_kicks", "failed_inserts", "read_only")
+                                 "memory_bytes", "total_kicks", "failed_inserts", "read_only",
+                                 "growth_mode", "doublings")
     @property
     def items(self) -> int: ...
     @property
@@ -81,6 +84,10 @@ class Stats(structseq[Any], tuple[int, int, int, int, int, int, int, int, float,
     def failed_inserts(self) -> int: ...
     @property
     def read_only(self) -> bool: ...
+    @property
+    def growth_mode(self) -> int: ...
+    @property
+    def doublings(self) -> int: ...
 
 @final
 class BloomStats(structseq[Any], tuple[int, int, int, float, float, int]):
@@ -113,7 +120,7 @@ class CuckooFilter:
         max_load: float = ...,
         seed: int = ...,
         semi_sort: bool = ...,
-        grow: bool = ...,
+        grow: bool | Literal["chain", "inplace"] = ...,
         concurrent: bool = ...,
         key: _KeyFunc | None = ...,
     ) -> Self: ...
@@ -199,9 +206,24 @@ class BloomFilter:
     def stats(self) -> BloomStats: ...
     @property
     def key(self) -> _KeyFunc | None: ...
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
     def save(self, file: _StrPath | IO[bytes]) -> None: ...
     @classmethod
     def load(cls, file: _StrPath | IO[bytes], *, key: _KeyFunc | None = ...) -> Self: ...
+    @classmethod
+    def map(cls, path: _StrPath, *, key: _KeyFunc | None = ...) -> Self: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+        /,
+    ) -> None: ...
     def to_bytes(self) -> bytes: ...
     def __bytes__(self) -> bytes: ...
     @classmethod

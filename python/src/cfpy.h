@@ -86,8 +86,11 @@ typedef struct cfpy_filter {
 } cfpy_filter;
 
 typedef struct cfpy_bloom {
-    PyObject_HEAD cf_bloom *b;
+    PyObject_HEAD cf_bloom *b; /* NULL once close() has run */
     PyObject *key_func;
+    /* A mapped filter's path (NULL otherwise): its bits are the file's
+     * pages, so its reads run under cfpy_guarded_map (SIGBUS). */
+    PyObject *mapped;
     PyObject *weakrefs;
 } cfpy_bloom;
 
@@ -105,6 +108,7 @@ PyObject *cfpy_filter_wrap(PyTypeObject *cls, cf_filter *f, PyObject *key_func, 
 
 /* 0, or -1 with ValueError when o has been closed. */
 int cfpy_check_open(cfpy_filter *o);
+int cfpy_bloom_check_open(cfpy_bloom *o);
 
 /* ---------------------------------------------------------------- SIGBUS */
 
@@ -116,6 +120,10 @@ int cfpy_check_open(cfpy_filter *o);
  * it is abandoned midway. */
 int cfpy_guarded(const cfpy_filter *o, void (*fn)(void *), void *arg);
 PyObject *cfpy_raise_sigbus(const cfpy_filter *o);
+/* The same for any mapped object: mapped is its path (NULL: not mapped,
+ * fn just runs). */
+int cfpy_guarded_map(PyObject *mapped, void (*fn)(void *), void *arg);
+PyObject *cfpy_raise_sigbus_map(PyObject *mapped);
 /* Installs the SIGBUS handler (at the first map()); -1 with OSError. */
 int cfpy_guard_install(void);
 
@@ -164,13 +172,14 @@ PyObject *cfpy_bloom_to_bytes(cfpy_bloom *self, PyObject *unused);
 PyObject *cfpy_bloom_from_bytes(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw);
 PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw);
+PyObject *cfpy_bloom_map(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_bloom_reduce(cfpy_bloom *self, PyObject *unused);
 PyObject *cfpy_bloom_setstate(cfpy_bloom *self, PyObject *state);
 PyObject *cfpy_bloom_copy(cfpy_bloom *self, PyObject *unused);
 PyObject *cfpy_bloom_deepcopy(cfpy_bloom *self, PyObject *memo);
 PyObject *cfpy_bloom_richcompare(PyObject *a, PyObject *b, int op);
 extern const char cfpy_doc_bloom_to_bytes[], cfpy_doc_bloom_from_bytes[], cfpy_doc_bloom_save[],
-    cfpy_doc_bloom_load[];
+    cfpy_doc_bloom_load[], cfpy_doc_bloom_map[];
 
 /* Builds CuckooFilter's config from the constructor's arguments and
  * creates the filter, explaining a refusal by naming the option and why

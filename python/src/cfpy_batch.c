@@ -25,18 +25,30 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 /* Keys per chunk, at most: the GIL is released once per chunk, and taking
  * it back costs up to the interpreter's switch interval (5 ms) when another
  * thread is busy, so chunks are long (2,048-key chunks made a busy thread
  * beside update() cost 3-5x).  Not longer: the keys' bytes are read twice
  * (with the GIL, then hashed without it) and must mostly still be in cache
- * (262,144-key chunks cost 30% more CPU per key than 65,536).  A chunk's
+ * (262,144-key chunks cost 20-40% more CPU per key than 65,536).  A chunk's
  * arrays take 33 bytes a key: a call with fewer keys (len() or
  * __length_hint__) gets arrays of its size, and one whose length is unknown
  * starts at CFPY_CHUNK_FIRST keys and grows 4x per chunk. */
 #define CFPY_CHUNK 65536
 #define CFPY_CHUNK_FIRST 4096
+/* Keys per chunk, at most, once taking the GIL back after a chunk took
+ * longer than CFPY_CONTENDED_NS: another thread held it, and will again.
+ * Each such hand-back costs about a switch interval, so the chunks grow
+ * (4x per chunk) until their work without the GIL outlasts it: with
+ * 65,536 keys (2-3 ms) a thread spinning in Python code made update() 3x
+ * slower, with 1,048,576 keys under 2x (docs/BENCHMARKS.md, "Python
+ * package").  Not from the start: such chunks cost 20-50% more CPU per key
+ * (their 33 bytes a key leave the cache), a price only paid while the GIL
+ * is contended. */
+#define CFPY_CHUNK_CONTENDED 1048576
+#define CFPY_CONTENDED_NS 1000000
 /* Keys hashed and handed to the library at a time within a chunk (with the
  * GIL released all along): their hashes stay in the L1 cache between the
  * hashing and the batched insert or lookup. */
@@ -216,7 +228,15 @@ typedef struct batch {
     bool lookup;       /* contains_many(), else update() */
     size_t inserted;   /* update(): the keys of this call that went in */
     PyObject *answers; /* contains_many(): the list so far; NULL before the first run */
+    bool contended;    /* taking the GIL back after a run waited for another thread */
 } batch;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Adds n lookup answers to b's list (made by the first run, of its size). */
 static int add_answers(batch *b, const bool *found, size_t n) {
@@ -268,15 +288,26 @@ static void do_run(void *p) {
     }
 }
 
-/* A Bloom filter's run, with the GIL held. */
-static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, size_t n,
-                      bool *found) {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t x = c != NULL ? cf_bloom_hash(bl, c->ptr[i], c->len[i]) : h[i];
-        if (lookup)
-            found[i] = cf_bloom_contains_hash(bl, x);
-        else
-            cf_bloom_add_hash(bl, x);
+/* A Bloom filter's run, with the GIL held (under cfpy_guarded_map for a
+ * mapped one, whose adds the library refuses: s). */
+typedef struct bloom_call {
+    cf_bloom *bl;
+    bool lookup;
+    chunk *c;
+    const uint64_t *h;
+    size_t n;
+    bool *found;
+    cf_status s;
+} bloom_call;
+
+static void bloom_run(void *p) {
+    bloom_call *r = p;
+    for (size_t i = 0; i < r->n; i++) {
+        uint64_t x = r->c != NULL ? cf_bloom_hash(r->bl, r->c->ptr[i], r->c->len[i]) : r->h[i];
+        if (r->lookup)
+            r->found[i] = cf_bloom_contains_hash(r->bl, x);
+        else if ((r->s = cf_bloom_add_hash(r->bl, x)) != CF_OK)
+            return;
     }
 }
 
@@ -285,8 +316,17 @@ static void bloom_run(cf_bloom *bl, bool lookup, chunk *c, const uint64_t *h, si
  * b->inserted; OSError for a mapped file that shrank). */
 static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *found) {
     if (b->bloom != NULL) {
-        bloom_run(b->bloom->b, b->lookup, c, h, n, found);
-        if (!b->lookup) b->inserted += n;
+        cfpy_bloom *bloom = b->bloom;
+        if (cfpy_bloom_check_open(bloom) < 0) return -1; /* a key function may have closed it */
+        bloom_call r = {bloom->b, b->lookup, c, h, n, found, CF_OK};
+        if (cfpy_guarded_map(bloom->mapped, bloom_run, &r) < 0) {
+            cfpy_raise_sigbus_map(bloom->mapped);
+            return -1;
+        }
+        if (r.s != CF_OK) {
+            cfpy_raise(r.s, CFPY_WRITE, NULL, 0, NULL);
+            return -1;
+        }
         return b->lookup ? add_answers(b, found, n) : 0;
     }
     cfpy_filter *self = b->filter;
@@ -298,8 +338,11 @@ static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *foun
         return cfpy_check_open(self);
     }
     r.f = self->f;
+    uint64_t asked = 0;
     Py_BEGIN_ALLOW_THREADS bad = cfpy_guarded(self, do_run, &r);
-    Py_END_ALLOW_THREADS cfpy_lock_end(self);
+    asked = now_ns();
+    Py_END_ALLOW_THREADS if (now_ns() - asked > CFPY_CONTENDED_NS) b->contended = true;
+    cfpy_lock_end(self);
     if (bad) {
         cfpy_raise_sigbus(self);
         return -1;
@@ -368,8 +411,10 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
             r = -1;
             break;
         }
-        if (c.cap < CFPY_CHUNK) { /* more keys than the hint said: longer chunks */
-            size_t cap = c.cap * 4 < CFPY_CHUNK ? c.cap * 4 : CFPY_CHUNK;
+        /* More keys than the hint said, or a contended GIL: longer chunks. */
+        size_t most = b->contended ? CFPY_CHUNK_CONTENDED : CFPY_CHUNK;
+        if (c.cap < most) {
+            size_t cap = c.cap * 4 < most ? c.cap * 4 : most;
             chunk_free(&c);
             if (chunk_init(&c, cap) < 0) {
                 Py_DECREF(it);
@@ -401,7 +446,8 @@ const char cfpy_doc_update[] =
     "update($self, keys, /, *, hashes=False)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).\n\n"
     "The GIL is released while the library hashes and inserts each chunk of\n"
-    "keys (up to 65,536), with its batched insert.  If the filter fills,\n"
+    "keys (up to 65,536; up to 1,048,576 once another thread was seen waiting\n"
+    "for the GIL), with its batched insert.  If the filter fills,\n"
     "FilterFullError is raised: its `inserted` attribute counts the keys of\n"
     "this call that went in (all those before the failing key), and the\n"
     "failing key and later ones were not inserted.  A key of the wrong type\n"
@@ -445,11 +491,11 @@ const char cfpy_doc_bloom_update[] =
     "update($self, keys, /)\n--\n\n"
     "Add every key of the iterable keys, in order (like add() on each).  Runs\n"
     "with the GIL held; Ctrl-C is taken between chunks of keys (the keys before\n"
-    "stay added).";
+    "stay added).  Raises ReadOnlyError on a mapped filter.";
 
 PyObject *cfpy_bloom_update(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = false};
-    if (batch_keys(&b, keys, self->key_func) < 0) return NULL;
+    if (cfpy_bloom_check_open(self) < 0 || batch_keys(&b, keys, self->key_func) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -458,7 +504,7 @@ const char cfpy_doc_bloom_contains_many[] = "contains_many($self, keys, /)\n--\n
 
 PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = true};
-    if (batch_keys(&b, keys, self->key_func) < 0) {
+    if (cfpy_bloom_check_open(self) < 0 || batch_keys(&b, keys, self->key_func) < 0) {
         Py_XDECREF(b.answers);
         return NULL;
     }

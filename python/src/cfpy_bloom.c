@@ -1,9 +1,9 @@
 /*
  * cfpy_bloom.c -- the BloomFilter type, the library's Bloom filter kept for
  * comparisons at equal memory: add, in, update, contains_many, len, stats,
- * key=.  No deletes (a Bloom filter cannot clear a key's bits without
- * clearing other keys').  Bytes, files, pickling, copies and equality:
- * cfpy_bloom_io.c.
+ * key=, close().  No deletes (a Bloom filter cannot clear a key's bits
+ * without clearing other keys').  Bytes, files (map too), pickling, copies
+ * and equality: cfpy_bloom_io.c.
  */
 #include "cfpy.h"
 
@@ -65,12 +65,33 @@ static void bloom_dealloc(cfpy_bloom *self) {
     if (self->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)self);
     cf_bloom_free(self->b);
     Py_CLEAR(self->key_func);
+    Py_CLEAR(self->mapped);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+int cfpy_bloom_check_open(cfpy_bloom *o) {
+    if (o->b != NULL) return 0;
+    PyErr_SetString(PyExc_ValueError, "operation on a closed filter");
+    return -1;
+}
+
+/* A lookup of a mapped filter runs under cfpy_guarded_map. */
+typedef struct lookup_call {
+    const cf_bloom *b;
+    const void *key;
+    size_t len;
+    bool in;
+} lookup_call;
+
+static void do_lookup(void *p) {
+    lookup_call *c = p;
+    c->in = cf_bloom_contains(c->b, c->key, c->len);
 }
 
 /* Adds key (lookup false) or looks it up into *in, after the key
  * function; 0, or -1 with an exception. */
 static int with_key(cfpy_bloom *self, PyObject *key, bool lookup, bool *in) {
+    if (cfpy_bloom_check_open(self) < 0) return -1;
     PyObject *obj = cfpy_key_apply(self->key_func, key);
     if (obj == NULL) return -1;
     cfpy_key k;
@@ -78,13 +99,24 @@ static int with_key(cfpy_bloom *self, PyObject *key, bool lookup, bool *in) {
         Py_DECREF(obj);
         return -1;
     }
-    if (lookup)
-        *in = cf_bloom_contains(self->b, k.ptr, k.len);
-    else
-        cf_bloom_add(self->b, k.ptr, k.len);
+    int r = cfpy_bloom_check_open(self); /* the key function may have closed it */
+    if (r == 0 && lookup) {
+        lookup_call c = {self->b, k.ptr, k.len, false};
+        if (cfpy_guarded_map(self->mapped, do_lookup, &c) < 0) {
+            cfpy_raise_sigbus_map(self->mapped);
+            r = -1;
+        }
+        *in = c.in;
+    } else if (r == 0) {
+        cf_status s = cf_bloom_add(self->b, k.ptr, k.len);
+        if (s != CF_OK) {
+            cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+            r = -1;
+        }
+    }
     cfpy_key_release(&k);
     Py_DECREF(obj);
-    return 0;
+    return r;
 }
 
 static PyObject *bloom_add(cfpy_bloom *self, PyObject *key) {
@@ -104,6 +136,7 @@ static PyObject *bloom_key(cfpy_bloom *self, void *closure) {
 }
 
 static Py_ssize_t bloom_len(cfpy_bloom *self) {
+    if (cfpy_bloom_check_open(self) < 0) return -1;
     cf_bloom_stats st;
     cf_bloom_get_stats(self->b, &st);
     return (Py_ssize_t)st.items;
@@ -111,20 +144,61 @@ static Py_ssize_t bloom_len(cfpy_bloom *self) {
 
 static PyObject *bloom_stats(cfpy_bloom *self, void *closure) {
     (void)closure;
+    if (cfpy_bloom_check_open(self) < 0) return NULL;
     cf_bloom_stats st;
-    cf_bloom_get_stats(self->b, &st);
+    cf_bloom_get_stats(self->b, &st); /* the handle's fields: no page of a mapping is read */
     return cfpy_bloom_stats_new(&st);
 }
 
-static PyObject *bloom_repr(cfpy_bloom *self) {
-    cf_bloom_stats st;
-    cf_bloom_get_stats(self->b, &st);
-    return PyUnicode_FromFormat("<%s items=%llu num_bits=%llu num_hashes=%u>",
-                                Py_TYPE(self)->tp_name, (unsigned long long)st.items,
-                                (unsigned long long)st.num_bits, st.num_hashes);
+static PyObject *bloom_read_only(cfpy_bloom *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->mapped != NULL);
 }
 
-PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\nSet key's k bits.  Never fails.");
+static PyObject *bloom_closed(cfpy_bloom *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->b == NULL);
+}
+
+static PyObject *bloom_close(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    /* cf_bloom has no lock and every call keeps the GIL: no call is using b. */
+    cf_bloom_free(self->b);
+    self->b = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *bloom_enter(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    if (cfpy_bloom_check_open(self) < 0) return NULL;
+    return Py_NewRef(self);
+}
+
+static PyObject *bloom_exit(cfpy_bloom *self, PyObject *args) {
+    (void)args;
+    return bloom_close(self, NULL);
+}
+
+static PyObject *bloom_repr(cfpy_bloom *self) {
+    if (self->b == NULL) return PyUnicode_FromFormat("<%s closed>", Py_TYPE(self)->tp_name);
+    cf_bloom_stats st;
+    cf_bloom_get_stats(self->b, &st);
+    return PyUnicode_FromFormat("<%s items=%llu num_bits=%llu num_hashes=%u%s>",
+                                Py_TYPE(self)->tp_name, (unsigned long long)st.items,
+                                (unsigned long long)st.num_bits, st.num_hashes,
+                                self->mapped != NULL ? " read-only" : "");
+}
+
+PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\n"
+                            "Set key's k bits.  Raises ReadOnlyError on a mapped filter.");
+PyDoc_STRVAR(bloom_close_doc,
+             "close($self)\n--\n\n"
+             "Release the bits now (unmap a mapped filter's file); later calls raise\n"
+             "ValueError.  Also what `with BloomFilter.map(path) as m:` does at the\n"
+             "end of the block.  Closing twice is fine.");
+PyDoc_STRVAR(bloom_enter_doc, "__enter__($self)\n--\n\nReturns self.");
+PyDoc_STRVAR(bloom_exit_doc,
+             "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCalls close().");
 PyDoc_STRVAR(bloom_bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
 PyDoc_STRVAR(bloom_reduce_doc,
              "__reduce__($self)\n--\n\n"
@@ -144,6 +218,11 @@ static PyMethodDef bloom_methods[] = {
      cfpy_doc_bloom_save},
     {"load", (PyCFunction)(void (*)(void))cfpy_bloom_load,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, cfpy_doc_bloom_load},
+    {"map", (PyCFunction)(void (*)(void))cfpy_bloom_map, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     cfpy_doc_bloom_map},
+    {"close", (PyCFunction)bloom_close, METH_NOARGS, bloom_close_doc},
+    {"__enter__", (PyCFunction)bloom_enter, METH_NOARGS, bloom_enter_doc},
+    {"__exit__", (PyCFunction)bloom_exit, METH_VARARGS, bloom_exit_doc},
     {"to_bytes", (PyCFunction)cfpy_bloom_to_bytes, METH_NOARGS, cfpy_doc_bloom_to_bytes},
     {"__bytes__", (PyCFunction)cfpy_bloom_to_bytes, METH_NOARGS, bloom_bytes_doc},
     {"from_bytes", (PyCFunction)(void (*)(void))cfpy_bloom_from_bytes,
@@ -159,6 +238,9 @@ static PyMethodDef bloom_methods[] = {
 static PyGetSetDef bloom_getset[] = {
     {"stats", (getter)bloom_stats, NULL, bloom_stats_doc, NULL},
     {"key", (getter)bloom_key, NULL, "The key= function (None: keys as they are).", NULL},
+    {"read_only", (getter)bloom_read_only, NULL, "True for a filter opened with BloomFilter.map.",
+     NULL},
+    {"closed", (getter)bloom_closed, NULL, "True once close() has run.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -182,7 +264,8 @@ PyDoc_STRVAR(bloom_doc,
              "  key         a function applied to every key (as CuckooFilter's key=)\n\n"
              "len() counts adds (duplicates count again).  to_bytes()/from_bytes(),\n"
              "save()/load() (paths or file objects), pickling and copy() keep the\n"
-             "bits, k, the seed and the count (docs/FORMAT.md, \"Bloom filters\").\n\n"
+             "bits, k, the seed and the count (docs/FORMAT.md, \"Bloom filters\").\n"
+             "map() uses a file's pages in place, read-only.\n\n"
              "b1 == b2 means the same bytes (to_bytes()): same num_bits, k, seed, bits\n"
              "and add count.  The same keys added in another order compare equal (the\n"
              "bits are an OR); the same keys added a different number of times do not\n"

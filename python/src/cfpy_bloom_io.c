@@ -6,6 +6,10 @@
  *
  * cf_bloom has no lock, so every call here keeps the GIL (as add and
  * update do): no other thread can change the bits under a serialization.
+ * A mapped filter's bits are its file's pages: reading them runs under
+ * cfpy_guarded_map (a file truncated meanwhile raises OSError), and a save
+ * writes from an in-memory copy (cf_bloom_save must not be abandoned
+ * midway with its temporary file open).
  * Paths are str, bytes or os.PathLike; save and load also take binary file
  * objects (anything with write() / read()), as CuckooFilter's do.
  */
@@ -25,17 +29,30 @@ static bool is_file_object(PyObject *obj, const char *attr) {
     return PyObject_HasAttrString(obj, attr);
 }
 
-/* Wraps b (owned) in a new object of type cls with key_func (borrowed). */
-static PyObject *wrap(PyTypeObject *cls, cf_bloom *b, PyObject *key_func) {
+/* Wraps b (owned) in a new object of type cls with key_func (borrowed)
+ * and, for a mapped filter, its path (mapped, borrowed; else NULL). */
+static PyObject *wrap(PyTypeObject *cls, cf_bloom *b, PyObject *key_func, PyObject *mapped) {
     cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
     if (self == NULL) {
         cf_bloom_free(b);
         return NULL;
     }
     self->b = b;
-    Py_XINCREF(key_func);
-    self->key_func = key_func;
+    self->key_func = Py_XNewRef(key_func);
+    self->mapped = Py_XNewRef(mapped);
     return (PyObject *)self;
+}
+
+typedef struct serialize_call {
+    const cf_bloom *b;
+    void *dst;
+    size_t size;
+    cf_status s;
+} serialize_call;
+
+static void do_serialize(void *p) {
+    serialize_call *c = p;
+    c->s = cf_bloom_serialize(c->b, c->dst, c->size, NULL);
 }
 
 const char cfpy_doc_bloom_to_bytes[] =
@@ -45,14 +62,17 @@ const char cfpy_doc_bloom_to_bytes[] =
 
 PyObject *cfpy_bloom_to_bytes(cfpy_bloom *self, PyObject *unused) {
     (void)unused;
+    if (cfpy_bloom_check_open(self) < 0) return NULL;
     size_t size = cf_bloom_serialized_size(self->b);
     if (size > (size_t)PY_SSIZE_T_MAX) return PyErr_NoMemory();
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
     if (out == NULL) return NULL;
-    cf_status s = cf_bloom_serialize(self->b, PyBytes_AS_STRING(out), size, NULL);
-    if (s != CF_OK) {
+    serialize_call c = {self->b, PyBytes_AS_STRING(out), size, CF_OK};
+    int bad = cfpy_guarded_map(self->mapped, do_serialize, &c);
+    if (bad || c.s != CF_OK) {
         Py_DECREF(out);
-        return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+        return bad ? cfpy_raise_sigbus_map(self->mapped)
+                   : cfpy_raise(c.s, CFPY_WRITE, NULL, 0, NULL);
     }
     return out;
 }
@@ -65,7 +85,7 @@ static PyObject *from_data(PyObject *cls, PyObject *data, PyObject *key_func) {
     cf_status s = cf_bloom_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &b);
     PyBuffer_Release(&view);
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, read_detail, 0, NULL);
-    return wrap((PyTypeObject *)cls, b, key_func);
+    return wrap((PyTypeObject *)cls, b, key_func, NULL);
 }
 
 const char cfpy_doc_bloom_from_bytes[] =
@@ -96,6 +116,7 @@ PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"file", NULL};
     PyObject *path;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O:save", kwlist, &path)) return NULL;
+    if (cfpy_bloom_check_open(self) < 0) return NULL;
     if (is_file_object(path, "write")) {
         PyObject *data = cfpy_bloom_to_bytes(self, NULL);
         if (data == NULL) return NULL;
@@ -107,11 +128,29 @@ PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw) {
     }
     PyObject *enc = NULL;
     if (!PyUnicode_FSConverter(path, &enc)) return NULL;
+    if (cfpy_bloom_check_open(self) < 0) { /* a path's __fspath__ may have closed it */
+        Py_DECREF(enc);
+        return NULL;
+    }
     /* The GIL stays held: cf_bloom has no lock, and another thread's add
      * during the write would tear the image. */
+    cf_bloom *copy = NULL;
+    if (self->mapped != NULL) {
+        PyObject *data = cfpy_bloom_to_bytes(self, NULL); /* guarded */
+        cf_status s = data == NULL ? CF_OK
+                                   : cf_bloom_deserialize(PyBytes_AS_STRING(data),
+                                                          (size_t)PyBytes_GET_SIZE(data),
+                                                          &cfpy_allocator, &copy);
+        Py_XDECREF(data);
+        if (data == NULL || s != CF_OK) {
+            Py_DECREF(enc);
+            return data == NULL ? NULL : cfpy_raise(s, CFPY_READ, read_detail, 0, NULL);
+        }
+    }
     errno = 0;
-    cf_status s = cf_bloom_save(self->b, PyBytes_AS_STRING(enc));
+    cf_status s = cf_bloom_save(copy != NULL ? copy : self->b, PyBytes_AS_STRING(enc));
     int err = errno;
+    cf_bloom_free(copy);
     Py_DECREF(enc);
     if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, err, path);
     Py_RETURN_NONE;
@@ -147,8 +186,45 @@ PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw) {
             err = errno;
             Py_END_ALLOW_THREADS Py_DECREF(enc);
             r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
-                           : wrap((PyTypeObject *)cls, b, key_func);
+                           : wrap((PyTypeObject *)cls, b, key_func, NULL);
         }
+    }
+    Py_XDECREF(key_func);
+    return r;
+}
+
+const char cfpy_doc_bloom_map[] =
+    "map($type, path, *, key=None)\n--\n\n"
+    "Map a Bloom filter file read-only and use its bits in place: processes\n"
+    "share one copy in the page cache, and no copy of the bits is made.\n"
+    "Every field, the bits and the checksum are validated first (the Bloom\n"
+    "header has no check of its own), which reads the whole file once.\n"
+    "Lookups, save(), to_bytes() and copy() work; add() and update() raise\n"
+    "ReadOnlyError.  close() (or the end of a `with` block) unmaps the file;\n"
+    "else it is unmapped when the object is collected.\n\n"
+    "Replacing the file (save()) leaves the mapping intact.  If another\n"
+    "program truncates the file in place, calls that read the lost pages\n"
+    "raise OSError instead of killing the interpreter with SIGBUS; use load()\n"
+    "for files others may rewrite in place.  key: the key= function.";
+
+PyObject *cfpy_bloom_map(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"path", "key", NULL};
+    PyObject *path, *key = NULL, *key_func, *enc = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:map", kwlist, &path, &key) ||
+        cfpy_key_func_arg(key, &key_func) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (cfpy_guard_install() == 0 && PyUnicode_FSConverter(path, &enc)) {
+        cf_bloom *b = NULL;
+        cf_status s;
+        int err;
+        /* The new filter is no one else's yet: the GIL can go. */
+        Py_BEGIN_ALLOW_THREADS errno = 0;
+        s = cf_bloom_map(PyBytes_AS_STRING(enc), &cfpy_allocator, &b);
+        err = errno;
+        Py_END_ALLOW_THREADS Py_DECREF(enc);
+        r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
+                       : wrap((PyTypeObject *)cls, b, key_func, path);
     }
     Py_XDECREF(key_func);
     return r;

@@ -317,6 +317,10 @@ static PyObject *explain_merge(const cf_filter *a, const cf_filter *b) {
     char why[200];
     if ((x.flags | y.flags) & CF_CONCURRENT)
         PyOS_snprintf(why, sizeof why, "concurrent filters cannot be merged (yet)");
+    else if (x.growth_mode == CF_GROWTH_INPLACE || y.growth_mode == CF_GROWTH_INPLACE)
+        PyOS_snprintf(why, sizeof why,
+                      "filters grown in place (grow='inplace') cannot be merged "
+                      "(yet)");
     else if (x.num_buckets != y.num_buckets)
         PyOS_snprintf(why, sizeof why, "num_buckets differ (%llu and %llu)",
                       (unsigned long long)x.num_buckets, (unsigned long long)y.num_buckets);

@@ -2,7 +2,8 @@
  * cfpy_guard.c -- a mapped filter whose file shrinks becomes an exception,
  * not a dead interpreter.
  *
- * CuckooFilter.map uses the file's pages as the table (cf_map).  When
+ * CuckooFilter.map uses the file's pages as the table (cf_map), and
+ * BloomFilter.map as the bits (cf_bloom_map).  When
  * another program truncates the file in place, reading a lost page raises
  * SIGBUS, which kills the process by default.  Reads of a mapped filter
  * therefore run under cfpy_guarded: it records a jump target in a
@@ -60,7 +61,11 @@ int cfpy_guard_install(void) {
 }
 
 int cfpy_guarded(const cfpy_filter *o, void (*fn)(void *), void *arg) {
-    if (o->mapped == NULL) {
+    return cfpy_guarded_map(o->mapped, fn, arg);
+}
+
+int cfpy_guarded_map(PyObject *mapped, void (*fn)(void *), void *arg) {
+    if (mapped == NULL) {
         fn(arg);
         return 0;
     }
@@ -76,13 +81,17 @@ int cfpy_guarded(const cfpy_filter *o, void (*fn)(void *), void *arg) {
 }
 
 PyObject *cfpy_raise_sigbus(const cfpy_filter *o) {
+    return cfpy_raise_sigbus_map(o->mapped);
+}
+
+PyObject *cfpy_raise_sigbus_map(PyObject *mapped) {
     PyObject *msg = PyUnicode_FromFormat(
         "the mapped file %R shrank while it was read (truncated in place by another program?); "
         "the filter cannot be read any more: close() it, and use load() for files that others "
         "may truncate",
-        o->mapped);
+        mapped);
     if (msg == NULL) return NULL;
-    PyObject *args = Py_BuildValue("(iNO)", EIO, msg, o->mapped);
+    PyObject *args = Py_BuildValue("(iNO)", EIO, msg, mapped);
     if (args != NULL) {
         PyErr_SetObject(PyExc_OSError, args);
         Py_DECREF(args);

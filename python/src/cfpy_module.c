@@ -50,7 +50,9 @@ static int add_constants(PyObject *m) {
         PyModule_AddIntConstant(m, "SEMI_SORT", CF_SEMI_SORT) < 0 ||
         PyModule_AddIntConstant(m, "MAX_FINGERPRINT_BITS", CF_MAX_FINGERPRINT_BITS) < 0 ||
         PyModule_AddIntConstant(m, "MAX_BUCKET_SIZE", CF_MAX_BUCKET_SIZE) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_KICKS_LIMIT", CF_MAX_KICKS_LIMIT) < 0)
+        PyModule_AddIntConstant(m, "MAX_KICKS_LIMIT", CF_MAX_KICKS_LIMIT) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_CHAIN", CF_GROWTH_CHAIN) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_INPLACE", CF_GROWTH_INPLACE) < 0)
         return -1;
 #ifdef CF_GROW
     if (PyModule_AddIntConstant(m, "GROW", CF_GROW) < 0) return -1;

@@ -122,7 +122,27 @@ static unsigned width_for_target(const cf_config *c) {
 /* Why cf_new refused c with CF_E_PARAM, once the ranges are fine. */
 static void explain_param(const cf_config *c, const given *g) {
     unsigned want = g->fbits ? c->fingerprint_bits : width_for_target(c);
-    if (!g->fbits && want > CF_MAX_FINGERPRINT_BITS)
+    /* An in-place filter's slots are not a plain table's: its own reasons first. */
+    if (c->growth_mode == CF_GROWTH_INPLACE && c->bucket_size != 4)
+        refuse("grow='inplace' needs bucket_size=4 (its table has four slots per bucket), not %u",
+               c->bucket_size);
+    else if (c->growth_mode == CF_GROWTH_INPLACE && (c->flags & CF_SEMI_SORT))
+        refuse("grow='inplace' cannot be semi_sort=True (its slots hold fingerprints of "
+               "varying length)");
+    else if (c->growth_mode == CF_GROWTH_INPLACE && g->fbits && c->fingerprint_bits != 16 &&
+             c->fingerprint_bits != 32)
+        refuse("grow='inplace' with fingerprint_bits=%u: its slots are 16 or 32 bits (leave "
+               "fingerprint_bits out to derive it from fpp)",
+               c->fingerprint_bits);
+    else if (c->growth_mode == CF_GROWTH_INPLACE && g->fbits)
+        refuse("grow='inplace' with fingerprint_bits=%u: a full first table's FPP must be below "
+               "fpp=%g (leave fingerprint_bits out to derive it)",
+               c->fingerprint_bits, c->target_fpp);
+    else if (c->growth_mode == CF_GROWTH_INPLACE)
+        refuse("grow='inplace' with fpp=%g: not even 32-bit slots keep that FPP over the "
+               "doublings they are designed for; ask for a larger fpp",
+               c->target_fpp);
+    else if (!g->fbits && want > CF_MAX_FINGERPRINT_BITS)
         refuse("fpp=%g with bucket_size=%u needs %u-bit fingerprints (at most %d); ask for "
                "fpp=%g or more",
                c->target_fpp, c->bucket_size, want, CF_MAX_FINGERPRINT_BITS,
@@ -177,6 +197,29 @@ static void explain(cf_status s, const cf_config *c, const given *g) {
     }
 }
 
+/* grow=: False (or anything false), True (anything true: the library's
+ * default mode, a chain of tables), or a growth mode by the name the
+ * cuckoo command's --grow= takes: "chain" or "inplace".  0 with *grow and
+ * *mode set, or -1 with ValueError. */
+static int parse_grow(PyObject *obj, int *grow, unsigned *mode) {
+    *grow = 0;
+    *mode = CF_GROWTH_CHAIN;
+    if (obj == NULL) return 0;
+    if (PyUnicode_Check(obj)) {
+        *grow = 1;
+        if (PyUnicode_CompareWithASCIIString(obj, "chain") == 0) return 0;
+        *mode = CF_GROWTH_INPLACE;
+        if (PyUnicode_CompareWithASCIIString(obj, "inplace") == 0) return 0;
+        PyErr_Format(PyExc_ValueError,
+                     "grow=%R: the growth mode is 'chain' (a chain of tables, what grow=True "
+                     "gives) or 'inplace' (one table that doubles in place)",
+                     obj);
+        return -1;
+    }
+    *grow = PyObject_IsTrue(obj);
+    return *grow < 0 ? -1 : 0;
+}
+
 /* The optional flags this build of the library knows; a keyword naming a
  * flag it lacks is refused rather than ignored. */
 static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg) {
@@ -208,12 +251,13 @@ cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func)
         {"seed", UINT64_MAX, cfg.seed, NULL},
     };
     int semi = 0, grow = 0, conc = 0;
-    PyObject *key = NULL;
+    PyObject *key = NULL, *grow_obj = NULL;
     *key_func = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpppO:CuckooFilter", kwlist, &u[0].obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpOpO:CuckooFilter", kwlist, &u[0].obj,
                                      &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj, &u[4].obj,
-                                     &cfg.max_load, &u[5].obj, &semi, &grow, &conc, &key) ||
-        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0)
+                                     &cfg.max_load, &u[5].obj, &semi, &grow_obj, &conc, &key) ||
+        cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0 ||
+        parse_grow(grow_obj, &grow, &cfg.growth_mode) < 0)
         return NULL;
     cfg.capacity = u[0].value;
     cfg.fingerprint_bits = (unsigned)u[1].value;

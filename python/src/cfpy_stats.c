@@ -24,6 +24,8 @@ static PyStructSequence_Field stats_fields[] = {
     {"total_kicks", "fingerprints moved by inserts since creation"},
     {"failed_inserts", "inserts that failed because the filter was full"},
     {"read_only", "True for a mapped filter"},
+    {"growth_mode", "GROWTH_CHAIN, or GROWTH_INPLACE for grow='inplace'"},
+    {"doublings", "grow='inplace': times the table doubled since creation"},
     {NULL, NULL},
 };
 
@@ -31,7 +33,7 @@ static PyStructSequence_Desc stats_desc = {
     "cuckoofilter.Stats",
     "A cuckoo filter's parameters and statistics (the C library's cf_stats).",
     stats_fields,
-    17,
+    19,
 };
 
 static PyStructSequence_Field bloom_fields[] = {
@@ -68,7 +70,7 @@ static PyObject *fill(PyTypeObject *type, PyObject **values, Py_ssize_t n) {
 }
 
 PyObject *cfpy_stats_new(const cf_stats *st) {
-    PyObject *v[17] = {
+    PyObject *v[19] = {
         PyLong_FromUnsignedLongLong(st->items),
         PyLong_FromUnsignedLongLong(st->num_buckets),
         PyLong_FromUnsignedLongLong(st->slots),
@@ -86,8 +88,10 @@ PyObject *cfpy_stats_new(const cf_stats *st) {
         PyLong_FromUnsignedLongLong(st->total_kicks),
         PyLong_FromUnsignedLongLong(st->failed_inserts),
         PyBool_FromLong(st->read_only),
+        PyLong_FromUnsignedLong(st->growth_mode),
+        PyLong_FromUnsignedLongLong(st->doublings),
     };
-    return fill(cfpy_StatsType, v, 17);
+    return fill(cfpy_StatsType, v, 19);
 }
 
 PyObject *cfpy_bloom_stats_new(const cf_bloom_stats *st) {

@@ -180,3 +180,83 @@ def test_equality_is_same_bytes():
     assert "same bytes" in doc and "another order compare equal" in doc
     text = pydoc.render_doc(cf.BloomFilter, renderer=pydoc.plaintext)
     assert "__lt__" not in text and "__eq__" in text
+
+
+def test_map_reads_in_place_and_refuses_writes(tmp_path):
+    b = cf.BloomFilter(capacity=50_000, fpp=0.01, seed=9)
+    b.update(range(50_000))
+    b.save(tmp_path / "m.bloom")
+    m = cf.BloomFilter.map(tmp_path / "m.bloom", key=None)
+    assert m.read_only and not b.read_only and not m.closed
+    assert "read-only" in repr(m)
+    probe = range(0, 100_000, 7)  # keys and non-keys
+    assert m.contains_many(probe) == b.contains_many(probe)
+    assert [k in m for k in probe] == [k in b for k in probe]
+    assert m == b and m.to_bytes() == b.to_bytes() and len(m) == 50_000
+    assert tuple(m.stats)[:3] == tuple(b.stats)[:3]
+    absent = next(k for k in range(10**6, 10**7) if k not in b)
+    with pytest.raises(cf.ReadOnlyError, match="CF_E_READONLY"):
+        m.add(absent)
+    with pytest.raises(cf.ReadOnlyError):
+        m.update([absent, absent + 1])
+    assert absent not in m and len(m) == 50_000
+    c = m.copy()  # writable, in memory
+    c.add(absent)
+    assert absent in c and not c.read_only and absent not in m
+    m.save(tmp_path / "saved.bloom")  # from a mapped filter
+    assert (tmp_path / "saved.bloom").read_bytes() == b.to_bytes()
+    assert pickle.loads(pickle.dumps(m)) == b
+    # A save replaces the file; the mapping keeps the old bits.
+    c.save(tmp_path / "m.bloom")
+    assert absent not in m
+    with cf.BloomFilter.map(tmp_path / "m.bloom", key=int) as m2:
+        assert m2.key is int and "0" in m2 and str(absent) in m2
+    assert m2.closed and "closed" in repr(m2)
+    m.close()
+    m.close()  # twice is fine
+    for call in (lambda: 0 in m, lambda: len(m), m.to_bytes, lambda: m.stats,
+                 lambda: m.contains_many([1]), lambda: m.update([1]), lambda: m.add(1),
+                 lambda: m.save(tmp_path / "x.bloom"), m.copy, lambda: m == b):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+    with pytest.raises(ValueError, match="closed"):
+        with m:
+            pass
+
+    class ClosingPath:  # a path whose __fspath__ closes the filter being saved
+        def __fspath__(self):
+            c.close()
+            return str(tmp_path / "late.bloom")
+
+    with pytest.raises(ValueError, match="closed"):
+        c.save(ClosingPath())
+    assert not (tmp_path / "late.bloom").exists()
+    # An in-memory filter can be closed too.
+    b.close()
+    assert b.closed
+
+
+def test_map_refusals(tmp_path):
+    b = _filled()
+    b.save(tmp_path / "b.bloom")
+    data = b.to_bytes()
+    with pytest.raises(FileNotFoundError):
+        cf.BloomFilter.map(tmp_path / "absent.bloom")
+    with pytest.raises(OSError, match="CF_E_NOT_REGULAR"):
+        cf.BloomFilter.map(tmp_path)
+    (tmp_path / "short.bloom").write_bytes(data[:-3])
+    with pytest.raises(cf.FormatError, match="CF_E_TRUNCATED"):
+        cf.BloomFilter.map(tmp_path / "short.bloom")
+    bad = bytearray(data)
+    bad[45] ^= 1  # a bit of the array: only the checksum can tell
+    (tmp_path / "bad.bloom").write_bytes(bad)
+    with pytest.raises(cf.FormatError, match="CF_E_CHECKSUM"):
+        cf.BloomFilter.map(tmp_path / "bad.bloom")
+    f = cf.CuckooFilter(capacity=100)
+    f.save(tmp_path / "c.cf")
+    with pytest.raises(cf.FormatError, match="CF_E_MAGIC.*BloomFilter"):
+        cf.BloomFilter.map(tmp_path / "c.cf")
+    with pytest.raises(cf.FormatError, match="CF_E_MAGIC"):
+        cf.CuckooFilter.map(tmp_path / "b.bloom")
+    with pytest.raises(TypeError):
+        cf.BloomFilter.map(tmp_path / "b.bloom", key=3)

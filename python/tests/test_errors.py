@@ -1,7 +1,10 @@
 """Errors: bad options, the exception hierarchy, statuses and messages."""
 
 import errno
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -150,6 +153,49 @@ def test_os_errors_carry_errno(tmp_path):
         cf.CuckooFilter.load(tmp_path)
     with pytest.raises(TypeError):
         f.save(12)
+
+
+READ_ONLY_CHILD = """
+import json, sys
+import cuckoofilter as cf
+d = sys.argv[1]
+out = []
+for obj in (cf.CuckooFilter(capacity=100), cf.BloomFilter(capacity=100)):
+    for name in ("new.cf", "old.cf"):  # a new file, and one to replace
+        try:
+            obj.save(d + "/" + name)
+            out.append(None)
+        except OSError as e:
+            out.append([type(e).__name__, e.errno, e.strerror, e.filename, str(e)])
+out.append(len(cf.CuckooFilter.load(d + "/old.cf")))  # reading still works
+print(json.dumps(out))
+"""
+
+
+def test_read_only_file_system_says_so(tmp_path):
+    # The issue's case: a save on a read-only file system said "[Errno 30]
+    # input/output error".  A real EROFS, without privileges a CI runner may
+    # lack: a child in its own mount namespace (unshare: a user namespace
+    # too where the kernel allows it, else root's plain one) bind-mounts
+    # tmp_path over itself read-only; the parent's view stays writable.
+    cf.CuckooFilter(capacity=100).save(tmp_path / "old.cf")
+    mount = ('mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"')
+    tried = []
+    for flags in ("-Urm", "-m"):
+        r = subprocess.run(["unshare", flags, "sh", "-c", mount, str(tmp_path), sys.executable,
+                            "-c", READ_ONLY_CHILD, str(tmp_path)],
+                           capture_output=True, text=True, env=dict(os.environ))
+        if r.returncode == 0:
+            break
+        tried.append(f"unshare {flags}: exit {r.returncode}: {r.stderr.strip()}")
+    assert r.returncode == 0, "no read-only mount could be made: " + "; ".join(tried)
+    *saves, loaded = json.loads(r.stdout)
+    assert loaded == 0
+    for got, name in zip(saves, ["new.cf", "old.cf"] * 2):
+        path = str(tmp_path / name)
+        assert got == ["OSError", errno.EROFS, os.strerror(errno.EROFS), path,
+                       f"[Errno 30] {os.strerror(errno.EROFS)}: {path!r}"], got
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.cf"]  # nothing left behind
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -9,6 +9,7 @@ import copy
 import gc
 import pickle
 import sys
+import tempfile
 import tracemalloc
 from pathlib import Path
 
@@ -109,6 +110,12 @@ BLOOM.update(range(50))
 BLOOM_BYTES = BLOOM.to_bytes()
 CLOSED = cf.CuckooFilter(capacity=10)
 CLOSED.close()
+BLOOM_DIR = tempfile.TemporaryDirectory()  # removed at exit (its finalizer)
+BLOOM_FILE = Path(BLOOM_DIR.name) / "b.bloom"
+BLOOM.save(BLOOM_FILE)
+BLOOM_MAPPED = cf.BloomFilter.map(BLOOM_FILE)
+CLOSED_BLOOM = cf.BloomFilter(capacity=10)
+CLOSED_BLOOM.close()
 
 
 def calls_ok():
@@ -143,6 +150,9 @@ def calls_merge_keys():
     # BloomFilter's bytes, copies and == (cfpy_bloom_io.c).
     c = cf.BloomFilter.from_bytes(b.to_bytes(), key=str)
     c == b.copy(), c != bytes(b)
+    # A mapped BloomFilter: open, read, unmap.
+    with cf.BloomFilter.map(BLOOM_FILE, key=str) as m:
+        "1" in m, m.contains_many([1, 2]), m == BLOOM, m.copy()
 
 
 def calls_file_objects():
@@ -188,7 +198,11 @@ def calls_failing():
                       (lambda: cf.CuckooFilter.load("/nonexistent/f.cf"), OSError),
                       (lambda: cf.BloomFilter.from_bytes(BLOOM_BYTES[:-1]), cf.FormatError),
                       (lambda: cf.BloomFilter.from_bytes(GOOD_BYTES), cf.FormatError),
-                      (lambda: cf.BloomFilter.load("/nonexistent/b.bloom"), OSError)):
+                      (lambda: cf.BloomFilter.load("/nonexistent/b.bloom"), OSError),
+                      (lambda: cf.BloomFilter.map("/nonexistent/b.bloom"), OSError),
+                      (lambda: BLOOM_MAPPED.add(1), cf.ReadOnlyError),
+                      (lambda: BLOOM_MAPPED.update([1]), cf.ReadOnlyError),
+                      (lambda: CLOSED_BLOOM.add(1), ValueError)):
         with pytest.raises(exc):
             call()
 

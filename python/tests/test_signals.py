@@ -5,6 +5,7 @@ calls between chunks, leaving a prefix of the keys inserted."""
 import ctypes
 import itertools
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -100,3 +101,26 @@ def test_ctrl_c_stops_contains_many(sigint_raises):
     with pytest.raises(KeyboardInterrupt):
         f.contains_many(keys)
     assert next(rest) < 1_000_000  # it stopped reading keys (it used to read all)
+
+
+@pytest.mark.parametrize("size", [4096, 0])
+def test_truncated_mapped_bloom_file_raises_oserror(tmp_path, size):
+    b = cf.BloomFilter(capacity=400_000, fpp=0.001)
+    b.update(range(400_000))  # 5.7 Mbit: far more pages than the 4096 bytes kept
+    b.save(tmp_path / "m.bloom")
+    m = cf.BloomFilter.map(tmp_path / "m.bloom")
+    assert all(m.contains_many(range(1000)))
+    with open(tmp_path / "m.bloom", "r+b") as out:  # what another program may do
+        out.truncate(size)
+    calls = [lambda: m.contains_many(range(400_000)),
+             lambda: [k in m for k in range(400_000)],
+             m.to_bytes, m.copy, lambda: m == b, lambda: m.save(tmp_path / "copy.bloom"),
+             lambda: pickle.dumps(m)]
+    for call in calls:
+        with pytest.raises(OSError, match="shrank while it was read") as e:
+            call()
+        assert e.value.errno == 5 and e.value.filename == tmp_path / "m.bloom"
+    assert not (tmp_path / "copy.bloom").exists()
+    assert len(m) == 400_000 and m.read_only  # kept in the handle, not read from the file
+    m.close()
+    assert all(b.contains_many(range(400_000)))  # the interpreter goes on

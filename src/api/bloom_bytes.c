@@ -1,8 +1,9 @@
 /*
  * bloom_bytes.c -- the public functions of a comparison Bloom filter's
  * bytes, in memory (their size, the whole form, a filter from bytes) and in
- * files (save, load).  The format is format/bloom_format.c's, the files
- * io/bloom_io.c's; these check the arguments.
+ * files (save, load, map), and its release (which unmaps a mapped one).
+ * The format is format/bloom_format.c's, the files io/bloom_io.c's; these
+ * check the arguments.
  */
 #include "bloom_format.h"
 #include "bloom_io.h"
@@ -38,4 +39,17 @@ cf_status cf_bloom_load(const char *path, const cf_allocator *a, cf_bloom **out)
     *out = NULL;
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
     return cf__bloom_load_path(path, a, out);
+}
+
+cf_status cf_bloom_map(const char *path, const cf_allocator *a, cf_bloom **out) {
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(path == NULL, CF_E_PARAM);
+    return cf__bloom_map_path(path, a, out);
+}
+
+void cf_bloom_free(cf_bloom *b) {
+    if (b == NULL) return;
+    cf__bloom_unmap(b);
+    cf__bloom_destroy(b);
 }

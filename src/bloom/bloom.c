@@ -57,8 +57,9 @@ cf_status cf__bloom_bytes(uint64_t num_bits, size_t *bytes) {
     return CF_OK;
 }
 
-cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
-                         cf_bloom **out) {
+/* The handle alone (bits NULL), through a. */
+static cf_status cf__bloom_handle(const cf_allocator *a, uint64_t num_bits, unsigned k,
+                                  uint64_t seed, cf_bloom **out) {
     *out = NULL;
     size_t bytes;
     CF__FORWARD_IF_ERROR(cf__bloom_bytes(num_bits, &bytes));
@@ -68,11 +69,6 @@ cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, u
     CF__RETURN_IF(b == NULL, CF_E_NOMEM);
     memset(b, 0, sizeof *b);
     b->alloc = alloc;
-    b->bits = cf__calloc(&alloc, bytes);
-    if (b->bits == NULL) {
-        cf__free(&alloc, b);
-        return CF_E_NOMEM;
-    }
     b->num_bits = num_bits;
     b->bytes = bytes;
     b->k = k;
@@ -81,15 +77,32 @@ cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, u
     return CF_OK;
 }
 
+cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
+                         cf_bloom **out) {
+    cf_bloom *b;
+    CF__FORWARD_IF_ERROR(cf__bloom_handle(a, num_bits, k, seed, &b));
+    b->bits = cf__calloc(&b->alloc, b->bytes);
+    if (b->bits == NULL) {
+        cf_allocator alloc = b->alloc;
+        cf__free(&alloc, b);
+        return CF_E_NOMEM;
+    }
+    *out = b;
+    return CF_OK;
+}
+
+cf_status cf__bloom_make_view(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
+                              uint8_t *bits, cf_bloom **out) {
+    CF__FORWARD_IF_ERROR(cf__bloom_handle(a, num_bits, k, seed, out));
+    (*out)->bits = bits;
+    return CF_OK;
+}
+
 void cf__bloom_destroy(cf_bloom *b) {
     if (b == NULL) return;
     cf_allocator alloc = b->alloc;
-    cf__free(&alloc, b->bits);
+    if (b->map_base == NULL) cf__free(&alloc, b->bits);
     cf__free(&alloc, b);
-}
-
-void cf_bloom_free(cf_bloom *b) {
-    cf__bloom_destroy(b);
 }
 
 uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {
@@ -97,14 +110,16 @@ uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {
     return cf__xxh3(key, len, b == NULL ? 0 : b->seed);
 }
 
-void cf_bloom_add_hash(cf_bloom *b, uint64_t h) {
-    if (b == NULL) return;
+cf_status cf_bloom_add_hash(cf_bloom *b, uint64_t h) {
+    CF__RETURN_IF(b == NULL, CF_E_PARAM);
+    CF__RETURN_IF(b->map_base != NULL, CF_E_READONLY); /* the bits are a file's pages */
     uint64_t step = cf__mix64(h) | 1;
     for (unsigned j = 0; j < b->k; j++, h += step) {
         uint64_t bit = cf__range(h, b->num_bits);
         b->bits[bit >> 3] |= (uint8_t)(1u << (bit & 7));
     }
     b->items++;
+    return CF_OK;
 }
 
 bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h) {
@@ -117,9 +132,9 @@ bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h) {
     return true;
 }
 
-void cf_bloom_add(cf_bloom *b, const void *key, size_t len) {
-    if (b == NULL || (key == NULL && len != 0)) return;
-    cf_bloom_add_hash(b, cf__xxh3(key, len, b->seed));
+cf_status cf_bloom_add(cf_bloom *b, const void *key, size_t len) {
+    CF__RETURN_IF(b == NULL || (key == NULL && len != 0), CF_E_PARAM);
+    return cf_bloom_add_hash(b, cf__xxh3(key, len, b->seed));
 }
 
 bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len) {

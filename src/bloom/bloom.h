@@ -16,6 +16,11 @@ struct cf_bloom {
     unsigned k;        /* 1..64 */
     uint64_t seed;
     uint64_t items; /* adds performed (duplicates count again) */
+    /* A mapped filter's mapping (cf_bloom_map; NULL otherwise): bits point
+     * into it, past the header, and are never written (adds return
+     * CF_E_READONLY); cf_bloom_free unmaps it (io/bloom_io.c). */
+    void *map_base;
+    size_t map_len;
 };
 
 /* Bytes of the bit array of m bits: ceil(m / 8), or CF_E_TOO_LARGE past
@@ -29,7 +34,16 @@ cf_status cf__bloom_bytes(uint64_t num_bits, size_t *bytes);
 cf_status cf__bloom_make(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
                          cf_bloom **out);
 
-/* Frees b (NULL: nothing) through its own allocator. */
+/* A handle of num_bits >= 1 bits, k in 1..64 hashes and seed whose bits
+ * are `bits` (not owned: a mapping), allocated through a; items 0.
+ * CF_E_PARAM (an allocator with only one of alloc/free), CF_E_TOO_LARGE,
+ * CF_E_NOMEM. */
+cf_status cf__bloom_make_view(const cf_allocator *a, uint64_t num_bits, unsigned k, uint64_t seed,
+                              uint8_t *bits, cf_bloom **out);
+
+/* Frees b (NULL: nothing) through its own allocator: the handle, and the
+ * bits unless they are a mapping's (released first by io/'s
+ * cf__bloom_unmap). */
 void cf__bloom_destroy(cf_bloom *b);
 
 #endif /* CF_BLOOM_H */

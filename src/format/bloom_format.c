@@ -7,10 +7,10 @@
  *     8     2     1    5        8      8    8
  *
  * The header has no check of its own (the cuckoo header has one so that a
- * mapping can trust it without reading the table; a Bloom filter is never
- * mapped): the reader validates every field and the sizes they imply before
- * anything else, then the trailer over header and bits, and only then
- * allocates.  The bits are the filter's memory exactly, so writing is
+ * mapping can trust it without reading the table): every reader, the
+ * mapping one too (io/bloom_io.c), validates every field and the sizes they
+ * imply before anything else, then the trailer over header and bits, and
+ * only then allocates.  The bits are the filter's memory exactly, so writing is
  * deterministic: the same adds in any order give the same bytes, except for
  * `items`, which counts them.
  */
@@ -102,6 +102,15 @@ cf_status cf__bloom_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE], con
     CF__FORWARD_IF_ERROR(cf__bloom_make(a, cf__get_le(header + CF__BOFF_NUM_BITS, 8),
                                         header[CF__BOFF_K], cf__get_le(header + CF__BOFF_SEED, 8),
                                         out));
+    (*out)->items = cf__get_le(header + CF__BOFF_ITEMS, 8);
+    return CF_OK;
+}
+
+cf_status cf__bloom_view_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE],
+                                     const cf_allocator *a, uint8_t *bits, cf_bloom **out) {
+    CF__FORWARD_IF_ERROR(cf__bloom_make_view(a, cf__get_le(header + CF__BOFF_NUM_BITS, 8),
+                                             header[CF__BOFF_K],
+                                             cf__get_le(header + CF__BOFF_SEED, 8), bits, out));
     (*out)->items = cf__get_le(header + CF__BOFF_ITEMS, 8);
     return CF_OK;
 }

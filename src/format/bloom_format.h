@@ -46,6 +46,11 @@ cf_status cf__bloom_check_bits(const uint8_t header[CF__BLOOM_HEADER_SIZE], cons
 cf_status cf__bloom_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE], const cf_allocator *a,
                                 cf_bloom **out);
 
+/* A handle with the header's fields (validated) whose bits are those at
+ * bits (a mapping's, not owned), allocated through a. */
+cf_status cf__bloom_view_from_header(const uint8_t header[CF__BLOOM_HEADER_SIZE],
+                                     const cf_allocator *a, uint8_t *bits, cf_bloom **out);
+
 /* Bytes of b's image: header, bit array, trailer. */
 size_t cf__bloom_image_size(const cf_bloom *b);
 

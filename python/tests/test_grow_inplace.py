@@ -1,0 +1,103 @@
+"""grow='inplace' (the library's CF_GROW with CF_GROWTH_INPLACE): one table
+that doubles in place.  It grows without false negatives, keeps its FPP
+under the target, deletes, and goes through bytes, files, maps and pickling
+like any filter; grow=True stays the chain of tables; what it refuses says
+why."""
+
+import pickle
+
+import pytest
+
+import cuckoofilter as cf
+
+N = 200_000
+
+
+@pytest.fixture(scope="module")
+def grown():
+    f = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    first = f.stats
+    f.update(range(N))
+    return f, first
+
+
+def test_grows_in_place_without_false_negatives(grown):
+    f, first = grown
+    st = f.stats
+    assert first.growth_mode == cf.GROWTH_INPLACE and first.doublings == 0
+    assert st.growth_mode == cf.GROWTH_INPLACE and st.flags & cf.GROW
+    # One table, doubled: its buckets a power of two, 2^doublings times the first's.
+    assert st.doublings > 0 and st.num_buckets == first.num_buckets << st.doublings
+    assert len(f) == N and all(f.contains_many(range(N)))
+    assert all(k in f for k in range(0, N, 997))
+    # The FPP stays under the target however often it doubled, and is what
+    # the library expects now (within 4 binomial standard deviations).
+    absent = range(10**9, 10**9 + 200_000)
+    measured = sum(f.contains_many(absent)) / len(absent)
+    sigma = (st.expected_fpp / len(absent)) ** 0.5
+    assert abs(measured - st.expected_fpp) <= 4 * sigma, (measured, st.expected_fpp)
+    assert measured <= 0.01 and st.expected_fpp <= f.fpp < 0.01
+
+
+def test_chain_is_still_what_grow_true_gives():
+    for grow in (True, "chain"):
+        f = cf.CuckooFilter(capacity=1000, fpp=0.01, grow=grow)
+        f.update(range(20_000))
+        assert f.stats.growth_mode == cf.GROWTH_CHAIN and f.stats.doublings == 0
+        assert f.stats.flags & cf.GROW and all(f.contains_many(range(20_000)))
+    assert cf.GROWTH_CHAIN != cf.GROWTH_INPLACE
+    plain = cf.CuckooFilter(capacity=1000).stats
+    assert plain.growth_mode == cf.GROWTH_CHAIN and plain.doublings == 0 and plain.flags == 0
+
+
+def test_bytes_files_maps_and_pickles(grown, tmp_path):
+    f, _ = grown
+    data = f.to_bytes()
+    for g in (cf.CuckooFilter.from_bytes(data), pickle.loads(pickle.dumps(f)), f.copy()):
+        assert g == f and g.stats.doublings == f.stats.doublings
+        assert g.stats.growth_mode == cf.GROWTH_INPLACE
+    f.save(tmp_path / "g.cf")
+    assert (tmp_path / "g.cf").read_bytes() == data
+    loaded = cf.CuckooFilter.load(tmp_path / "g.cf")
+    assert loaded == f and all(loaded.contains_many(range(N)))
+    with cf.CuckooFilter.map(tmp_path / "g.cf", verify=True) as m:
+        assert m.read_only and m.stats.growth_mode == cf.GROWTH_INPLACE
+        probe = range(0, 2 * N, 3)
+        assert m.contains_many(probe) == f.contains_many(probe)
+        with pytest.raises(cf.ReadOnlyError):
+            m.add("x")
+    # A loaded copy goes on growing, where the original left off.
+    loaded.update(range(N, 4 * N))
+    assert loaded.stats.doublings > f.stats.doublings
+    assert all(loaded.contains_many(range(4 * N)))
+
+
+def test_deletes():
+    f = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    f.update(range(50_000))
+    for k in range(0, 50_000, 2):
+        f.remove(k)
+    assert len(f) == 25_000
+    assert all(f.contains_many(range(1, 50_000, 2)))  # the others stay
+    gone = sum(f.contains_many(range(0, 50_000, 2)))
+    assert gone <= 0.01 * 25_000  # deleted keys answer as absent ones do
+
+
+def test_refusals_say_why():
+    f = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    g = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    with pytest.raises(ValueError, match=r"grown in place \(grow='inplace'\) cannot be merged"):
+        f.merge(g)
+    with pytest.raises(ValueError, match="grown in place"):
+        f | g  # noqa: B018
+    cases = [({"bucket_size": 2}, r"grow='inplace' needs bucket_size=4.*not 2"),
+             ({"semi_sort": True}, r"grow='inplace' cannot be semi_sort=True"),
+             ({"fingerprint_bits": 12}, r"fingerprint_bits=12: its slots are 16 or 32 bits"),
+             ({"fingerprint_bits": 16, "fpp": 1e-5}, r"fingerprint_bits=16: a full first table"),
+             ({"fpp": 1e-12}, r"grow='inplace' with fpp=1e-12: .*ask for a larger fpp"),
+             ({"concurrent": True}, r"concurrent=True combines with no other.*grow=True")]
+    for kw, message in cases:
+        with pytest.raises(ValueError, match=message):
+            cf.CuckooFilter(capacity=1000, grow="inplace", **kw)
+    with pytest.raises(ValueError, match=r"grow='in-place': the growth mode is 'chain'.*'inplace'"):
+        cf.CuckooFilter(capacity=1000, grow="in-place")
