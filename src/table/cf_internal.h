@@ -116,9 +116,13 @@ struct cf_filter {
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    struct cf__chain *chain; /* CF_GROW: the tables (grow.h), and table is NULL   */
-    struct cf__cc *cc;       /* CF_CONCURRENT: lock stripes (concurrent.h), else NULL */
-    struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h), else NULL */
+    /* What a kind needs beyond the table, one at a time (kind says which;
+     * NULL in a plain handle). */
+    union {
+        struct cf__chain *chain; /* CF__GROWN: the tables (grow.h); table is NULL */
+        struct cf__cc *cc;       /* CF__CONCURRENT: lock stripes (concurrent.h)  */
+        struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h)   */
+    };
 };
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
