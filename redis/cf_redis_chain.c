@@ -133,6 +133,7 @@ static void chain_shape(cfr_chain *c) {
     cf_get_stats(c->f, &st);
     c->tables = st.tables;
     c->bucket_size = st.bucket_size;
+    c->inplace = st.growth_mode == CF_GROWTH_INPLACE;
 }
 
 void cfr_chain_touch(cfr_chain *c) {
@@ -179,7 +180,7 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
         *err = "ERR Insufficient memory";
         return CFR_NOMEM;
     }
-    c->expansion = p->expansion;
+    c->expansion = p->inplace ? 2 : p->expansion;
     c->capacity = p->capacity;
     cf_config cfg;
     cf_config_init(&cfg);
@@ -189,12 +190,26 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     cfg.max_kicks = p->max_kicks;
     cfg.seed = CFR_SEED;
     cfg.allocator = &cfr_allocator;
-    /* The library sizes the first table; the limit is checked before
-     * allocating.  A key is one table until it must grow (grow_and_insert):
-     * it dumps as a version-1 image, byte for byte what `cuckoo` writes. */
-    cf_shape shape;
-    bool ok = cf_config_resolve(&cfg, &shape) == CF_OK && shape.table_bytes <= lim->max_key_bytes &&
-              cf_new(&cfg, &c->f) == CF_OK;
+    bool ok;
+    if (p->inplace) {
+        /* Growing from the start, within MAX_KEY_BYTES (saved in the image:
+         * the library checks it before allocating, at creation and at each
+         * doubling).  The caller checked target_fpp and the width
+         * (cfr_inplace_check), so a refusal is the limit's. */
+        cfg.flags = CF_GROW;
+        cfg.growth_mode = CF_GROWTH_INPLACE;
+        cfg.target_fpp = p->target_fpp;
+        cfg.max_bytes = lim->max_key_bytes;
+        ok = cf_new(&cfg, &c->f) == CF_OK;
+    } else {
+        /* The library sizes the first table; the limit is checked before
+         * allocating.  A key is one table until it must grow
+         * (grow_and_insert): it dumps as a version-1 image, byte for byte
+         * what `cuckoo` writes. */
+        cf_shape shape;
+        ok = cf_config_resolve(&cfg, &shape) == CF_OK && shape.table_bytes <= lim->max_key_bytes &&
+             cf_new(&cfg, &c->f) == CF_OK;
+    }
     if (!ok) {
         *err = "ERR Insufficient memory: the filter would exceed the module's per-key limit "
                "(MAX_KEY_BYTES) or the server's memory";
@@ -206,7 +221,58 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     return CFR_OK;
 }
 
+bool cfr_inplace_check(const cfr_params *p) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1; /* the smallest table: only the FPP and width matter */
+    cfg.bucket_size = 4;
+    cfg.fingerprint_bits = p->fingerprint_bits;
+    cfg.target_fpp = p->target_fpp;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.allocator = &cfr_allocator;
+    cf_filter *f = NULL;
+    bool ok = cf_new(&cfg, &f) == CF_OK;
+    cf_free(f);
+    return ok;
+}
+
 /* ---- operations ---- */
+
+/* An insert into an in-place key.  The library doubles the table when the
+ * item's two buckets are full and no eviction path frees a slot, up to
+ * MAX_KEY_BYTES and the key's FPP bound.  At a limit the key is marked
+ * exhausted: later inserts search one bucket (max_kicks 1) and try the
+ * doubling once more (O(1) either way: the limit is checked before any
+ * allocation), until a delete clears the mark.  A refusal for one item's
+ * copies (four or more fill its buckets; the library never splits them
+ * over a doubling) or for a knot the doubled table could not untie (tiny
+ * tables) marks nothing. */
+static cfr_result inplace_insert(cfr_chain *c, uint64_t h) {
+    /* The table's size tells a doubling (cf_memory_usage is O(1); the
+     * statistics are gathered only on the rare paths). */
+    size_t before = cf_memory_usage(c->f);
+    cf_status s;
+    if (c->flags & CFR_CHAIN_EXHAUSTED) {
+        cf_stats st;
+        cf_get_stats(c->f, &st);
+        s = cf_set_max_kicks(c->f, 1);
+        if (s == CF_OK) s = cf_insert_hash(c->f, h);
+        cf_set_max_kicks(c->f, st.max_kicks);
+    } else {
+        s = cf_insert_hash(c->f, h);
+    }
+    bool doubled = cf_memory_usage(c->f) != before;
+    if (doubled) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED; /* the limit no longer holds */
+    if (s == CF_OK) return CFR_OK;
+    if (s != CF_E_FULL) return CFR_NOMEM; /* the doubled table: nothing changed */
+    if (doubled || cf_count_hash(c->f, h) >= 4) return CFR_FULL;
+    c->flags |= CFR_CHAIN_EXHAUSTED;
+    cf_stats st;
+    cf_get_stats(c->f, &st);
+    bool at_bytes = st.max_bytes != 0 && st.table_bytes > st.max_bytes / 2;
+    return at_bytes ? CFR_NOMEM : CFR_MAX_FILTERS;
+}
 
 /* Whether a refused insert of h shows the filter full.  A refusal of an
  * item with no copy in its buckets does.  One with copies (or colliding
@@ -241,6 +307,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     uint64_t h = cf_hash(c->f, item, len);
     if (nx && cf_contains_hash(c->f, h)) return CFR_EXISTS;
     cfr_chain_touch(c);
+    if (c->inplace) return inplace_insert(c, h);
     if ((c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion == 0) {
         cf_stats st;
         cf_get_stats(c->f, &st);
@@ -278,7 +345,8 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
 }
 
 bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim) {
-    return (c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion > 0 && c->tables >= lim->max_filters;
+    return (c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion > 0 && !c->inplace &&
+           c->tables >= lim->max_filters;
 }
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {
@@ -320,6 +388,7 @@ void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
     out->fingerprint_bits = first.fingerprint_bits;
     out->max_kicks = st.max_kicks;
     out->fpp_bound = st.fpp_bound;
+    out->doublings = st.doublings;
     out->memory_bytes = cfr_chain_memory(c);
 }
 
@@ -425,10 +494,12 @@ static cfr_result load_finish_image(cfr_chain *c, const uint8_t *buf, size_t len
     if (cf_deserialize(buf, len, &cfr_allocator, &f) != CF_OK) return CFR_BAD_CHUNK;
     cf_stats st;
     cf_get_stats(f, &st);
-    /* Version 1 held single tables only; a grown image grows by EXPANSION. */
+    /* Version 1 held single tables only; a chain image grows by EXPANSION,
+     * an in-place one (it doubles) by any EXPANSION but 0. */
+    bool inplace = st.growth_mode == CF_GROWTH_INPLACE;
     bool ok =
-        !st.read_only && (!(st.flags & CF_GROW) ||
-                          (c->load_version >= 2 && c->expansion != 0 && st.growth == c->expansion));
+        !st.read_only && (!(st.flags & CF_GROW) || (c->load_version >= 2 && c->expansion != 0 &&
+                                                    (inplace || st.growth == c->expansion)));
     if (!ok) {
         cf_free(f);
         return CFR_BAD_CHUNK;
@@ -468,7 +539,8 @@ static cfr_result load_build(cfr_chain *c, const cfr_limits *lim) {
     if (!apply_limits(f, lim)) return CFR_BAD_CHUNK;
     c->f = f;
     chain_shape(c);
-    c->load_done = 0; /* every image is owned by c->f now */
+    if (c->inplace) c->expansion = 2; /* as cfr_chain_new records it */
+    c->load_done = 0;                 /* every image is owned by c->f now */
     load_state_free(c);
     return CFR_OK;
 }

@@ -4,9 +4,12 @@
  * The type "cuckoo-cf" (9 characters, as Redis requires; not RedisBloom's
  * name, so both modules can be loaded side by side) persists a key as its
  * dump stream (cf_redis_dump.h): the key's filter in the library's
- * checksummed file format (version 2 once it has grown) behind a small
- * header.  RDB values written by earlier modules (dump version 1: one image
- * per sub-filter) load into one growing filter.
+ * checksummed file format (version 2 once a chain key has grown, version 4
+ * for an in-place key) behind a small header.  RDB values written by
+ * earlier modules (dump version 1: one image per sub-filter) load into one
+ * growing filter.  The value's layout is the same for both kinds of key:
+ * no new encoding version (an older module refuses a version-4 image when
+ * it validates it).
  *
  *   RDB value, encoding version 1:
  *     unsigned  complete | generation << 1: complete is 1 for a live filter,
@@ -31,6 +34,9 @@
  *   MAX_FILTERS n     tables per key, 1..64 (CF_MAX_TABLES; default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk and RDB piece (default 1 MiB)
+ *   GROWTH CHAIN|INPLACE  how new keys grow when CF.RESERVE does not say
+ *                     (default CHAIN; INPLACE applies to keys whose
+ *                     BUCKETSIZE is 4, the default then, and EXPANSION > 0)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
@@ -46,6 +52,7 @@
 
 RedisModuleType *cfr_type = NULL;
 cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
+bool cfr_default_inplace = false;
 
 /* ---- streaming the body in bounded pieces (RDB, AOF rewrite, DEBUG DIGEST) ---- */
 
@@ -257,6 +264,15 @@ static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     for (int i = 0; i < argc; i += 2) {
         size_t n;
         const char *name = RedisModule_StringPtrLen(argv[i], &n);
+        if (strcasecmp(name, "GROWTH") == 0) {
+            const char *mode = i + 1 < argc ? RedisModule_StringPtrLen(argv[i + 1], &n) : "";
+            if (strcasecmp(mode, "INPLACE") != 0 && strcasecmp(mode, "CHAIN") != 0) {
+                RedisModule_Log(ctx, "warning", "cuckoo: GROWTH needs CHAIN or INPLACE");
+                return REDISMODULE_ERR;
+            }
+            cfr_default_inplace = strcasecmp(mode, "INPLACE") == 0;
+            continue;
+        }
         long long v;
         if (i + 1 >= argc || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK) {
             RedisModule_Log(ctx, "warning", "cuckoo: argument %s needs an integer value", name);
@@ -307,8 +323,9 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     tm.copy = type_copy;
     cfr_type = RedisModule_CreateDataType(ctx, CFR_TYPE_NAME, CFR_ENCODING_VERSION, &tm);
     if (!cfr_type) return REDISMODULE_ERR;
-    RedisModule_Log(ctx, "notice", "cuckoo %s: MAX_FILTERS %u MAX_KEY_BYTES %llu CHUNK_BYTES %zu",
-                    cf_version_string(), cfr_lim.max_filters,
-                    (unsigned long long)cfr_lim.max_key_bytes, cfr_lim.chunk_bytes);
+    RedisModule_Log(
+        ctx, "notice", "cuckoo %s: MAX_FILTERS %u MAX_KEY_BYTES %llu CHUNK_BYTES %zu GROWTH %s",
+        cf_version_string(), cfr_lim.max_filters, (unsigned long long)cfr_lim.max_key_bytes,
+        cfr_lim.chunk_bytes, cfr_default_inplace ? "INPLACE" : "CHAIN");
     return cfr_register_commands(ctx);
 }
