@@ -28,7 +28,9 @@
 #ifndef CF_REDIS_CHAIN_H
 #define CF_REDIS_CHAIN_H
 
+#include "cf_redis_alloc.h"
 #include "cf_redis_dump.h"
+#include "cf_redis_load.h"
 #include "cuckoofilter.h"
 
 #include <stdbool.h>
@@ -83,44 +85,11 @@ typedef struct cfr_chain {
      * (not persisted): SCANDUMP tags its chunks with it, so a dump read
      * across a write is refused by LOADCHUNK. */
     uint32_t gen;
-    /* LOADCHUNK in progress: the header has been accepted and images arrive
-     * in order (one for a dump of version 2, one per sub-filter for the
-     * version-1 dumps of earlier modules).  Other commands refuse a
-     * loading key. */
-    bool loading;
-    uint16_t load_version;
-    uint32_t load_nsubs;
-    uint32_t load_done;   /* images complete so far, in load_subs */
-    uint32_t load_gen;    /* generation the header chunk was tagged with */
-    uint64_t *load_lens;  /* expected length of each image */
-    uint64_t *load_flags; /* version 1: each sub-filter's flags */
-    cf_filter **load_subs;
-    uint64_t load_body_len;
-    uint64_t load_received; /* body bytes accepted so far */
-    uint8_t *partial;       /* bytes of the image being received */
-    size_t partial_len;
-    size_t partial_cap;
+    /* A restore in progress (CF.LOADCHUNK, an RDB value, COPY): the dump
+     * header has been accepted and images arrive in order; f is NULL
+     * until the last one.  Other commands refuse a loading key. */
+    cfr_loader *load;
 } cfr_chain;
-
-typedef enum cfr_result {
-    CFR_OK = 0,
-    CFR_EXISTS,       /* NX insert: may already be present */
-    CFR_FULL,         /* no room and the key may not grow (EXPANSION 0) */
-    CFR_MAX_FILTERS,  /* growth refused: MAX_FILTERS tables, or an in-place
-                         key's doubling would pass its ERROR_RATE */
-    CFR_NOMEM,        /* growth refused: allocation failed or MAX_KEY_BYTES */
-    CFR_BAD_POSITION, /* LOADCHUNK out of order */
-    CFR_STALE,        /* LOADCHUNK: chunks of two generations (a write mid-dump) */
-    CFR_BAD_HEADER,   /* LOADCHUNK / RDB header invalid */
-    CFR_BAD_CHUNK     /* an image failed validation */
-} cfr_result;
-
-/* The allocator every filter and key uses (the Redis module allocator). */
-extern const cf_allocator cfr_allocator;
-void *cfr_alloc(size_t n);
-void cfr_free(void *p);
-/* For sanitizer runs only: allocate with libc malloc instead of Redis's. */
-void cfr_use_libc_malloc(bool on);
 
 /* Creates a key's filter.  CFR_OK, CFR_NOMEM (limit or allocation); on
  * failure *err says why in a reply-ready string. */
@@ -179,7 +148,7 @@ cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, con
                            size_t len);
 /* True when every image has arrived (the key is live again). */
 static inline bool cfr_load_done(const cfr_chain *c) {
-    return !c->loading;
+    return c->load == NULL;
 }
 
 /* A deep copy through the dump stream (COPY); NULL on failure. */

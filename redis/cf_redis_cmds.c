@@ -252,7 +252,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         cfr_params p;
         default_params(&p, (uint64_t)capacity);
         if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
-    } else if (c->loading) {
+    } else if (c->load) {
         return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_LOADING));
     } else if (cfr_chain_at_cap(c, &cfr_lim)) {
         /* The whole command, as RedisBloom answers a key at its cap: a
@@ -335,7 +335,7 @@ static bool open_for_read(RedisModuleCtx *ctx, RedisModuleString *name, RedisMod
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
         return false;
     }
-    if (kt == KEY_CHAIN && (*c)->loading) {
+    if (kt == KEY_CHAIN && (*c)->load) {
         RedisModule_ReplyWithError(ctx, ERR_LOADING);
         return false;
     }
@@ -382,7 +382,7 @@ static bool open_for_write(RedisModuleCtx *ctx, RedisModuleString *name, const c
     int kt = open_chain(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, key, c);
     const char *err = kt == KEY_WRONGTYPE ? REDISMODULE_ERRORMSG_WRONGTYPE
                       : kt == KEY_EMPTY   ? missing
-                      : (*c)->loading     ? ERR_LOADING
+                      : (*c)->load        ? ERR_LOADING
                                           : NULL;
     if (err) RedisModule_ReplyWithError(ctx, err);
     return err == NULL;
@@ -541,9 +541,8 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     }
     if (kt == KEY_EMPTY) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
     uint64_t end = pos - 1;
-    if (!c->loading || end < len)
-        return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
-    cfr_result r = cfr_iter_gen(it) != c->load_gen
+    if (!c->load || end < len) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
+    cfr_result r = cfr_iter_gen(it) != c->load->gen
                        ? CFR_STALE
                        : cfr_load_append(c, &cfr_lim, end - len, data, len);
     if (r == CFR_BAD_POSITION) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));

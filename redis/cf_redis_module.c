@@ -61,7 +61,7 @@ typedef void (*cfr_piece_fn)(void *arg, const uint8_t *bytes, size_t len);
 
 /* Bytes for_each_chunk passes: the body, and a loading key's partial bytes. */
 static uint64_t saved_body_len(const cfr_chain *c) {
-    return cfr_dump_body_len(c) + (c->loading ? c->partial_len : 0);
+    return cfr_dump_body_len(c) + (c->load ? c->load->partial_len : 0);
 }
 
 /* The buffer for_each_chunk falls back to when it cannot allocate one of
@@ -90,9 +90,10 @@ static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, vo
         at += n;
     }
     if (buf != fallback) cfr_free(buf);
-    if (ok && c->loading && c->partial_len) {
-        for (size_t at = 0; at < c->partial_len; at += piece)
-            fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
+    const cfr_loader *l = c->load;
+    if (ok && l && l->partial_len) {
+        for (size_t at = 0; at < l->partial_len; at += piece)
+            fn(arg, l->partial + at, l->partial_len - at < piece ? l->partial_len - at : piece);
     }
     return ok;
 }
@@ -111,7 +112,7 @@ static void type_rdb_save(RedisModuleIO *io, void *value) {
         RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
         return;
     }
-    RedisModule_SaveUnsigned(io, c->loading ? (uint64_t)c->load_gen << 1 : 1);
+    RedisModule_SaveUnsigned(io, c->load ? (uint64_t)c->load->gen << 1 : 1);
     RedisModule_SaveStringBuffer(io, (const char *)h, hl);
     cfr_free(h);
     RedisModule_SaveUnsigned(io, saved_body_len(c));
@@ -142,7 +143,7 @@ static cfr_result load_piece(RedisModuleIO *io, cfr_chain *c, uint64_t *at, uint
  * (complete) has its whole body; a loading one less. */
 static cfr_result load_body(RedisModuleIO *io, cfr_chain *c, bool complete) {
     uint64_t bytes = RedisModule_LoadUnsigned(io);
-    if (io_failed(io) || bytes > c->load_body_len || complete != (bytes == c->load_body_len))
+    if (io_failed(io) || bytes > c->load->d.body_len || complete != (bytes == c->load->d.body_len))
         return CFR_BAD_HEADER;
     cfr_result r = CFR_OK;
     for (uint64_t at = 0; at < bytes && r == CFR_OK;) r = load_piece(io, c, &at, bytes);
@@ -153,11 +154,11 @@ static cfr_result load_body(RedisModuleIO *io, cfr_chain *c, bool complete) {
  * one, so at most one per image and one more. */
 static cfr_result load_body_v0(RedisModuleIO *io, cfr_chain *c) {
     uint64_t pieces = RedisModule_LoadUnsigned(io);
-    if (io_failed(io) || pieces > (uint64_t)c->load_nsubs + 1) return CFR_BAD_HEADER;
+    if (io_failed(io) || pieces > (uint64_t)c->load->d.nsubs + 1) return CFR_BAD_HEADER;
     cfr_result r = CFR_OK;
     uint64_t at = 0;
     for (uint64_t i = 0; i < pieces && r == CFR_OK; i++)
-        r = load_piece(io, c, &at, c->load_body_len);
+        r = load_piece(io, c, &at, c->load->d.body_len);
     return r;
 }
 
@@ -216,7 +217,7 @@ static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *va
     }
     /* A restore in progress keeps its generation, so the client's next
      * chunk still fits after the rewritten AOF is replayed. */
-    aof_ctx a = {io, key, c->loading ? c->load_gen : 0, 0};
+    aof_ctx a = {io, key, c->load ? c->load->gen : 0, 0};
     RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, cfr_iter_tag(a.gen, 1), (const char *)h,
                         hl);
     cfr_free(h);
