@@ -82,10 +82,10 @@ def main():
         rows = {}
         for name, key, reserve in keys:
             r.execute_command(*reserve)
+            t_ins = insert(r, key, present)
             rows[key] = [name, field(r, key, "Number of filters"), field(r, key, "Doublings", "-"),
-                         0, insert(r, key, present)]
-            rows[key][3] = field(r, key, "Size") / n
-            rows[key].append(sum(r.execute_command("CF.MEXISTS", key, *misses)) / len(misses))
+                         field(r, key, "Size") / n, t_ins,
+                         sum(r.execute_command("CF.MEXISTS", key, *misses)) / len(misses)]
         # Lookups in rounds, the keys interleaved, medians: other jobs on the
         # machine then weigh on every key alike.
         probe = {key: [[], [], [], []] for _, key, _ in keys}
