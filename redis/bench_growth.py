@@ -68,7 +68,8 @@ def main():
     rounds = 5
     present = ["item:%d" % i for i in range(n)]
     probes = min(n, 100000)
-    hits, misses = present[:: max(1, n // probes)][:probes], ["absent:%d" % i for i in range(probes)]
+    hits = present[:: max(1, n // probes)][:probes]
+    misses = ["absent:%d" % i for i in range(probes)]
     keys = [
         ("chain, grown", "chain", ("CF.RESERVE", "chain", 1000, "EXPANSION", expansion)),
         ("in place, grown", "inplace", ("CF.RESERVE", "inplace", 1000, "GROWTH", "INPLACE")),

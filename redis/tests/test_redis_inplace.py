@@ -2,15 +2,15 @@
 GROWTH INPLACE): the options and their errors, no false negatives through
 many doublings with one table and the FPP under the key's bound, deletes,
 CF.INFO, MEMORY USAGE, MAX_KEY_BYTES and the FPP cap, SCANDUMP/LOADCHUNK in
-chunks (a version-4 image), hostile LOADCHUNK data, DEBUG RELOAD, and the
+chunks (a version-4 image), hostile LOADCHUNK data and RDB values, DEBUG RELOAD, and the
 module default leaving RedisBloom's options on the chain.  Persistence
 (RDB, AOF, COPY, RESTORE) and replication of such keys are in
 test_redis_persistence.py and test_redis_replication.py."""
 
 import struct
 
-from cfr_testlib import (Server, check, dump, eq, error_of, finish, load, module_path, plain,
-                         raw)
+from cfr_testlib import (Server, check, dump, eq, error_of, finish, load, module_path,
+                         module_payload, module_value, plain, raw)
 
 MOD = module_path()
 ITEMS = ["k%d" % i for i in range(40000)]
@@ -174,6 +174,41 @@ def reload(r):
        "ip: items after DEBUG RELOAD")
 
 
+def rdb(r, srv):
+    """RDB values of an in-place key (RESTORE payloads, CRC redone), intact
+    and damaged: refused whole, never half-loaded."""
+    r.config_set("rdbcompression", "no")  # module_value reads plain strings
+    payload = r.dump("ip")
+    tid, items = module_value(payload)
+    version = payload[-10:-8]
+    state, header, total = items[:3]
+    pieces = items[3:]
+    check(len(pieces) > 100, "ip saves in %d pieces of CHUNK_BYTES" % len(pieces))
+
+    def value(*its):
+        return module_payload(tid, list(its), version)
+
+    third = pieces[len(pieces) // 3][1]
+    for what, bad in [
+        ("EXPANSION 0 in the header", value(state, ("s", reseal(header[1], 16, "<I", 0)), total,
+                                            *pieces)),
+        ("a damaged table byte", value(state, header, total, *pieces[:len(pieces) // 3],
+                                       ("s", third[:9] + bytes([third[9] ^ 1]) + third[10:]),
+                                       *pieces[len(pieces) // 3 + 1:])),
+        ("one piece short", value(state, header, total, *pieces[:-1])),
+    ]:
+        err = error_of(r.restore, "rdb:bad", 0, bad)
+        check(err is not None and "Bad data format" in err,
+              "RESTORE with %s refused (%s)" % (what, err))
+        eq(plain(r).exists("rdb:bad"), 0, "RESTORE with %s: no key" % what)
+    r.restore("rdb:good", 0, value(*items))
+    eq(info(r, "rdb:good"), info(r, "ip"), "an intact value restores")
+    # Any EXPANSION but 0 is an in-place key's (it doubles): read as 2.
+    r.restore("rdb:e4", 0, value(state, ("s", reseal(header[1], 16, "<I", 4)), total, *pieces))
+    eq(info(r, "rdb:e4")["Expansion rate"], 2, "EXPANSION 4 in the header reads as 2")
+    check(srv.alive(), "server alive after hostile RDB values")
+
+
 def caps():
     """MAX_KEY_BYTES bounds the doublings ("Insufficient memory"); a key's
     ERROR_RATE bounds them too ("Maximum expansions reached"); items that
@@ -191,7 +226,8 @@ def caps():
         eq(i["Size"], 65536, "m: grew to MAX_KEY_BYTES exactly")
         check(len(took) >= 0.9 * 65536 / 2, "m: %d items in 32768 slots" % len(took))
         eq(set(p.execute_command("CF.MEXISTS", "m", *took)), {1}, "m: every accepted item found")
-        eq(raw(srv.port, "CF.ADD", "m", "more"), "-ERR Insufficient memory", "m: CF.ADD at the limit")
+        eq(raw(srv.port, "CF.ADD", "m", "more"), "-ERR Insufficient memory",
+           "m: CF.ADD at the limit")
         p.execute_command("CF.DEL", "m", took[0])
         eq(p.execute_command("CF.ADD", "m", took[0]), 1, "m: a delete makes room again")
         p.execute_command("CF.RESERVE", "f", 100, "GROWTH", "INPLACE", "FINGERPRINT", 16,
@@ -201,7 +237,8 @@ def caps():
         i = info(r, "f")
         check(i["Doublings"] >= 1, "f: doubled %d times before its bound" % i["Doublings"])
         check(float(i["False positive rate bound"]) < 0.001, "f: bound kept")
-        eq(raw(srv.port, "CF.ADD", "f", "more"), "-Maximum expansions reached", "f: CF.ADD at the cap")
+        eq(raw(srv.port, "CF.ADD", "f", "more"), "-Maximum expansions reached",
+           "f: CF.ADD at the cap")
         took = [it for it, x in zip(ITEMS, res) if x == 1]
         eq(set(p.execute_command("CF.MEXISTS", "f", *took)), {1}, "f: every accepted item found")
         # A restart with a higher limit: the key keeps the limit it was made with.
@@ -251,6 +288,7 @@ def main():
         growth(r)
         chunks(r, srv)
         reload(r)
+        rdb(r, srv)
         check(srv.alive(), "server alive")
     caps()
     module_default()
