@@ -173,7 +173,27 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                 return RedisModule_ReplyWithError(ctx,
                                                   "ERROR_RATE: value must be in the range (0, 1)");
         }
-        if (!fp) bits = 0; /* the library's width for the target */
+    }
+    cfr_params p = {.capacity = (uint64_t)capacity,
+                    .bucket_size = eb,
+                    .fingerprint_bits = fp ? (unsigned)bits : 0, /* 0: the library's */
+                    .max_kicks = (unsigned)m,
+                    .expansion = round_pow2(e),
+                    .inplace = inplace,
+                    .target_fpp = target};
+    if (inplace && !cfr_inplace_check(&p)) {
+        if (gr)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below "
+                     "it (above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT "
+                     "32)");
+        /* The module's default asked, not the client: the chain serves any
+         * ERROR_RATE 32-bit fingerprints reach. */
+        p.inplace = inplace = false;
+        eb = effective_bucket(b);
+    }
+    if (inplace) {
+        /* Its slot width and bound are p's, checked above. */
     } else if (er && fp) {
         /* A chain key's width is one or the other; an in-place key's slot
          * width (FINGERPRINT) and its bound (ERROR_RATE) are both needed. */
@@ -205,18 +225,10 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (capacity < 2 * b || capacity > CFR_MAX_CAPACITY)
         return RedisModule_ReplyWithError(
             ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
-
-    cfr_params p = {.capacity = (uint64_t)capacity,
-                    .bucket_size = eb,
-                    .fingerprint_bits = (unsigned)bits,
-                    .max_kicks = (unsigned)m,
-                    .expansion = round_pow2(e),
-                    .inplace = inplace,
-                    .target_fpp = target};
-    if (inplace && !cfr_inplace_check(&p))
-        return RedisModule_ReplyWithError(
-            ctx, "ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below "
-                 "it (above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT 32)");
+    if (!inplace) {
+        p.bucket_size = eb;
+        p.fingerprint_bits = (unsigned)bits;
+    }
 
     RedisModuleKey *key;
     cfr_chain *c;

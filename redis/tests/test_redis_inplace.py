@@ -253,8 +253,9 @@ def caps():
 
 def module_default():
     """GROWTH INPLACE as a module argument: keys that can grow in place do
-    (auto-created ones too); RedisBloom's BUCKETSIZE 2 and EXPANSION 0 keys
-    keep the chain, and GROWTH CHAIN asks for it."""
+    (auto-created ones too); RedisBloom's BUCKETSIZE 2 and EXPANSION 0 keys,
+    and an ERROR_RATE below in-place slots' reach, keep the chain, and
+    GROWTH CHAIN asks for it."""
     with Server(MOD, module_args=["GROWTH", "INPLACE"]) as srv:
         r = srv.client()
         p = plain(r)
@@ -265,7 +266,9 @@ def module_default():
         p.execute_command("CF.RESERVE", "e0", 1000, "EXPANSION", 0)
         p.execute_command("CF.RESERVE", "fp8", 1000, "FINGERPRINT", 8)
         p.execute_command("CF.RESERVE", "ch", 1000, "GROWTH", "CHAIN")
-        for k in ("b2", "e0", "fp8", "ch"):
+        # Below what in-place slots allow: the default yields to the chain.
+        p.execute_command("CF.RESERVE", "tiny", 1000, "ERROR_RATE", "1e-9")
+        for k in ("b2", "e0", "fp8", "ch", "tiny"):
             check("Growth" not in info(r, k), k + ": a chain key")
         p.execute_command("CF.RESERVE", "r", 1000)
         eq(info(r, "r")["Growth"], b"inplace", "CF.RESERVE without options grows in place")
