@@ -18,8 +18,10 @@
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk and RDB piece (default 1 MiB)
  *   GROWTH CHAIN|INPLACE  how new keys grow when CF.RESERVE does not say
- *                     (default CHAIN; INPLACE applies to keys whose
- *                     BUCKETSIZE is 4, the default then, and EXPANSION > 0)
+ *                     (default CHAIN; INPLACE applies to keys whose options
+ *                     an in-place table serves: BUCKETSIZE 4, the default
+ *                     then, EXPANSION > 0, FINGERPRINT 16/32 if given, an
+ *                     ERROR_RATE its slots reach)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
