@@ -227,9 +227,11 @@ typedef struct cf_filter cf_filter;
  * no copy, no second table), while a custom allocator gets the doubled
  * table allocated before the old one is freed (1.5 times the new table for
  * a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are format
- * version 4 (cf_serialize); not yet: cf_merge, cf_serialize_range and
- * cf_grow_* (CF_E_PARAM), nor the Redis module.  Chosen per filter; the
- * default stays CF_GROWTH_CHAIN until those know the new kind. */
+ * version 4 (cf_serialize, cf_serialize_range); cf_grow_set_limits sets its
+ * max_bytes; not yet: cf_merge and the other cf_grow_* (CF_E_PARAM).  The
+ * Redis module uses it for keys created with GROWTH INPLACE (docs/REDIS.md).
+ * Chosen per filter; the default stays CF_GROWTH_CHAIN until cf_merge
+ * knows the new kind. */
 #define CF_GROWTH_CHAIN 0u
 #define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
@@ -397,7 +399,8 @@ CF_API cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks);
  * (1..CF_MAX_TABLES; 0 = CF_MAX_TABLES; held by this handle, not saved)
  * or max_bytes of tables (0 = none; saved as cfg.max_bytes).  CF_E_PARAM
  * also when max_bytes is below the tables' bytes now or max_tables above
- * CF_MAX_TABLES.
+ * CF_MAX_TABLES.  The one cf_grow_* call a CF_GROWTH_INPLACE filter takes:
+ * max_bytes then bounds its doublings (max_tables has nothing to cap).
  *
  * cf_grow_append: adds `table`, a writable single-table filter, as the
  * newest table and takes ownership of it (on CF_OK only): for tables built
@@ -633,8 +636,8 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
  * written as format version 2: a header followed by one version-1 record per
  * table, each mappable in place the same way; a CF_GROWTH_INPLACE filter as
  * version 4: a 128-byte header, its one table, a checksum (cf_map uses the
- * table in place).  cf_serialize_range and cf_merge refuse in-place
- * filters (CF_E_PARAM) for now.
+ * table in place).  cf_merge refuses in-place filters (CF_E_PARAM) for
+ * now.
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */
@@ -657,6 +660,9 @@ CF_API cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t 
  * before it, but one confined to tables read wholly after it is not (the
  * version-2 header has no item count): a caller that streams across writes
  * must track them itself (the Redis module tags chunks with generations).
+ * CF_GROWTH_INPLACE (version 4): header, table, trailer as for version 1;
+ * the header's entry count and weight and the trailer reject a change
+ * between pieces (a doubling also changes the size).
  * Returns CF_OK, or CF_E_PARAM (f NULL, dst NULL with len > 0, f made with
  * CF_CONCURRENT (not supported yet), or offset + len beyond
  * cf_serialized_size(f)). */

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
 from redis.cluster import RedisCluster  # noqa: E402
 
 from cfr_clusterlib import Cluster, pick_ports  # noqa: E402

@@ -1,7 +1,8 @@
 /*
  * cf_redis_chain.c -- the filter behind one key, and its dump stream
- * (layout in cf_redis_dump.h).  A thin layer over the library's CF_GROW:
- * uses only the public API.
+ * (layout in cf_redis_dump.h; a restore in progress is cf_redis_load.c's
+ * loader, which the key holds until the filter is complete).  A thin layer
+ * over the library's CF_GROW: uses only the public API.
  *
  * Insert, in full:
  *   1. NX: if the filter may hold the item, answer "exists".
@@ -28,67 +29,12 @@
  */
 #include "cf_redis_chain.h"
 
-#include "cf_redismodule.h"
-
-#include <stdlib.h>
 #include <string.h>
 
 /* The seed of every key this module creates: replicas must build the same
  * tables.  A key loaded from a dump keeps the seed its filter carries
  * (`cuckoo export` of a file made with another seed). */
 #define CFR_SEED 0x6366726564697331ull /* "cfredis1" */
-
-/* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
-
-/* Set once at load (module argument SANITIZER_MALLOC 1): sanitizer test runs
- * use libc malloc so AddressSanitizer sees the module's heap; Redis's
- * jemalloc arenas are invisible to it.  MEMORY USAGE stays exact either way
- * (it sums the sizes the library reports). */
-static bool cfr_libc_malloc = false;
-
-void cfr_use_libc_malloc(bool on) {
-    cfr_libc_malloc = on;
-}
-
-void *cfr_alloc(size_t n) {
-    if (cfr_libc_malloc) return malloc(n);
-    /* TryAlloc returns NULL on failure; plain Alloc would abort the server. */
-    if (RedisModule_TryAlloc) return RedisModule_TryAlloc(n);
-    return RedisModule_Alloc(n);
-}
-
-void cfr_free(void *p) {
-    if (!p) return;
-    if (cfr_libc_malloc)
-        free(p);
-    else
-        RedisModule_Free(p);
-}
-
-static void *cfr_alloc_cb(void *ctx, size_t n) {
-    (void)ctx;
-    return cfr_alloc(n);
-}
-
-static void cfr_free_cb(void *ctx, void *p) {
-    (void)ctx;
-    cfr_free(p);
-}
-
-/* Tables come zeroed from calloc: jemalloc (and glibc) map fresh pages for
- * large sizes, so CF.RESERVE of any size answers at once and each page is
- * zeroed by the kernel when an insert first touches it.  Redis counts the
- * whole size in used_memory (and maxmemory) at once.  Without TryCalloc
- * (Redis < 7.4) a refused allocation aborts the server, as Redis's own
- * allocations do; MAX_KEY_BYTES bounds every request beforehand. */
-static void *cfr_calloc_cb(void *ctx, size_t n) {
-    (void)ctx;
-    if (cfr_libc_malloc) return calloc(1, n);
-    if (RedisModule_TryCalloc) return RedisModule_TryCalloc(1, n);
-    return RedisModule_Calloc(1, n);
-}
-
-const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb};
 
 /* ---- key lifetime ---- */
 
@@ -105,25 +51,10 @@ static cfr_chain *chain_alloc(void) {
     return c;
 }
 
-static void load_state_free(cfr_chain *c) {
-    if (c->load_subs)
-        for (uint32_t i = 0; i < c->load_done; i++) cf_free(c->load_subs[i]);
-    cfr_free(c->load_subs);
-    cfr_free(c->load_lens);
-    cfr_free(c->load_flags);
-    cfr_free(c->partial);
-    c->load_subs = NULL;
-    c->load_lens = c->load_flags = NULL;
-    c->partial = NULL;
-    c->partial_len = c->partial_cap = 0;
-    c->load_done = 0;
-    c->loading = false;
-}
-
 void cfr_chain_free(cfr_chain *c) {
     if (!c) return;
     cf_free(c->f);
-    load_state_free(c);
+    cfr_loader_free(c->load);
     cfr_free(c);
 }
 
@@ -133,6 +64,7 @@ static void chain_shape(cfr_chain *c) {
     cf_get_stats(c->f, &st);
     c->tables = st.tables;
     c->bucket_size = st.bucket_size;
+    c->inplace = st.growth_mode == CF_GROWTH_INPLACE;
 }
 
 void cfr_chain_touch(cfr_chain *c) {
@@ -140,12 +72,7 @@ void cfr_chain_touch(cfr_chain *c) {
 }
 
 size_t cfr_chain_memory(const cfr_chain *c) {
-    size_t n = sizeof *c + c->partial_cap + cf_memory_usage(c->f);
-    if (c->loading) {
-        n += (2 * sizeof(uint64_t) + sizeof(cf_filter *)) * c->load_nsubs;
-        for (uint32_t i = 0; i < c->load_done; i++) n += cf_memory_usage(c->load_subs[i]);
-    }
-    return n;
+    return sizeof *c + cf_memory_usage(c->f) + (c->load ? cfr_loader_memory(c->load) : 0);
 }
 
 /* Turns the key's single table into a growing filter with the key's
@@ -179,7 +106,7 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
         *err = "ERR Insufficient memory";
         return CFR_NOMEM;
     }
-    c->expansion = p->expansion;
+    c->expansion = p->inplace ? 2 : p->expansion;
     c->capacity = p->capacity;
     cf_config cfg;
     cf_config_init(&cfg);
@@ -189,12 +116,26 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     cfg.max_kicks = p->max_kicks;
     cfg.seed = CFR_SEED;
     cfg.allocator = &cfr_allocator;
-    /* The library sizes the first table; the limit is checked before
-     * allocating.  A key is one table until it must grow (grow_and_insert):
-     * it dumps as a version-1 image, byte for byte what `cuckoo` writes. */
-    cf_shape shape;
-    bool ok = cf_config_resolve(&cfg, &shape) == CF_OK && shape.table_bytes <= lim->max_key_bytes &&
-              cf_new(&cfg, &c->f) == CF_OK;
+    bool ok;
+    if (p->inplace) {
+        /* Growing from the start, within MAX_KEY_BYTES (saved in the image:
+         * the library checks it before allocating, at creation and at each
+         * doubling).  The caller checked target_fpp and the width
+         * (cfr_inplace_check), so a refusal is the limit's. */
+        cfg.flags = CF_GROW;
+        cfg.growth_mode = CF_GROWTH_INPLACE;
+        cfg.target_fpp = p->target_fpp;
+        cfg.max_bytes = lim->max_key_bytes;
+        ok = cf_new(&cfg, &c->f) == CF_OK;
+    } else {
+        /* The library sizes the first table; the limit is checked before
+         * allocating.  A key is one table until it must grow
+         * (grow_and_insert): it dumps as a version-1 image, byte for byte
+         * what `cuckoo` writes. */
+        cf_shape shape;
+        ok = cf_config_resolve(&cfg, &shape) == CF_OK && shape.table_bytes <= lim->max_key_bytes &&
+             cf_new(&cfg, &c->f) == CF_OK;
+    }
     if (!ok) {
         *err = "ERR Insufficient memory: the filter would exceed the module's per-key limit "
                "(MAX_KEY_BYTES) or the server's memory";
@@ -206,7 +147,58 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     return CFR_OK;
 }
 
+bool cfr_inplace_check(const cfr_params *p) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1; /* the smallest table: only the FPP and width matter */
+    cfg.bucket_size = 4;
+    cfg.fingerprint_bits = p->fingerprint_bits;
+    cfg.target_fpp = p->target_fpp;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.allocator = &cfr_allocator;
+    cf_filter *f = NULL;
+    bool ok = cf_new(&cfg, &f) == CF_OK;
+    cf_free(f);
+    return ok;
+}
+
 /* ---- operations ---- */
+
+/* An insert into an in-place key.  The library doubles the table when the
+ * item's two buckets are full and no eviction path frees a slot, up to
+ * MAX_KEY_BYTES and the key's FPP bound.  At a limit the key is marked
+ * exhausted: later inserts search one bucket (max_kicks 1) and try the
+ * doubling once more (O(1) either way: the limit is checked before any
+ * allocation), until a delete clears the mark.  A refusal for one item's
+ * copies (four or more fill its buckets; the library never splits them
+ * over a doubling) or for a knot the doubled table could not untie (tiny
+ * tables) marks nothing. */
+static cfr_result inplace_insert(cfr_chain *c, uint64_t h) {
+    /* The table's size tells a doubling (cf_memory_usage is O(1); the
+     * statistics are gathered only on the rare paths). */
+    size_t before = cf_memory_usage(c->f);
+    cf_status s;
+    if (c->flags & CFR_CHAIN_EXHAUSTED) {
+        cf_stats st;
+        cf_get_stats(c->f, &st);
+        s = cf_set_max_kicks(c->f, 1);
+        if (s == CF_OK) s = cf_insert_hash(c->f, h);
+        cf_set_max_kicks(c->f, st.max_kicks);
+    } else {
+        s = cf_insert_hash(c->f, h);
+    }
+    bool doubled = cf_memory_usage(c->f) != before;
+    if (doubled) c->flags &= ~(uint32_t)CFR_CHAIN_EXHAUSTED; /* the limit no longer holds */
+    if (s == CF_OK) return CFR_OK;
+    if (s != CF_E_FULL) return CFR_NOMEM; /* the doubled table: nothing changed */
+    if (doubled || cf_count_hash(c->f, h) >= 4) return CFR_FULL;
+    c->flags |= CFR_CHAIN_EXHAUSTED;
+    cf_stats st;
+    cf_get_stats(c->f, &st);
+    bool at_bytes = st.max_bytes != 0 && st.table_bytes > st.max_bytes / 2;
+    return at_bytes ? CFR_NOMEM : CFR_MAX_FILTERS;
+}
 
 /* Whether a refused insert of h shows the filter full.  A refusal of an
  * item with no copy in its buckets does.  One with copies (or colliding
@@ -241,6 +233,7 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     uint64_t h = cf_hash(c->f, item, len);
     if (nx && cf_contains_hash(c->f, h)) return CFR_EXISTS;
     cfr_chain_touch(c);
+    if (c->inplace) return inplace_insert(c, h);
     if ((c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion == 0) {
         cf_stats st;
         cf_get_stats(c->f, &st);
@@ -278,7 +271,8 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
 }
 
 bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim) {
-    return (c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion > 0 && c->tables >= lim->max_filters;
+    return (c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion > 0 && !c->inplace &&
+           c->tables >= lim->max_filters;
 }
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {
@@ -320,6 +314,7 @@ void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
     out->fingerprint_bits = first.fingerprint_bits;
     out->max_kicks = st.max_kicks;
     out->fpp_bound = st.fpp_bound;
+    out->doublings = st.doublings;
     out->memory_bytes = cfr_chain_memory(c);
 }
 
@@ -327,12 +322,13 @@ void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
 
 /* The images of the body: the live filter, or a loading key's complete ones. */
 static cf_filter *const *body_images(const cfr_chain *c, uint32_t *n) {
-    *n = c->loading ? c->load_done : 1;
-    return c->loading ? c->load_subs : &c->f;
+    *n = c->load ? c->load->done : 1;
+    return c->load ? c->load->subs : &c->f;
 }
 
 uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
-    uint32_t n = c->loading ? c->load_nsubs : 1;
+    const cfr_loader *l = c->load;
+    uint32_t n = l ? l->d.nsubs : 1;
     size_t hl = cfr_dump_header_len(n);
     uint8_t *h = cfr_alloc(hl);
     uint64_t *lens = cfr_alloc(sizeof *lens * n), *flags = cfr_alloc(sizeof *flags * n);
@@ -343,16 +339,11 @@ uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
-        lens[i] = c->loading ? c->load_lens[i] : cf_serialized_size(c->f);
-        flags[i] = c->loading && c->load_flags ? c->load_flags[i] : 0;
+        lens[i] = l ? l->lens[i] : cf_serialized_size(c->f);
+        flags[i] = l ? l->flags[i] : 0;
     }
-    cfr_dump_fields d = {n,
-                         c->expansion,
-                         c->flags,
-                         c->capacity,
-                         c->deleted,
-                         0,
-                         c->loading ? c->load_version : CFR_DUMP_VERSION};
+    cfr_dump_fields d = {
+        n, c->expansion, c->flags, c->capacity, c->deleted, 0, l ? l->d.version : CFR_DUMP_VERSION};
     cfr_dump_header_write(h, &d, lens, flags);
     cfr_free(lens);
     cfr_free(flags);
@@ -361,11 +352,7 @@ uint8_t *cfr_dump_header(const cfr_chain *c, size_t *len) {
 }
 
 uint64_t cfr_dump_body_len(const cfr_chain *c) {
-    uint32_t n;
-    cf_filter *const *img = body_images(c, &n);
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < n; i++) total += cf_serialized_size(img[i]);
-    return total;
+    return c->load ? cfr_loader_images_len(c->load) : cf_serialized_size(c->f);
 }
 
 bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t len) {
@@ -390,129 +377,41 @@ bool cfr_dump_body_range(const cfr_chain *c, uint64_t off, uint8_t *dst, size_t 
 cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim, uint32_t gen,
                           cfr_chain **out) {
     *out = NULL;
-    cfr_dump_fields d;
-    /* The body must fit the key's memory limit. */
-    if (!cfr_dump_header_read(hdr, len, lim->max_key_bytes, &d)) return CFR_BAD_HEADER;
     cfr_chain *c = chain_alloc();
     if (!c) return CFR_NOMEM;
-    c->loading = true;
-    c->load_version = d.version;
-    c->load_nsubs = d.nsubs;
-    c->load_gen = gen & CFR_ITER_GEN_MASK;
-    c->expansion = d.expansion;
-    c->flags = d.flags;
-    c->capacity = d.capacity;
-    c->deleted = d.deleted;
-    c->load_body_len = d.body_len;
-    c->load_lens = cfr_alloc(sizeof(uint64_t) * d.nsubs);
-    c->load_flags = cfr_alloc(sizeof(uint64_t) * d.nsubs);
-    c->load_subs = cfr_alloc(sizeof(cf_filter *) * d.nsubs);
-    if (!c->load_lens || !c->load_flags || !c->load_subs) {
+    /* The body must fit the key's memory limit. */
+    cfr_result r = cfr_loader_new(hdr, len, lim->max_key_bytes, gen, &c->load);
+    if (r != CFR_OK) {
         cfr_chain_free(c);
-        return CFR_NOMEM;
+        return r;
     }
-    for (uint32_t i = 0; i < d.nsubs; i++) {
-        c->load_lens[i] = cfr_dump_sub_len(hdr, i);
-        c->load_flags[i] = cfr_dump_sub_flags(hdr, i);
-    }
+    c->expansion = c->load->d.expansion;
+    c->flags = c->load->d.flags;
+    c->capacity = c->load->d.capacity;
+    c->deleted = c->load->d.deleted;
     *out = c;
-    return CFR_OK;
-}
-
-/* Validates a complete image and keeps it. */
-static cfr_result load_finish_image(cfr_chain *c, const uint8_t *buf, size_t len) {
-    cf_filter *f = NULL;
-    if (cf_deserialize(buf, len, &cfr_allocator, &f) != CF_OK) return CFR_BAD_CHUNK;
-    cf_stats st;
-    cf_get_stats(f, &st);
-    /* Version 1 held single tables only; a grown image grows by EXPANSION. */
-    bool ok =
-        !st.read_only && (!(st.flags & CF_GROW) ||
-                          (c->load_version >= 2 && c->expansion != 0 && st.growth == c->expansion));
-    if (!ok) {
-        cf_free(f);
-        return CFR_BAD_CHUNK;
-    }
-    c->load_subs[c->load_done++] = f;
-    return CFR_OK;
-}
-
-/* The sum of the tables' FPPs at full load. */
-static double fpp_bound_of(const cf_filter *f) {
-    cf_stats st;
-    cf_get_stats(f, &st);
-    return st.fpp_bound;
-}
-
-/* Every image has arrived: builds the key's filter.  A version-1 dump's
- * sub-filters (earlier modules' chains: equal widths, each expansion times
- * the previous one's buckets) become the tables of one growing filter, with
- * a bound of twice what they spend (below 1), so later tables have budget. */
-static cfr_result load_build(cfr_chain *c, const cfr_limits *lim) {
-    cf_filter *f = c->load_subs[0];
-    if (c->load_done > 1) {
-        if (c->expansion == 0) return CFR_BAD_CHUNK; /* EXPANSION 0 never had two */
-        double spent = 0;
-        for (uint32_t i = 0; i < c->load_done; i++) spent += fpp_bound_of(c->load_subs[i]);
-        cf_config g;
-        cf_config_init(&g);
-        g.growth = c->expansion;
-        g.target_fpp = 2 * spent < (1 + spent) / 2 ? 2 * spent : (1 + spent) / 2;
-        if (!(g.target_fpp < 1) || cf_make_growable(&f, &g) != CF_OK) return CFR_BAD_CHUNK;
-        c->load_subs[0] = f;
-        for (uint32_t i = 1; i < c->load_done; i++) {
-            if (cf_grow_append(f, c->load_subs[i]) != CF_OK) return CFR_BAD_CHUNK;
-            c->load_subs[i] = NULL; /* the filter owns it now */
-        }
-    }
-    if (!apply_limits(f, lim)) return CFR_BAD_CHUNK;
-    c->f = f;
-    chain_shape(c);
-    c->load_done = 0; /* every image is owned by c->f now */
-    load_state_free(c);
     return CFR_OK;
 }
 
 cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, const uint8_t *data,
                            size_t len) {
-    if (!c->loading || at != c->load_received) return CFR_BAD_POSITION;
-    if (len > c->load_body_len - c->load_received) return CFR_BAD_CHUNK;
-    while (len > 0) {
-        uint64_t want = c->load_lens[c->load_done];
-        size_t take = want - c->partial_len < len ? (size_t)(want - c->partial_len) : len;
-        if (c->partial_len == 0 && take == want) {
-            /* The whole image is in this chunk: no copy needed. */
-            cfr_result r = load_finish_image(c, data, take);
-            if (r != CFR_OK) return r;
-        } else {
-            if (c->partial_len + take > c->partial_cap) {
-                /* Grow with the bytes actually received, never to a size the
-                 * header merely claims. */
-                size_t cap = c->partial_cap ? c->partial_cap : 4096;
-                while (cap < c->partial_len + take) cap *= 2;
-                if (cap > want) cap = (size_t)want;
-                uint8_t *p = cfr_alloc(cap);
-                if (!p) return CFR_NOMEM;
-                if (c->partial_len) memcpy(p, c->partial, c->partial_len);
-                cfr_free(c->partial);
-                c->partial = p;
-                c->partial_cap = cap;
-            }
-            memcpy(c->partial + c->partial_len, data, take);
-            c->partial_len += take;
-            if (c->partial_len == want) {
-                cfr_result r = load_finish_image(c, c->partial, c->partial_len);
-                cfr_free(c->partial);
-                c->partial = NULL;
-                c->partial_len = c->partial_cap = 0;
-                if (r != CFR_OK) return r;
-            }
-        }
-        data += take;
-        len -= take;
-        c->load_received += take;
+    if (!c->load) return CFR_BAD_POSITION;
+    cfr_result r = cfr_loader_append(c->load, at, data, len);
+    if (r != CFR_OK || !cfr_loader_complete(c->load)) return r;
+    /* Every image has arrived: the key takes the filter, with the module's
+     * limits. */
+    cf_filter *f = NULL;
+    r = cfr_loader_build(c->load, &f);
+    if (r != CFR_OK) return r;
+    if (!apply_limits(f, lim)) {
+        cf_free(f);
+        return CFR_BAD_CHUNK;
     }
-    if (c->load_done == c->load_nsubs) return load_build(c, lim);
+    c->f = f;
+    chain_shape(c);
+    if (c->inplace) c->expansion = 2; /* as cfr_chain_new records it */
+    cfr_loader_free(c->load);
+    c->load = NULL;
     return CFR_OK;
 }
 
@@ -521,7 +420,7 @@ cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim) {
     uint8_t *h = cfr_dump_header(c, &hl);
     if (!h) return NULL;
     cfr_chain *out = NULL;
-    cfr_result r = cfr_load_begin(h, hl, lim, c->load_gen, &out);
+    cfr_result r = cfr_load_begin(h, hl, lim, c->load ? c->load->gen : 0, &out);
     cfr_free(h);
     if (r != CFR_OK) return NULL;
     /* Through a bounded buffer: a copy never holds a second whole form. */
@@ -535,8 +434,8 @@ cfr_chain *cfr_chain_clone(const cfr_chain *c, const cfr_limits *lim) {
         at += n;
     }
     cfr_free(buf);
-    if (r == CFR_OK && c->loading && c->partial_len)
-        r = cfr_load_append(out, lim, body, c->partial, c->partial_len);
+    if (r == CFR_OK && c->load && c->load->partial_len)
+        r = cfr_load_append(out, lim, body, c->load->partial, c->load->partial_len);
     if (r != CFR_OK) {
         cfr_chain_free(out);
         return NULL;

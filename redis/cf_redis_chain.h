@@ -3,11 +3,17 @@
  * library, grown by the library (CF_GROW) and steered by the module.
  *
  *   key ──► cfr_chain ──► cf_filter
- *                          one table until it must grow; then (EXPANSION
+ *                          chain keys (GROWTH CHAIN, the default): one
+ *                            table until it must grow; then (EXPANSION
  *                            e > 0) CF_GROW with growth e: tables of nb,
  *                            nb*e, nb*e^2 ... buckets, each with fingerprints
  *                            wide enough that the sum of their FPPs stays
- *                            below the key's bound
+ *                            below the key's bound; a lookup probes each
+ *                          in-place keys (GROWTH INPLACE): CF_GROW with
+ *                            CF_GROWTH_INPLACE from creation: one table of
+ *                            2^k buckets of 4 slots that doubles when full,
+ *                            below the key's ERROR_RATE; a lookup reads two
+ *                            buckets however often it doubled
  *                          EXPANSION 0: one table, never grows
  *
  * The module adds only what RedisBloom's clients expect on top of the
@@ -22,7 +28,9 @@
 #ifndef CF_REDIS_CHAIN_H
 #define CF_REDIS_CHAIN_H
 
+#include "cf_redis_alloc.h"
 #include "cf_redis_dump.h"
+#include "cf_redis_load.h"
 #include "cuckoofilter.h"
 
 #include <stdbool.h>
@@ -52,6 +60,11 @@ typedef struct cfr_params {
     unsigned fingerprint_bits; /* 1..32: the first table's */
     unsigned max_kicks;        /* 1..65535 */
     uint32_t expansion;        /* 0 or a power of two */
+    /* In-place growth (bucket_size 4, expansion > 0): fingerprint_bits is
+     * then the slot width, 0 (derived), 16 or 32, and target_fpp the bound
+     * the key's doublings keep (cf_config.target_fpp). */
+    bool inplace;
+    double target_fpp;
 } cfr_params;
 
 typedef struct cfr_chain {
@@ -59,6 +72,8 @@ typedef struct cfr_chain {
     /* f's table count and bucket size, kept by the module so an insert
      * does not gather statistics (not persisted). */
     unsigned tables, bucket_size;
+    bool inplace; /* f grows in place (CF_GROWTH_INPLACE); its image says so */
+    /* 2 for an in-place key (it doubles, whatever EXPANSION > 0 asked). */
     uint32_t expansion;
     /* CFR_CHAIN_EXHAUSTED: an insert found the filter full and unable to
      * grow; later inserts are refused without a search until a delete (or
@@ -70,55 +85,29 @@ typedef struct cfr_chain {
      * (not persisted): SCANDUMP tags its chunks with it, so a dump read
      * across a write is refused by LOADCHUNK. */
     uint32_t gen;
-    /* LOADCHUNK in progress: the header has been accepted and images arrive
-     * in order (one for a dump of version 2, one per sub-filter for the
-     * version-1 dumps of earlier modules).  Other commands refuse a
-     * loading key. */
-    bool loading;
-    uint16_t load_version;
-    uint32_t load_nsubs;
-    uint32_t load_done;   /* images complete so far, in load_subs */
-    uint32_t load_gen;    /* generation the header chunk was tagged with */
-    uint64_t *load_lens;  /* expected length of each image */
-    uint64_t *load_flags; /* version 1: each sub-filter's flags */
-    cf_filter **load_subs;
-    uint64_t load_body_len;
-    uint64_t load_received; /* body bytes accepted so far */
-    uint8_t *partial;       /* bytes of the image being received */
-    size_t partial_len;
-    size_t partial_cap;
+    /* A restore in progress (CF.LOADCHUNK, an RDB value, COPY): the dump
+     * header has been accepted and images arrive in order; f is NULL
+     * until the last one.  Other commands refuse a loading key. */
+    cfr_loader *load;
 } cfr_chain;
-
-typedef enum cfr_result {
-    CFR_OK = 0,
-    CFR_EXISTS,       /* NX insert: may already be present */
-    CFR_FULL,         /* no room and the key may not grow (EXPANSION 0) */
-    CFR_MAX_FILTERS,  /* growth refused: MAX_FILTERS tables */
-    CFR_NOMEM,        /* growth refused: allocation failed or MAX_KEY_BYTES */
-    CFR_BAD_POSITION, /* LOADCHUNK out of order */
-    CFR_STALE,        /* LOADCHUNK: chunks of two generations (a write mid-dump) */
-    CFR_BAD_HEADER,   /* LOADCHUNK / RDB header invalid */
-    CFR_BAD_CHUNK     /* an image failed validation */
-} cfr_result;
-
-/* The allocator every filter and key uses (the Redis module allocator). */
-extern const cf_allocator cfr_allocator;
-void *cfr_alloc(size_t n);
-void cfr_free(void *p);
-/* For sanitizer runs only: allocate with libc malloc instead of Redis's. */
-void cfr_use_libc_malloc(bool on);
 
 /* Creates a key's filter.  CFR_OK, CFR_NOMEM (limit or allocation); on
  * failure *err says why in a reply-ready string. */
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
                          const char **err);
 void cfr_chain_free(cfr_chain *c);
+/* Whether an in-place key with p's width and target_fpp can be made
+ * (target_fpp in (0, 1), leaving room for doublings in 16- or 32-bit
+ * slots: cf_new's rules, tried on the smallest table). */
+bool cfr_inplace_check(const cfr_params *p);
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx);
-/* True when the key is full at its sub-filter cap (marked exhausted, with
- * MAX_FILTERS tables): insert commands then answer "Maximum expansions
- * reached" before looking at any item, as RedisBloom does at its cap. */
+/* True when a chain key is full at its sub-filter cap (marked exhausted,
+ * with MAX_FILTERS tables): insert commands then answer "Maximum expansions
+ * reached" before looking at any item, as RedisBloom does at its cap.  An
+ * in-place key is never at a cap: marked exhausted, each insert still takes
+ * a free slot of its own two buckets (O(1)). */
 bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim);
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len);
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len);
@@ -128,7 +117,7 @@ bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len);
 uint32_t cfr_chain_compact(cfr_chain *c);
 
 typedef struct cfr_info {
-    uint64_t table_bytes, memory_bytes, buckets, items;
+    uint64_t table_bytes, memory_bytes, buckets, items, doublings;
     unsigned tables, bucket_size, fingerprint_bits, max_kicks;
     double fpp_bound; /* cf_stats.fpp_bound: the FPP the key can reach */
 } cfr_info;
@@ -159,7 +148,7 @@ cfr_result cfr_load_append(cfr_chain *c, const cfr_limits *lim, uint64_t at, con
                            size_t len);
 /* True when every image has arrived (the key is live again). */
 static inline bool cfr_load_done(const cfr_chain *c) {
-    return !c->loading;
+    return c->load == NULL;
 }
 
 /* A deep copy through the dump stream (COPY); NULL on failure. */

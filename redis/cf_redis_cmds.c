@@ -18,6 +18,9 @@
 #define CFR_DEFAULT_BUCKET 2      /* RedisBloom's default BUCKETSIZE */
 #define CFR_DEFAULT_FP_BITS 8     /* RedisBloom's (only) width: same default FPP */
 #define CFR_MAX_CAPACITY (1ll << 30)
+/* An in-place key's FPP bound without ERROR_RATE: 2b / 2^8 at b = 4, the
+ * bound of RedisBloom's 8-bit fingerprints in buckets of that size. */
+#define CFR_INPLACE_DEFAULT_FPP (8.0 / 256.0)
 /* Default eviction budget (MAXITERATIONS): the library's.  Its search runs
  * on the stack up to ~1000 steps, so the budget costs no memory per key;
  * tables need ~500 steps to stay above the 84% they are sized for (b = 2). */
@@ -64,13 +67,17 @@ static uint32_t round_pow2(long long e) {
     return e == 0 ? 0 : p;
 }
 
+/* An auto-created key: RedisBloom's defaults, or an in-place key under the
+ * module's GROWTH INPLACE. */
 static void default_params(cfr_params *p, uint64_t capacity) {
     memset(p, 0, sizeof *p);
     p->capacity = capacity;
-    p->bucket_size = CFR_DEFAULT_BUCKET;
-    p->fingerprint_bits = CFR_DEFAULT_FP_BITS;
+    p->bucket_size = cfr_default_inplace ? 4 : CFR_DEFAULT_BUCKET;
+    p->fingerprint_bits = cfr_default_inplace ? 0 : CFR_DEFAULT_FP_BITS;
     p->max_kicks = (unsigned)CFR_DEFAULT_MAX_KICKS;
     p->expansion = 1;
+    p->inplace = cfr_default_inplace;
+    p->target_fpp = CFR_INPLACE_DEFAULT_FPP;
 }
 
 /* Creates the key's chain; replies with the error and returns false on failure. */
@@ -86,20 +93,27 @@ static bool create_chain(RedisModuleCtx *ctx, RedisModuleKey *key, const cfr_par
 }
 
 /* CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
- *            [ERROR_RATE p | FINGERPRINT bits] */
+ *            [ERROR_RATE p | FINGERPRINT bits] [GROWTH CHAIN|INPLACE]
+ * GROWTH INPLACE (or the module's GROWTH INPLACE where the key allows it):
+ * the key's one table doubles in place, so CF.EXISTS stays at two buckets.
+ * It needs EXPANSION > 0 (any such value: the table doubles; CF.INFO says
+ * 2), BUCKETSIZE 4, and FINGERPRINT, if given, 16 or 32 (the slot width);
+ * ERROR_RATE (default CFR_INPLACE_DEFAULT_FPP) is the bound every doubling
+ * keeps, and may be given with FINGERPRINT. */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (argc < 3) return RedisModule_WrongArity(ctx);
     long long capacity;
     if (RedisModule_StringToLongLong(argv[2], &capacity) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Bad capacity");
     /* Positions of each option's value (0 = absent); the last one given wins. */
-    int bs = 0, mi = 0, ex = 0, er = 0, fp = 0;
+    int bs = 0, mi = 0, ex = 0, er = 0, fp = 0, gr = 0;
     for (int i = 3; i < argc; i += 2) {
         int *slot = arg_is(argv[i], "BUCKETSIZE")      ? &bs
                     : arg_is(argv[i], "MAXITERATIONS") ? &mi
                     : arg_is(argv[i], "EXPANSION")     ? &ex
                     : arg_is(argv[i], "ERROR_RATE")    ? &er
                     : arg_is(argv[i], "FINGERPRINT")   ? &fp
+                    : arg_is(argv[i], "GROWTH")        ? &gr
                                                        : NULL;
         if (!slot) return RedisModule_ReplyWithError(ctx, "Unknown argument received");
         /* A keyword with no value is an arity error (RedisBloom read past argv). */
@@ -123,9 +137,12 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (e < 0 || e > CFR_MAX_EXPANSION)
         return RedisModule_ReplyWithError(
             ctx, "EXPANSION: value must be in the range [0, " CFR_STR(CFR_MAX_EXPANSION) "]");
-    if (er && fp)
-        return RedisModule_ReplyWithError(ctx,
-                                          "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");
+    bool inplace = cfr_default_inplace;
+    if (gr) {
+        if (!arg_is(argv[gr], "INPLACE") && !arg_is(argv[gr], "CHAIN"))
+            return RedisModule_ReplyWithError(ctx, "GROWTH: value must be CHAIN or INPLACE");
+        inplace = arg_is(argv[gr], "INPLACE");
+    }
     unsigned eb = effective_bucket(b);
     if (fp) {
         if (RedisModule_StringToLongLong(argv[fp], &bits) != REDISMODULE_OK)
@@ -133,6 +150,55 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         if (bits < CF_MIN_FINGERPRINT_BITS || bits > CF_MAX_FINGERPRINT_BITS)
             return RedisModule_ReplyWithError(ctx,
                                               "FINGERPRINT: value must be in the range [1, 32]");
+    }
+    bool slot_width = !fp || bits == 16 || bits == 32;
+    /* The module's default applies where in-place growth can serve the key;
+     * other keys keep the chain, so RedisBloom's options work unchanged. */
+    if (inplace && !gr) inplace = e > 0 && (!bs || eb == 4) && slot_width;
+    double target = CFR_INPLACE_DEFAULT_FPP;
+    if (inplace) {
+        if (e == 0)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR GROWTH INPLACE needs EXPANSION of at least 1 (EXPANSION 0 never grows)");
+        if (bs && eb != 4)
+            return RedisModule_ReplyWithError(ctx, "ERR GROWTH INPLACE needs BUCKETSIZE 4");
+        if (!slot_width)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR GROWTH INPLACE takes FINGERPRINT 16 or 32 (the slot width)");
+        eb = 4;
+        if (er) {
+            if (RedisModule_StringToDouble(argv[er], &target) != REDISMODULE_OK)
+                return RedisModule_ReplyWithError(ctx, "Couldn't parse ERROR_RATE");
+            if (!(target > 0 && target < 1))
+                return RedisModule_ReplyWithError(ctx,
+                                                  "ERROR_RATE: value must be in the range (0, 1)");
+        }
+    }
+    cfr_params p = {.capacity = (uint64_t)capacity,
+                    .bucket_size = eb,
+                    .fingerprint_bits = fp ? (unsigned)bits : 0, /* 0: the library's */
+                    .max_kicks = (unsigned)m,
+                    .expansion = round_pow2(e),
+                    .inplace = inplace,
+                    .target_fpp = target};
+    if (inplace && !cfr_inplace_check(&p)) {
+        if (gr)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below "
+                     "it (above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT "
+                     "32)");
+        /* The module's default asked, not the client: the chain serves any
+         * ERROR_RATE 32-bit fingerprints reach. */
+        p.inplace = inplace = false;
+        eb = effective_bucket(b);
+    }
+    if (inplace) {
+        /* Its slot width and bound are p's, checked above. */
+    } else if (er && fp) {
+        /* A chain key's width is one or the other; an in-place key's slot
+         * width (FINGERPRINT) and its bound (ERROR_RATE) are both needed. */
+        return RedisModule_ReplyWithError(ctx,
+                                          "ERR ERROR_RATE and FINGERPRINT are mutually exclusive");
     } else if (er) {
         if (RedisModule_StringToDouble(argv[er], &rate) != REDISMODULE_OK)
             return RedisModule_ReplyWithError(ctx, "Couldn't parse ERROR_RATE");
@@ -153,12 +219,16 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(
                 ctx, "ERROR_RATE: value too small (it needs fingerprints wider than 32 bits)");
         bits = shape.fingerprint_bits;
-    } else {
+    } else if (!fp) {
         bits = CFR_DEFAULT_FP_BITS;
     }
     if (capacity < 2 * b || capacity > CFR_MAX_CAPACITY)
         return RedisModule_ReplyWithError(
             ctx, "Capacity must be in the range [2 * BUCKETSIZE, 1073741824]");
+    if (!inplace) {
+        p.bucket_size = eb;
+        p.fingerprint_bits = (unsigned)bits;
+    }
 
     RedisModuleKey *key;
     cfr_chain *c;
@@ -167,11 +237,6 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         return reply_close(key, RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE));
     if (kt == KEY_CHAIN)
         return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
-    cfr_params p = {.capacity = (uint64_t)capacity,
-                    .bucket_size = eb,
-                    .fingerprint_bits = (unsigned)bits,
-                    .max_kicks = (unsigned)m,
-                    .expansion = round_pow2(e)};
     if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
     RedisModule_ReplicateVerbatim(ctx);
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
@@ -199,7 +264,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         cfr_params p;
         default_params(&p, (uint64_t)capacity);
         if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
-    } else if (c->loading) {
+    } else if (c->load) {
         return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_LOADING));
     } else if (cfr_chain_at_cap(c, &cfr_lim)) {
         /* The whole command, as RedisBloom answers a key at its cap: a
@@ -282,7 +347,7 @@ static bool open_for_read(RedisModuleCtx *ctx, RedisModuleString *name, RedisMod
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
         return false;
     }
-    if (kt == KEY_CHAIN && (*c)->loading) {
+    if (kt == KEY_CHAIN && (*c)->load) {
         RedisModule_ReplyWithError(ctx, ERR_LOADING);
         return false;
     }
@@ -329,7 +394,7 @@ static bool open_for_write(RedisModuleCtx *ctx, RedisModuleString *name, const c
     int kt = open_chain(ctx, name, REDISMODULE_READ | REDISMODULE_WRITE, key, c);
     const char *err = kt == KEY_WRONGTYPE ? REDISMODULE_ERRORMSG_WRONGTYPE
                       : kt == KEY_EMPTY   ? missing
-                      : (*c)->loading     ? ERR_LOADING
+                      : (*c)->load        ? ERR_LOADING
                                           : NULL;
     if (err) RedisModule_ReplyWithError(ctx, err);
     return err == NULL;
@@ -367,8 +432,11 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     if (!c) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
     cfr_info in;
     cfr_chain_info(c, &in);
-    /* RedisBloom's eight pairs first, in its order; ours follow. */
-    RedisModule_ReplyWithArray(ctx, 2 * 10);
+    /* RedisBloom's eight pairs first, in its order; ours follow.  An
+     * in-place key adds its growth mode and doublings ("Number of filters"
+     * stays 1: one table, two buckets per lookup); a chain key's reply is
+     * as before. */
+    RedisModule_ReplyWithArray(ctx, 2 * (c->inplace ? 12 : 10));
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.table_bytes);
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
@@ -389,6 +457,12 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, in.fingerprint_bits);
     RedisModule_ReplyWithSimpleString(ctx, "False positive rate bound");
     RedisModule_ReplyWithDouble(ctx, in.fpp_bound);
+    if (c->inplace) {
+        RedisModule_ReplyWithSimpleString(ctx, "Growth");
+        RedisModule_ReplyWithSimpleString(ctx, "inplace");
+        RedisModule_ReplyWithSimpleString(ctx, "Doublings");
+        RedisModule_ReplyWithLongLong(ctx, (long long)in.doublings);
+    }
     return reply_close(key, REDISMODULE_OK);
 }
 
@@ -479,9 +553,8 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     }
     if (kt == KEY_EMPTY) return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR not found"));
     uint64_t end = pos - 1;
-    if (!c->loading || end < len)
-        return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
-    cfr_result r = cfr_iter_gen(it) != c->load_gen
+    if (!c->load || end < len) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));
+    cfr_result r = cfr_iter_gen(it) != c->load->gen
                        ? CFR_STALE
                        : cfr_load_append(c, &cfr_lim, end - len, data, len);
     if (r == CFR_BAD_POSITION) return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_CHUNK));

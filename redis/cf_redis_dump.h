@@ -13,10 +13,13 @@
  *                 built on the library's CF_GROW; still read)
  *   10      2     reserved, 0
  *   12      4     nsubs: images that follow; version 2: 1 (the key's whole
- *                 filter, format version 2 if it has grown, else 1);
+ *                 filter: format version 1 while a chain key is one table,
+ *                 2 once it has grown, 4 for a key that grows in place);
  *                 version 1: 1..CFR_MAX_FILTERS_LIMIT single-table images,
  *                 one per sub-filter of the old chain
- *   16      4     expansion (0 or a power of two <= CFR_MAX_EXPANSION)
+ *   16      4     expansion (0 or a power of two <= CFR_MAX_EXPANSION; a
+ *                 key that grows in place writes 2, and its image is
+ *                 refused under 0)
  *   20      4     key flags (bit 0: exhausted -- inserts are refused
  *                 without a search until a delete)
  *   24      8     requested capacity of the first table

@@ -4,33 +4,24 @@
  * The type "cuckoo-cf" (9 characters, as Redis requires; not RedisBloom's
  * name, so both modules can be loaded side by side) persists a key as its
  * dump stream (cf_redis_dump.h): the key's filter in the library's
- * checksummed file format (version 2 once it has grown) behind a small
- * header.  RDB values written by earlier modules (dump version 1: one image
- * per sub-filter) load into one growing filter.
+ * checksummed file format (version 2 once a chain key has grown, version 4
+ * for an in-place key) behind a small header.  RDB values written by
+ * earlier modules (dump version 1: one image per sub-filter) load into one
+ * growing filter.  The value's layout is the same for both kinds of key:
+ * no new encoding version (an older module refuses a version-4 image when
+ * it validates it).
  *
- *   RDB value, encoding version 1:
- *     unsigned  complete | generation << 1: complete is 1 for a live filter,
- *               0 for a CF.LOADCHUNK in progress, whose later chunks must
- *               carry that generation (cf_redis_dump.h)
- *     string    dump header
- *     unsigned  body bytes that follow: the header's body length for a live
- *               key, the bytes received so far for a loading one
- *     string... those bytes in pieces of 1..CHUNK_BYTES bytes (the saving
- *               server's), read from the live tables through one buffer:
- *               saving a key allocates one piece, whatever its size
- *
- *   Encoding version 0 (written before pieces were bounded; still read):
- *     the same unsigned and header, then the number of pieces that follow
- *     (at most one per image, plus one), each complete image as one string,
- *     then any partial image bytes as one string.
- *
- * The AOF rewrite emits the same stream as CF.LOADCHUNK commands, so a
- * rewritten AOF replays through the exact code path clients use.
+ * Persistence (RDB, AOF rewrite, DEBUG DIGEST) is cf_redis_rdb.c's.
  *
  * Module arguments (--loadmodule cuckoo.so [NAME value]...):
  *   MAX_FILTERS n     tables per key, 1..64 (CF_MAX_TABLES; default 32)
  *   MAX_KEY_BYTES n   memory one key may use (default 4 GiB, at most 512 GiB)
  *   CHUNK_BYTES n     largest SCANDUMP / AOF chunk and RDB piece (default 1 MiB)
+ *   GROWTH CHAIN|INPLACE  how new keys grow when CF.RESERVE does not say
+ *                     (default CHAIN; INPLACE applies to keys whose options
+ *                     an in-place table serves: BUCKETSIZE 4, the default
+ *                     then, EXPANSION > 0, FINGERPRINT 16/32 if given, an
+ *                     ERROR_RATE its slots reach)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
 #include "cf_redis.h"
@@ -41,183 +32,12 @@
 #define CFR_MODULE_NAME "cuckoo"
 #define CFR_MODULE_VERSION 100 /* 0.1.0 */
 #define CFR_TYPE_NAME "cuckoo-cf"
-/* What rdb_save writes; rdb_load reads this and every earlier one. */
-#define CFR_ENCODING_VERSION 1
 
 RedisModuleType *cfr_type = NULL;
 cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
+bool cfr_default_inplace = false;
 
-/* ---- streaming the body in bounded pieces (RDB, AOF rewrite, DEBUG DIGEST) ---- */
-
-/* Called once per piece of a stream; fn must not keep the bytes. */
-typedef void (*cfr_piece_fn)(void *arg, const uint8_t *bytes, size_t len);
-
-/* Bytes for_each_chunk passes: the body, and a loading key's partial bytes. */
-static uint64_t saved_body_len(const cfr_chain *c) {
-    return cfr_dump_body_len(c) + (c->loading ? c->partial_len : 0);
-}
-
-/* The buffer for_each_chunk falls back to when it cannot allocate one of
- * `piece` bytes: a save must not stop halfway (Redis would write the
- * truncated value and fail to load its own file), and smaller pieces are
- * valid everywhere (1..CHUNK_BYTES). */
-#define FALLBACK_PIECE 4096
-
-/* Calls fn for the body of c in pieces of 1..`piece` bytes, read from the
- * live tables through one buffer, then for a loading key's partial bytes
- * (saved_body_len bytes in all).  False if a read of the tables failed. */
-static bool for_each_chunk(const cfr_chain *c, size_t piece, cfr_piece_fn fn, void *arg) {
-    uint64_t body = cfr_dump_body_len(c);
-    size_t cap = body < piece ? (size_t)body : piece;
-    uint8_t fallback[FALLBACK_PIECE];
-    uint8_t *buf = cfr_alloc(cap ? cap : 1);
-    if (!buf) {
-        buf = fallback;
-        cap = cap < sizeof fallback ? cap : sizeof fallback;
-    }
-    bool ok = true;
-    for (uint64_t at = 0; ok && at < body;) {
-        size_t n = body - at < cap ? (size_t)(body - at) : cap;
-        ok = cfr_dump_body_range(c, at, buf, n);
-        if (ok) fn(arg, buf, n);
-        at += n;
-    }
-    if (buf != fallback) cfr_free(buf);
-    if (ok && c->loading && c->partial_len) {
-        for (size_t at = 0; at < c->partial_len; at += piece)
-            fn(arg, c->partial + at, c->partial_len - at < piece ? c->partial_len - at : piece);
-    }
-    return ok;
-}
-
-/* ---- RDB ---- */
-
-static void save_piece(void *arg, const uint8_t *b, size_t n) {
-    RedisModule_SaveStringBuffer(arg, (const char *)b, n);
-}
-
-static void type_rdb_save(RedisModuleIO *io, void *value) {
-    cfr_chain *c = value;
-    size_t hl;
-    uint8_t *h = cfr_dump_header(c, &hl);
-    if (!h) {
-        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory while saving a filter");
-        return;
-    }
-    RedisModule_SaveUnsigned(io, c->loading ? (uint64_t)c->load_gen << 1 : 1);
-    RedisModule_SaveStringBuffer(io, (const char *)h, hl);
-    cfr_free(h);
-    RedisModule_SaveUnsigned(io, saved_body_len(c));
-    if (!for_each_chunk(c, cfr_lim.chunk_bytes, save_piece, io))
-        RedisModule_LogIOError(io, "warning", "cuckoo: a filter could not be read while saving");
-}
-
-static bool io_failed(RedisModuleIO *io) {
-    return RedisModule_IsIOError && RedisModule_IsIOError(io);
-}
-
-/* Reads one RDB string, 1..end - *at bytes, and appends it to c's body at
- * *at.  No writer saves an empty piece; refusing one means every piece read
- * moves *at, so a forged count cannot spin. */
-static cfr_result load_piece(RedisModuleIO *io, cfr_chain *c, uint64_t *at, uint64_t end) {
-    size_t n = 0;
-    char *b = RedisModule_LoadStringBuffer(io, &n);
-    cfr_result r = CFR_BAD_CHUNK;
-    if (!io_failed(io) && b && n > 0 && n <= end - *at) {
-        r = cfr_load_append(c, &cfr_lim, *at, (const uint8_t *)b, n);
-        *at += n;
-    }
-    if (b) RedisModule_Free(b);
-    return r;
-}
-
-/* Encoding 1: the byte count, then pieces until it is reached.  A live key
- * (complete) has its whole body; a loading one less. */
-static cfr_result load_body(RedisModuleIO *io, cfr_chain *c, bool complete) {
-    uint64_t bytes = RedisModule_LoadUnsigned(io);
-    if (io_failed(io) || bytes > c->load_body_len || complete != (bytes == c->load_body_len))
-        return CFR_BAD_HEADER;
-    cfr_result r = CFR_OK;
-    for (uint64_t at = 0; at < bytes && r == CFR_OK;) r = load_piece(io, c, &at, bytes);
-    return r;
-}
-
-/* Encoding 0: a count of pieces, each a complete image but a last partial
- * one, so at most one per image and one more. */
-static cfr_result load_body_v0(RedisModuleIO *io, cfr_chain *c) {
-    uint64_t pieces = RedisModule_LoadUnsigned(io);
-    if (io_failed(io) || pieces > (uint64_t)c->load_nsubs + 1) return CFR_BAD_HEADER;
-    cfr_result r = CFR_OK;
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++)
-        r = load_piece(io, c, &at, c->load_body_len);
-    return r;
-}
-
-static void *type_rdb_load(RedisModuleIO *io, int encver) {
-    if (encver < 0 || encver > CFR_ENCODING_VERSION) return NULL;
-    uint64_t state = RedisModule_LoadUnsigned(io);
-    uint64_t complete = state & 1, gen = state >> 1;
-    size_t hl = 0;
-    char *h = RedisModule_LoadStringBuffer(io, &hl);
-    if (io_failed(io) || !h) {
-        if (h) RedisModule_Free(h);
-        return NULL;
-    }
-    cfr_chain *c = NULL;
-    cfr_result r = gen > CFR_ITER_GEN_MASK || (complete && gen)
-                       ? CFR_BAD_HEADER
-                       : cfr_load_begin((const uint8_t *)h, hl, &cfr_lim, (uint32_t)gen, &c);
-    RedisModule_Free(h);
-    if (r != CFR_OK) {
-        RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter header in RDB");
-        return NULL;
-    }
-    r = encver == 0 ? load_body_v0(io, c) : load_body(io, c, complete == 1);
-    if (r == CFR_OK && (complete == 1) != cfr_load_done(c)) r = CFR_BAD_CHUNK;
-    if (r != CFR_OK) {
-        RedisModule_LogIOError(io, "warning", "cuckoo: invalid filter data in RDB");
-        cfr_chain_free(c);
-        return NULL;
-    }
-    return c;
-}
-
-/* ---- AOF rewrite: the dump stream as CF.LOADCHUNK commands ---- */
-
-typedef struct aof_ctx {
-    RedisModuleIO *io;
-    RedisModuleString *key;
-    uint32_t gen; /* the generation the header was tagged with */
-    uint64_t at;  /* body bytes emitted so far */
-} aof_ctx;
-
-static void emit_piece(void *arg, const uint8_t *b, size_t n) {
-    aof_ctx *a = arg;
-    a->at += n;
-    RedisModule_EmitAOF(a->io, "CF.LOADCHUNK", "slb", a->key, cfr_iter_tag(a->gen, a->at + 1),
-                        (const char *)b, n);
-}
-
-static void type_aof_rewrite(RedisModuleIO *io, RedisModuleString *key, void *value) {
-    cfr_chain *c = value;
-    size_t hl;
-    uint8_t *h = cfr_dump_header(c, &hl);
-    if (!h) {
-        RedisModule_LogIOError(io, "warning", "cuckoo: out of memory in AOF rewrite");
-        return;
-    }
-    /* A restore in progress keeps its generation, so the client's next
-     * chunk still fits after the rewritten AOF is replayed. */
-    aof_ctx a = {io, key, c->loading ? c->load_gen : 0, 0};
-    RedisModule_EmitAOF(io, "CF.LOADCHUNK", "slb", key, cfr_iter_tag(a.gen, 1), (const char *)h,
-                        hl);
-    cfr_free(h);
-    if (!for_each_chunk(c, cfr_lim.chunk_bytes, emit_piece, &a))
-        RedisModule_LogIOError(io, "warning", "cuckoo: a filter could not be read in AOF rewrite");
-}
-
-/* ---- the other callbacks ---- */
+/* ---- the type's other callbacks (persistence: cf_redis_rdb.c) ---- */
 
 static size_t type_mem_usage(const void *value) {
     return cfr_chain_memory(value);
@@ -233,30 +53,21 @@ static void *type_copy(RedisModuleString *from, RedisModuleString *to, const voi
     return cfr_chain_clone(value, &cfr_lim);
 }
 
-static void digest_piece(void *arg, const uint8_t *b, size_t n) {
-    RedisModule_DigestAddStringBuffer(arg, (const char *)b, n);
-}
-
-/* DEBUG DIGEST covers the persisted bytes, so a replica can be compared. */
-static void type_digest(RedisModuleDigest *md, void *value) {
-    cfr_chain *c = value;
-    size_t hl;
-    uint8_t *h = cfr_dump_header(c, &hl);
-    if (h) {
-        RedisModule_DigestAddStringBuffer(md, (const char *)h, hl);
-        cfr_free(h);
-    }
-    /* Fixed pieces, so the digest does not depend on CHUNK_BYTES. */
-    for_each_chunk(c, (size_t)1 << 16, digest_piece, md);
-    RedisModule_DigestEndSequence(md);
-}
-
 /* ---- loading ---- */
 
 static int parse_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     for (int i = 0; i < argc; i += 2) {
         size_t n;
         const char *name = RedisModule_StringPtrLen(argv[i], &n);
+        if (strcasecmp(name, "GROWTH") == 0) {
+            const char *mode = i + 1 < argc ? RedisModule_StringPtrLen(argv[i + 1], &n) : "";
+            if (strcasecmp(mode, "INPLACE") != 0 && strcasecmp(mode, "CHAIN") != 0) {
+                RedisModule_Log(ctx, "warning", "cuckoo: GROWTH needs CHAIN or INPLACE");
+                return REDISMODULE_ERR;
+            }
+            cfr_default_inplace = strcasecmp(mode, "INPLACE") == 0;
+            continue;
+        }
         long long v;
         if (i + 1 >= argc || RedisModule_StringToLongLong(argv[i + 1], &v) != REDISMODULE_OK) {
             RedisModule_Log(ctx, "warning", "cuckoo: argument %s needs an integer value", name);
@@ -298,17 +109,18 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     RedisModuleTypeMethods tm;
     memset(&tm, 0, sizeof tm);
     tm.version = REDISMODULE_TYPE_METHOD_VERSION_3;
-    tm.rdb_load = type_rdb_load;
-    tm.rdb_save = type_rdb_save;
-    tm.aof_rewrite = type_aof_rewrite;
+    tm.rdb_load = cfr_rdb_load;
+    tm.rdb_save = cfr_rdb_save;
+    tm.aof_rewrite = cfr_aof_rewrite;
     tm.mem_usage = type_mem_usage;
-    tm.digest = type_digest;
+    tm.digest = cfr_digest;
     tm.free = type_free;
     tm.copy = type_copy;
     cfr_type = RedisModule_CreateDataType(ctx, CFR_TYPE_NAME, CFR_ENCODING_VERSION, &tm);
     if (!cfr_type) return REDISMODULE_ERR;
-    RedisModule_Log(ctx, "notice", "cuckoo %s: MAX_FILTERS %u MAX_KEY_BYTES %llu CHUNK_BYTES %zu",
-                    cf_version_string(), cfr_lim.max_filters,
-                    (unsigned long long)cfr_lim.max_key_bytes, cfr_lim.chunk_bytes);
+    RedisModule_Log(
+        ctx, "notice", "cuckoo %s: MAX_FILTERS %u MAX_KEY_BYTES %llu CHUNK_BYTES %zu GROWTH %s",
+        cf_version_string(), cfr_lim.max_filters, (unsigned long long)cfr_lim.max_key_bytes,
+        cfr_lim.chunk_bytes, cfr_default_inplace ? "INPLACE" : "CHAIN");
     return cfr_register_commands(ctx);
 }

@@ -270,6 +270,121 @@ static void test_alloc_failures(void) {
     }
 }
 
+/* cf_serialize_range gives cf_serialize's bytes for every chunking and at
+ * every boundary (header, table, trailer); a range past the end is refused. */
+static void test_range(void) {
+    for (unsigned w = 16; w <= 32; w += 16) {
+        cf_filter *f = new_inplace(10, w == 16 ? 0.01 : 0.001, NULL);
+        uint64_t *in = keys_of(5000, 21);
+        for (size_t i = 0; i < 5000; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
+        size_t n;
+        uint8_t *whole = test_serialize(f, &n), *got = malloc(n);
+        REQUIRE(got != NULL);
+        static const size_t chunks[] = {1, 7, 127, 128, 129, 4096, 1 << 20};
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            memset(got, 0, n);
+            for (size_t at = 0; at < n; at += chunks[c]) {
+                size_t len = n - at < chunks[c] ? n - at : chunks[c];
+                CHECK_STATUS(cf_serialize_range(f, at, got + at, len), CF_OK);
+            }
+            CHECK(memcmp(got, whole, n) == 0);
+        }
+        size_t cuts[] = {0, 1, 127, 128, 129, n - 9, n - 8, n - 7, n - 1};
+        for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++)
+            for (size_t len = 0; len <= n - cuts[i] && len < 20; len++) {
+                uint8_t buf[20];
+                CHECK_STATUS(cf_serialize_range(f, cuts[i], buf, len), CF_OK);
+                CHECK(memcmp(buf, whole + cuts[i], len) == 0);
+            }
+        uint8_t buf[8];
+        CHECK_STATUS(cf_serialize_range(f, n, buf, 0), CF_OK);
+        CHECK_STATUS(cf_serialize_range(f, n, buf, 1), CF_E_PARAM);
+        CHECK_STATUS(cf_serialize_range(f, n - 4, buf, 5), CF_E_PARAM);
+        CHECK_STATUS(cf_serialize_range(f, UINT64_MAX, buf, 2), CF_E_PARAM);
+        free(whole), free(got), free(in);
+        cf_free(f);
+    }
+}
+
+/* A form read in two halves with a write between them (an insert that
+ * doubles or not, a delete) does not load. */
+static void test_range_across_a_change(void) {
+    for (int op = 0; op < 3; op++) {
+        for (uint64_t probe = 0; probe < 20; probe++) {
+            cf_filter *f = new_inplace(10, 0.01, NULL);
+            uint64_t *in = keys_of(2000, 22 + probe);
+            size_t k = 0;
+            /* op 2: fill up to just before a doubling, so the write doubles. */
+            cf_stats st;
+            cf_get_stats(f, &st);
+            uint64_t before = st.doublings;
+            for (; k < 1000; k++) REQUIRE(cf_insert(f, &in[k], sizeof in[k]) == CF_OK);
+            size_t n = cf_serialized_size(f), half = n / 2;
+            uint8_t *buf = malloc(n);
+            REQUIRE(buf != NULL);
+            REQUIRE(cf_serialize_range(f, 0, buf, half) == CF_OK);
+            if (op == 0) REQUIRE(cf_insert(f, &in[k], sizeof in[k]) == CF_OK);
+            if (op == 1) REQUIRE(cf_delete(f, &in[probe], sizeof in[probe]) == CF_OK);
+            if (op == 2) {
+                cf_get_stats(f, &st);
+                before = st.doublings;
+                while (st.doublings == before && k < 2000) {
+                    REQUIRE(cf_insert(f, &in[k], sizeof in[k]) == CF_OK);
+                    k++;
+                    cf_get_stats(f, &st);
+                }
+                REQUIRE(st.doublings > before);
+            }
+            /* Same length unless the table doubled: then the tail cannot fit. */
+            if (cf_serialized_size(f) == n) {
+                REQUIRE(cf_serialize_range(f, half, buf + half, n - half) == CF_OK);
+                cf_filter *g = NULL;
+                CHECK(cf_deserialize(buf, n, NULL, &g) != CF_OK);
+                cf_free(g);
+            } else {
+                CHECK(op == 2);
+            }
+            free(buf), free(in);
+            cf_free(f);
+        }
+    }
+}
+
+/* cf_grow_set_limits on an in-place filter: max_bytes bounds the doublings
+ * from then on and is saved; below the table it is refused. */
+static void test_set_limits(void) {
+    cf_filter *f = new_inplace(100, 0.01, NULL);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_STATUS(cf_grow_set_limits(f, 0, st.table_bytes - 1), CF_E_PARAM);
+    CHECK_STATUS(cf_grow_set_limits(f, CF_MAX_TABLES + 1, 0), CF_E_PARAM);
+    CHECK_STATUS(cf_grow_set_limits(f, 1, 4 * st.table_bytes), CF_OK);
+    uint64_t *in = keys_of(10000, 23);
+    size_t n = 0;
+    cf_status s;
+    while ((s = cf_insert(f, &in[n], sizeof in[n])) == CF_OK) n++;
+    CHECK_STATUS(s, CF_E_FULL);
+    uint64_t limit = 4 * st.table_bytes;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.table_bytes, limit);
+    CHECK_EQ(st.max_bytes, limit);
+    size_t len;
+    uint8_t *buf = test_serialize(f, &len);
+    cf_filter *g = NULL;
+    REQUIRE(cf_deserialize(buf, len, NULL, &g) == CF_OK);
+    cf_get_stats(g, &st);
+    CHECK_EQ(st.max_bytes, limit);
+    /* Raised: the refused key now goes in (the table doubles). */
+    CHECK_STATUS(cf_grow_set_limits(g, 0, 0), CF_OK);
+    CHECK_STATUS(cf_insert(g, &in[n], sizeof in[n]), CF_OK);
+    cf_get_stats(g, &st);
+    CHECK_EQ(st.table_bytes, 2 * limit);
+    CHECK_EQ(count_found(g, in, n + 1), n + 1);
+    free(buf), free(in);
+    cf_free(g);
+    cf_free(f);
+}
+
 static void test_deterministic(void) {
     cf_filter *a = new_inplace(10, 0.01, NULL), *b = new_inplace(10, 0.01, NULL);
     uint64_t *in = keys_of(20000, 8);
@@ -351,7 +466,6 @@ static void test_params(void) {
     CHECK_EQ(st.flags, CF_GROW);
     uint8_t buf[64];
     CHECK_STATUS(cf_serialize(f, buf, sizeof buf, NULL), CF_E_TRUNCATED);
-    CHECK_STATUS(cf_serialize_range(f, 0, buf, sizeof buf), CF_E_PARAM);
     CHECK_STATUS(cf_grow_add_table(f), CF_E_PARAM);
     CHECK_STATUS(cf_merge(f, f), CF_E_PARAM);
     CHECK_STATUS(cf_table_stats(f, 0, &st), CF_OK);
@@ -780,5 +894,6 @@ static void test_long_10m(void) {
 TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip),
           TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32),
           TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
-          TEST(test_alloc_failures), TEST(test_deterministic), TEST(test_batch_and_clear),
+          TEST(test_alloc_failures), TEST(test_range), TEST(test_range_across_a_change),
+          TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),
           TEST(test_params))

@@ -72,7 +72,10 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         /* Read in place: not a table that other threads change meanwhile
          * (cf_serialize takes their locks). */
         return cf__unsupported();
-    case CF__INPLACE: return cf__unsupported(); /* not yet */
+    case CF__INPLACE:
+        CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+        cf__ip_range(f, offset, dst, len);
+        return CF_OK;
     }
     CF__NO_OTHER_KIND();
 }

@@ -14,6 +14,7 @@
  */
 #include "cf_format.h"
 #include "grow.h"
+#include "grow_inplace.h"
 #include "kind.h"
 #include "table.h"
 
@@ -65,14 +66,28 @@ cf_status cf_grow_add_table(cf_filter *f) {
 }
 
 cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_bytes) {
-    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
-    CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
-    uint64_t bytes = cf__grow_table_bytes(f->chain);
-    /* A limit below what the tables hold would make the saved form invalid. */
-    CF__RETURN_IF(max_bytes != 0 && max_bytes < bytes, CF_E_PARAM);
-    f->chain->max_tables = max_tables;
-    f->chain->max_bytes = max_bytes;
-    return CF_OK;
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    switch (f->kind) {
+    case CF__GROWN:
+        CF__RETURN_IF(f->read_only, CF_E_READONLY);
+        CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
+        /* A limit below what the tables hold would make the saved form invalid. */
+        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__grow_table_bytes(f->chain), CF_E_PARAM);
+        f->chain->max_tables = max_tables;
+        f->chain->max_bytes = max_bytes;
+        return CF_OK;
+    case CF__INPLACE:
+        CF__RETURN_IF(f->read_only, CF_E_READONLY);
+        CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
+        /* One table: max_tables has nothing to cap; max_bytes bounds the
+         * doublings (and is saved in the header, which needs it >= the table). */
+        CF__RETURN_IF(max_bytes != 0 && max_bytes < f->table_bytes, CF_E_PARAM);
+        f->ip->max_bytes = max_bytes;
+        return CF_OK;
+    case CF__PLAIN:
+    case CF__CONCURRENT: return cf__unsupported();
+    }
+    CF__NO_OTHER_KIND();
 }
 
 cf_status cf_grow_append(cf_filter *f, cf_filter *table) {

@@ -180,6 +180,39 @@ void cf__ip_serialize(const cf_filter *f, uint8_t *dst) {
                cf__ip_checksum(dst, f->table, f->table_bytes), CF__TRAILER_SIZE);
 }
 
+/* The bytes [offset, offset + len) of cf__ip_serialize's form, built from
+ * the filter as it is now (the caller checked the range): the header is
+ * encoded, the table copied, and only a range that reaches the trailer
+ * hashes the whole table.  Ranges read across a change do not fit
+ * together: the header's entry count and weight, the slots (V8) and the
+ * trailer are all checked by cf__ip_deserialize. */
+void cf__ip_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
+    uint8_t header[CF__IP_HEADER_SIZE];
+    cf__ip_header_encode(f, header);
+    uint64_t table_end = CF__IP_HEADER_SIZE + (uint64_t)f->table_bytes;
+    while (len > 0) {
+        size_t n;
+        if (offset < CF__IP_HEADER_SIZE) {
+            size_t left = CF__IP_HEADER_SIZE - (size_t)offset;
+            n = left < len ? left : len;
+            memcpy(dst, header + offset, n);
+        } else if (offset < table_end) {
+            uint64_t left = table_end - offset;
+            n = left < len ? (size_t)left : len;
+            memcpy(dst, f->table + (offset - CF__IP_HEADER_SIZE), n);
+        } else {
+            uint8_t trailer[CF__TRAILER_SIZE];
+            cf__put_le(trailer, cf__ip_checksum(header, f->table, f->table_bytes),
+                       CF__TRAILER_SIZE);
+            n = len; /* within the form: the rest of the trailer at most */
+            memcpy(dst, trailer + (offset - table_end), n);
+        }
+        dst += n;
+        offset += n;
+        len -= n;
+    }
+}
+
 cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
                              cf_filter **out) {
     cf__ip_hdr h;

@@ -39,6 +39,8 @@ cf_status cf__ip_from_header(const cf__ip_hdr *h, const cf_allocator *a, cf_filt
 size_t cf__ip_serialized_size(const cf_filter *f);
 /* Writes cf__ip_serialized_size(f) bytes to dst. */
 void cf__ip_serialize(const cf_filter *f, uint8_t *dst);
+/* Bytes [offset, offset + len) of that form, which the range must lie in. */
+void cf__ip_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len);
 cf_status cf__ip_deserialize(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out);
 
 #endif /* CF_GROW_INPLACE_FORMAT_H */

@@ -63,6 +63,12 @@ cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out) {
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
     CF__RETURN_IF(map == MAP_FAILED, CF_E_IO);
+    /* The file may have been replaced in place between the read and the
+     * map: the shape decoded from `header` must be the mapped one's. */
+    if (memcmp(map, header, CF__IP_HEADER_SIZE) != 0) {
+        munmap(map, h.total_size);
+        return CF_E_IO;
+    }
     cf_filter *f;
     s = cf__ip_from_header(&h, NULL, &f);
     if (s != CF_OK) {

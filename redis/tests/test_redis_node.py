@@ -1,5 +1,5 @@
-"""node-redis 4.x (npm's `redis`, pinned by redis/node/package-lock.json)
-against cuckoo.so: redis/node/node_client.js runs the cf.* helpers and a
+"""node-redis 4.x (npm's `redis`, pinned by redis/tests/node/package-lock.json)
+against cuckoo.so: redis/tests/node/node_client.js runs the cf.* helpers and a
 SCANDUMP/LOADCHUNK round trip with commandOptions({ returnBuffers: true }),
 the call docs/REDIS.md documents.  The packages are installed with `npm ci`
 into the build tree (never the source tree) on the first run.  Skipped, with

@@ -1,4 +1,4 @@
-// node-redis 4.x against cuckoo.so (run by redis/test_redis_node.py with the
+// node-redis 4.x against cuckoo.so (run by redis/tests/test_redis_node.py with the
 // server's port).  Exercises what a node user calls: the cf.* helpers, CF.INFO's
 // fields, CF.MEXISTS through sendCommand (node-redis has no helper for it), and
 // a SCANDUMP / LOADCHUNK round trip.  Chunks are binary: scanDump must be called

@@ -1,6 +1,7 @@
-"""Persistence of cuckoo filters: DEBUG RELOAD, restart from RDB, AOF rewrite
-(our aof_rewrite callback, not the RDB preamble), DUMP/RESTORE, COPY,
-MEMORY USAGE, and SCANDUMP/LOADCHUNK into a fresh server.  A filter's
+"""Persistence of cuckoo filters (chain keys and keys grown in place):
+DEBUG RELOAD, restart from RDB, AOF rewrite (our aof_rewrite callback, not
+the RDB preamble), DUMP/RESTORE, COPY, MEMORY USAGE, and SCANDUMP/LOADCHUNK
+into a fresh server.  A filter's
 signature is its SCANDUMP bytes plus CF.INFO: both must survive unchanged."""
 
 import json
@@ -35,7 +36,12 @@ def populate(r):
     cf.create("full", 100, expansion=0)
     r.execute_command("CF.INSERT", "full", "ITEMS", *PROBE[:400])
     cf.add("auto", "x")  # auto-created with defaults
-    return ["plain", "lowfpp", "grown", "full", "auto"]
+    # Grown in place through several doublings (a version-4 image), deletes.
+    r.execute_command("CF.RESERVE", "inplace", 100, "EXPANSION", 1, "GROWTH", "INPLACE")
+    r.execute_command("CF.INSERT", "inplace", "ITEMS", *PROBE[:3000])
+    for it in PROBE[:200]:
+        cf.delete("inplace", it)
+    return ["plain", "lowfpp", "grown", "full", "auto", "inplace"]
 
 
 def signature(r, key):
@@ -173,7 +179,11 @@ def streamed_save():
         r.cf().create("many", 1000, expansion=2)
         r.execute_command("CF.INSERT", "many", "ITEMS", *items)
         check(plain(r).execute_command("CF.INFO", "many")[5] >= 4, "many: grown into several tables")
-        for k in ("one", "many"):
+        r.execute_command("CF.RESERVE", "doubled", 1000, "GROWTH", "INPLACE")
+        r.execute_command("CF.INSERT", "doubled", "ITEMS", *items)
+        info = plain(r).execute_command("CF.INFO", "doubled")
+        check(info[info.index(b"Doublings") + 1] >= 4, "doubled: doubled in place several times")
+        for k in ("one", "many", "doubled"):
             check_pieces(r, k)
         half = 2 << 20
         made = large_mallocs(r, half)
@@ -192,7 +202,7 @@ def streamed_save():
             eq(created, made + 1, "jemalloc's counts see the module's allocations: the table is one")
             eq(large_mallocs(r, half), before,
                "SAVE of a %d-byte key allocates nothing of %d bytes or more" % (size, half))
-        keys = ["one", "many", "big"]
+        keys = ["one", "many", "doubled", "big"]
         info = {k: plain(r).execute_command("CF.INFO", k) for k in keys}
         eq(r.execute_command("DEBUG", "RELOAD"), b"OK", "DEBUG RELOAD")
         for k in keys:

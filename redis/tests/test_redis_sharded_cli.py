@@ -30,7 +30,9 @@ if len(sys.argv) < 3 or not os.path.exists(sys.argv[2]):
     print("usage: %s cuckoo.so path/to/cuckoo" % sys.argv[0])
     sys.exit(2)
 CUCKOO = os.path.abspath(sys.argv[2])
-LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "load_sharded.sh")
+# redis/load_sharded.sh, beside this directory (a tool for users, not a test).
+LOADER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                      "load_sharded.sh")
 
 
 # Sanitizer builds preload the shared ASan runtime into this interpreter (for

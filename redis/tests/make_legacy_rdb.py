@@ -1,8 +1,8 @@
-"""Writes an RDB fixture for redis/data/ and the answers its keys gave: keys
+"""Writes an RDB fixture for redis/tests/data/ and the answers its keys gave: keys
 saved by a module of an earlier RDB layout, which today's module must still
 load.  Run once with that module:
 
-    cd redis && /usr/bin/python3 make_legacy_rdb.py MODULE.so [NAME [--half]]
+    cd redis/tests && /usr/bin/python3 make_legacy_rdb.py MODULE.so [NAME [--half]]
 
 - legacy_enc0 (the default): RDB encoding 0, dump version 1 (one library
   image per sub-filter), written by the module before keys were built on the

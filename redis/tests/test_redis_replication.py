@@ -1,7 +1,7 @@
 """A replica must hold byte-identical filters: writes before it attaches
 arrive by full sync (RDB), writes after it attaches by the replicated
 command stream, including failed inserts that mark sub-filters full,
-deletes, COMPACT and LOADCHUNK.  Compared with DEBUG DIGEST (the whole
+deletes, COMPACT and LOADCHUNK, for chain keys and keys grown in place.  Compared with DEBUG DIGEST (the whole
 dataset through our digest callback) and each key's SCANDUMP bytes."""
 
 import time
@@ -35,7 +35,16 @@ def writes(r, tag, n):
     # LOADCHUNK replicates chunk by chunk.
     for it, data in dump(r, tag + ":grow"):
         cf.loadchunk(tag + ":loaded", it, data)
-    return [tag + s for s in (":grow", ":full", ":auto", ":loaded")]
+    # Grown in place: doublings, deletes, and a doubling refused at the
+    # key's FPP bound (the exhausted mark) replicate too.
+    r.execute_command("CF.RESERVE", tag + ":inplace", 100, "GROWTH", "INPLACE")
+    r.execute_command("CF.INSERT", tag + ":inplace", "ITEMS", *items)
+    for it in items[: n // 3]:
+        cf.delete(tag + ":inplace", it)
+    r.execute_command("CF.RESERVE", tag + ":capped", 100, "GROWTH", "INPLACE",
+                      "FINGERPRINT", 16, "ERROR_RATE", "0.0003")
+    r.execute_command("CF.INSERT", tag + ":capped", "ITEMS", *items)
+    return [tag + s for s in (":grow", ":full", ":auto", ":loaded", ":inplace", ":capped")]
 
 
 def wait_sync(primary, replica):
