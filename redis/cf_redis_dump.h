@@ -2,7 +2,7 @@
  * cf_redis_dump.h -- the header of a key's dump stream, and the iterators
  * that tag its chunks.  Plain C with no Redis dependency: the module
  * (SCANDUMP, LOADCHUNK, RDB, AOF, COPY) and the `cuckoo export` / `import`
- * commands (tools/cmd_redis_io.c) share this one definition.
+ * commands (tools/redis_io.c, redis_shards.c) share this one definition.
  *
  * A dump stream is this header followed by images in the library's file
  * format (docs/FORMAT.md):
