@@ -91,14 +91,9 @@ int cli_cmd_export(int argc, char **argv) {
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
-    if (st.growth_mode == CF_GROWTH_INPLACE) {
-        cf_free(f);
-        return cli_error("export: %s grows in place (format version 4), which the Redis module "
-                         "does not load yet",
-                         o.file);
-    }
     /* A grown file keeps growing by its own factor: that is the key's
-     * EXPANSION (the module refuses any other). */
+     * EXPANSION (the module refuses any other).  One that grows in place
+     * doubles (growth 2): the module loads it as a GROWTH INPLACE key. */
     if (st.flags & CF_GROW) {
         if (o.has_expansion && expansion != st.growth) {
             cf_free(f);

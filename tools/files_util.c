@@ -194,9 +194,11 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
         return cli_error("--fpp and --fingerprint-bits exclude each other (the width sets the "
                          "false-positive rate)"),
                false;
-    if (o->keys_file != NULL && o->nkeys > 0)
+    /* export --shards takes FILE and NAME; NAME is no key. */
+    int named = (accepted & FILES_OPT_SHARDS) ? 1 : 0;
+    if (o->keys_file != NULL && o->nkeys > named)
         return cli_error("%s: keys come from --keys %s or from arguments, not both ('%s')", argv[0],
-                         o->keys_file, o->keys[0]),
+                         o->keys_file, o->keys[named]),
                false;
     if (o->found_only && o->missing_only)
         return cli_error("--found and --missing exclude each other (neither prints every key)"),

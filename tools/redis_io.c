@@ -19,8 +19,9 @@
  * directions carry it whole.  Only dumps of earlier modules (version 1) can
  * hold several sub-filters; import refuses those.  The key's own fields
  * (EXPANSION, items deleted, the exhausted mark) have no place in a file;
- * export writes EXPANSION as given (default 1; a grown file's own growth)
- * and none deleted.
+ * export writes EXPANSION as given (default 1; a grown file's own growth,
+ * 2 for one that grows in place, which the module loads as a GROWTH
+ * INPLACE key) and none deleted.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -139,6 +139,51 @@ def run(tmp):
            "the round trip dumps the same filter bytes")
         got = cuckoo("export", grown_file, "chain3", "--expansion", 2)
         eq(got.returncode, 2, "a grown file refuses another --expansion")
+
+        # A key that grows in place becomes an in-place file (format
+        # version 4), and such a file, made by the CLI too, a key again.
+        ip_items = ["i%d" % i for i in range(3000)]
+        p.execute_command("CF.RESERVE", "ip", 100, "GROWTH", "INPLACE")
+        p.execute_command("CF.INSERT", "ip", "ITEMS", *ip_items)
+        flat = plain(p).execute_command("CF.INFO", "ip")
+        ip_info = {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}
+        check(ip_info.get("Doublings", 0) > 0, "the in-place key doubled: %r" % ip_info)
+        ip_file = os.path.join(tmp, "ip.cf")
+        got = cuckoo("import", ip_file, stdin=scandump_stream(p, "ip"))
+        eq(got.returncode, 0, "an in-place key imports: %s" % got.stderr.decode().strip())
+        info = cuckoo("info", ip_file)
+        check(b"inplace" in info.stdout.replace(b"-", b"").replace(b" ", b"").lower(),
+              "the file grows in place: %r" % info.stdout)
+        eq(file_answers(ip_file, ip_items + absent),
+           p.execute_command("CF.MEXISTS", "ip", *(ip_items + absent)),
+           "the in-place file answers as the key does")
+        exported = cuckoo("export", ip_file, "ip2")
+        eq(exported.returncode, 0, "export of an in-place file: %s" % exported.stderr.decode().strip())
+        piped = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(srv.port), "--pipe"],
+                               input=exported.stdout, capture_output=True, timeout=120)
+        check(b"errors: 0" in piped.stdout, "the in-place file loads: %r" % piped.stdout[-200:])
+        eq(plain(p).execute_command("CF.INFO", "ip2"), flat,
+           "CF.INFO of the in-place round trip")
+        eq(b"".join(d for _, d in dump(p, "ip2")[1:]), b"".join(d for _, d in dump(p, "ip")[1:]),
+           "the in-place round trip dumps the same filter bytes")
+        p.execute_command("CF.ADD", "ip2", "after")
+        eq(p.execute_command("CF.EXISTS", "ip2", "after"), 1, "the loaded key takes inserts")
+        got = cuckoo("export", ip_file, "ip3", "--expansion", 4)
+        eq(got.returncode, 2, "an in-place file refuses --expansion other than 2")
+        cli_ip = os.path.join(tmp, "cli_ip.cf")
+        eq(cuckoo("create", cli_ip, "--capacity", 100, "--grow=inplace").returncode, 0,
+           "create --grow=inplace")
+        keys_path = os.path.join(tmp, "ip_keys.txt")
+        with open(keys_path, "w") as kf:
+            kf.write("".join(k + "\n" for k in ip_items))
+        eq(cuckoo("add", cli_ip, "--keys", keys_path).returncode, 0, "add to an in-place file")
+        exported = cuckoo("export", cli_ip, "ip4")
+        eq(exported.returncode, 0, "export of a CLI-made in-place file")
+        piped = subprocess.run([REDIS_CLI, "-h", "127.0.0.1", "-p", str(srv.port), "--pipe"],
+                               input=exported.stdout, capture_output=True, timeout=120)
+        check(b"errors: 0" in piped.stdout, "it loads: %r" % piped.stdout[-200:])
+        eq(p.execute_command("CF.MEXISTS", "ip4", *ip_items), [1] * len(ip_items),
+           "the key holds every item of the file")
         stream = scandump_stream(p, "served")
         got = cuckoo("import", os.path.join(tmp, "short.cf"), stdin=stream[:len(stream) // 2])
         eq(got.returncode, 2, "a truncated stream is refused")

@@ -110,9 +110,23 @@ def run(tmp, cluster):
     r = cuckoo("export", src, "v", "--shards", 12, "--output-dir", out, "--routing-seed", 0, stdin=keys)
     check(r.returncode != 0 and b"routing seed" in r.stderr, "routing seed = file seed: %s" % r.stderr)
 
+    # The keys from --keys FILE: NAME is no key, so this is no "both".
+    keys_file, out_k = os.path.join(tmp, "keys.txt"), os.path.join(tmp, "out_k")
+    with open(keys_file, "wb") as kf:
+        kf.write(keys)
+    r = cuckoo("export", src, "offline{users}", "--shards", 12, "--output-dir", out_k,
+               "--keys", keys_file)
+    eq(r.returncode, 0, "export --shards --keys FILE: %s" % r.stderr.decode())
+    r = cuckoo("export", src, "v", "extra", "--shards", 12, "--output-dir", out, "--keys", keys_file)
+    check(r.returncode != 0 and b"not both ('extra')" in r.stderr,
+          "a key argument beside --keys: %s" % r.stderr)
+
     name = "offline{users}"  # braces in NAME: the shard keys' own tags come first
     r = cuckoo("export", src, name, "--shards", 12, "--output-dir", out, stdin=keys)
     eq(r.returncode, 0, "export --shards: %s" % r.stderr.decode())
+    for f in sorted(os.listdir(out)):
+        with open(os.path.join(out, f), "rb") as a, open(os.path.join(out_k, f), "rb") as b:
+            check(a.read() == b.read(), "%s: --keys FILE and stdin give the same bytes" % f)
     rows = [line.split("\t") for line in open(os.path.join(out, "shards.tsv")).read().splitlines()]
     eq(rows[-1], ["meta", str(key_slot(name.encode())), name, "meta.resp"], "the metadata row, last")
     rows = rows[:-1]
