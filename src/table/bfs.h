@@ -27,7 +27,8 @@ typedef struct cf__bfs_end {
     bool truncated; /* at < 0 because q had no room left within the budget */
 } cf__bfs_end;
 
-/* True if bucket lies on the path from the root to node `at`. */
+/* True if bucket lies on the path from the root to node `at` (-1: the
+ * empty path above a root). */
 static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t bucket) {
     for (int32_t j = at; j >= 0; j = q[j].parent)
         if (q[j].bucket == bucket) return true;
@@ -70,7 +71,9 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
     size_t prefetched = 0, roots = tail;
     uint64_t ring[CF__BFS_RING][CF_MAX_BUCKET_SIZE];
     for (size_t head = 0; head < tail && head < f->max_kicks; head++) {
-        size_t ahead = head != 0 && head < roots ? prefetched : head + CF__BFS_LOOKAHEAD + 1;
+        size_t ahead = !f->far                     ? head + 1
+                       : head != 0 && head < roots ? prefetched
+                                                   : head + CF__BFS_LOOKAHEAD + 1;
         for (; prefetched < tail && prefetched < ahead; prefetched++) {
             uint32_t fp[CF_MAX_BUCKET_SIZE];
             uint64_t *kids = ring[prefetched % CF__BFS_RING];
@@ -87,7 +90,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
         const uint64_t *children = ring[head % CF__BFS_RING];
         for (unsigned s = 0; s < f->bucket_size; s++) {
             uint64_t child = children[s];
-            if (child == bucket || cf__bfs_on_path(q, (int32_t)head, child)) continue;
+            if (child == bucket || cf__bfs_on_path(q, q[head].parent, child)) continue;
             int room = free_slot(f, child);
             if (room >= 0)
                 return (cf__bfs_end){
