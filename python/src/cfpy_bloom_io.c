@@ -205,7 +205,9 @@ const char cfpy_doc_bloom_map[] =
     "Replacing the file (save()) leaves the mapping intact.  If another\n"
     "program truncates the file in place, calls that read the lost pages\n"
     "raise OSError instead of killing the interpreter with SIGBUS; use load()\n"
-    "for files others may rewrite in place.  key: the key= function.";
+    "for files others may rewrite in place.  (The validating read during\n"
+    "map() itself is not guarded: a truncation at that moment still raises\n"
+    "SIGBUS.)  key: the key= function.";
 
 PyObject *cfpy_bloom_map(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"path", "key", NULL};

@@ -157,7 +157,9 @@ const char cfpy_doc_map[] =
     "Replacing the file (save(), the cuckoo CLI) leaves the mapping intact.  If\n"
     "another program truncates the file in place, calls that read the lost\n"
     "pages raise OSError instead of killing the interpreter with SIGBUS; use\n"
-    "load() for files others may rewrite in place.";
+    "load() for files others may rewrite in place.  (verify=True's read\n"
+    "during map() itself is not guarded: a truncation at that moment still\n"
+    "raises SIGBUS.)";
 
 PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"path", "verify", "key", NULL};

@@ -216,6 +216,13 @@ static int parse_grow(PyObject *obj, int *grow, unsigned *mode) {
                      obj);
         return -1;
     }
+    /* Bytes are true, so b"inplace" would quietly give a chain. */
+    if (PyBytes_Check(obj) || PyByteArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "grow=%R: the growth mode is a str, 'chain' or 'inplace' (or True/False)",
+                     obj);
+        return -1;
+    }
     *grow = PyObject_IsTrue(obj);
     return *grow < 0 ? -1 : 0;
 }

@@ -101,3 +101,6 @@ def test_refusals_say_why():
             cf.CuckooFilter(capacity=1000, grow="inplace", **kw)
     with pytest.raises(ValueError, match=r"grow='in-place': the growth mode is 'chain'.*'inplace'"):
         cf.CuckooFilter(capacity=1000, grow="in-place")
+    for spelled in (b"inplace", bytearray(b"chain")):
+        with pytest.raises(TypeError, match=r"the growth mode is a str"):
+            cf.CuckooFilter(capacity=1000, grow=spelled)
