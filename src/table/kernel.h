@@ -75,22 +75,9 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
     return CF_OK;
 }
 
-/* SWAR layouts: clears the first slot of `bucket` holding fp, if any,
- * writing the word back where it was read (as cf__place_swar does). */
-static inline bool cf__take_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
-    uint64_t w = cf__load64le(p.at);
-    uint64_t z = cf__zero_lanes(f, ((w >> p.shift) & f->bucket_mask) ^ (f->lane_ones * fp));
-    if (z == 0) return false;
-    /* The lowest set bit of z is the top bit of the first matching lane. */
-    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-    cf__store64le(p.at, w & ~(f->fp_mask << (p.shift + lane)));
-    return true;
-}
-
-/* Clears one copy of fp from i1, else from i2; false if neither holds it. */
+/* Clears one copy of fp from i1, else from i2; false if neither holds it.
+ * The layouts without SWAR (cf__take_k serves the others). */
 static inline bool cf__take(cf_filter *f, cf__slots p) {
-    if (f->swar) return cf__take_swar(f, p.i1, p.fp) || cf__take_swar(f, p.i2, p.fp);
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, p.fp);
     if (s < 0) {
