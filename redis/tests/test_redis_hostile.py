@@ -283,6 +283,10 @@ def rdb_cases(r):
          v0(state, header, ("u", len(pieces)), *pieces)),
         ("encoding 0: 2^64 - 1 pieces", v0(state, header, ("u", (1 << 64) - 1), ("s", body))),
         ("encoding 0: an empty piece", v0(state, header, ("u", 2), ("s", b""), ("s", body))),
+        # The count allows one piece more than the images: one after the
+        # complete body arrives once the load has ended.
+        ("encoding 0: a piece after the complete body",
+         v0(state, header, ("u", 2), ("s", body), ("s", b"x"))),
     ]
     whole = v1(*items)
     # The payload cut inside a piece: the RDB string ends early.
