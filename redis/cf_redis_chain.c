@@ -36,6 +36,9 @@
  * (`cuckoo export` of a file made with another seed). */
 #define CFR_SEED 0x6366726564697331ull /* "cfredis1" */
 
+_Static_assert(CFR_IMAGE_OVERHEAD_V2 >= 64u + 135u * CF_MAX_TABLES,
+               "the loader's slack covers a chain image of CF_MAX_TABLES tables");
+
 /* ---- key lifetime ---- */
 
 /* Generations of new keys start from a module-wide counter, so a key
@@ -379,7 +382,8 @@ cfr_result cfr_load_begin(const uint8_t *hdr, size_t len, const cfr_limits *lim,
     *out = NULL;
     cfr_chain *c = chain_alloc();
     if (!c) return CFR_NOMEM;
-    /* The body must fit the key's memory limit. */
+    /* The tables must fit the key's memory limit (the body may pass it by
+     * the images' format overhead: a key at the limit loads again). */
     cfr_result r = cfr_loader_new(hdr, len, lim->max_key_bytes, gen, &c->load);
     if (r != CFR_OK) {
         cfr_chain_free(c);

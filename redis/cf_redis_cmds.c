@@ -7,7 +7,10 @@
  * created) key is replicated verbatim, whatever it answered.  The library's
  * eviction is deterministic and the chain's decisions depend only on its
  * persisted state, so replaying the same commands rebuilds the same bytes --
- * even a failed insert, which may mark the key exhausted.
+ * even a failed insert, which may mark the key exhausted.  A key's creation
+ * is the exception: its kind may come from the module argument GROWTH,
+ * which a replica or an AOF replay need not share, so it is replicated
+ * with the kind spelled out (growth_word).
  */
 #include "cf_redis.h"
 
@@ -78,6 +81,12 @@ static void default_params(cfr_params *p, uint64_t capacity) {
     p->expansion = 1;
     p->inplace = cfr_default_inplace;
     p->target_fpp = CFR_INPLACE_DEFAULT_FPP;
+}
+
+/* The GROWTH value that replicates a key's creation: the last GROWTH given
+ * wins, so a replica builds this kind whatever its module arguments. */
+static const char *growth_word(bool inplace) {
+    return inplace ? "INPLACE" : "CHAIN";
 }
 
 /* Creates the key's chain; replies with the error and returns false on failure. */
@@ -238,7 +247,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (kt == KEY_CHAIN)
         return reply_close(key, RedisModule_ReplyWithError(ctx, "ERR item exists"));
     if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
-    RedisModule_ReplicateVerbatim(ctx);
+    RedisModule_Replicate(ctx, "CF.RESERVE", "vcc", argv + 1, (size_t)(argc - 1), "GROWTH",
+                          growth_word(inplace));
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
 }
 
@@ -264,6 +274,10 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         cfr_params p;
         default_params(&p, (uint64_t)capacity);
         if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
+        /* CF.RESERVE's defaults are default_params' but the kind; the
+         * command follows, and finds the key. */
+        RedisModule_Replicate(ctx, "CF.RESERVE", "slcc", name, capacity, "GROWTH",
+                              growth_word(p.inplace));
     } else if (c->load) {
         return reply_close(key, RedisModule_ReplyWithError(ctx, ERR_LOADING));
     } else if (cfr_chain_at_cap(c, &cfr_lim)) {

@@ -63,7 +63,7 @@ uint64_t cfr_dump_sub_flags(const uint8_t *h, uint32_t i) {
     return get_le(h + CFR_DUMP_FIXED + CFR_DUMP_PER_SUB * i + 8, 8);
 }
 
-bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_dump_fields *d) {
+bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_tables, cfr_dump_fields *d) {
     memset(d, 0, sizeof *d);
     if (len < cfr_dump_header_len(1) || memcmp(h, cfr_magic, 8) != 0) return false;
     uint64_t version = get_le(h + 8, 2);
@@ -76,13 +76,16 @@ bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_d
     uint64_t e = get_le(h + 16, 4), fl = get_le(h + 20, 4);
     if (e > CFR_MAX_EXPANSION || (e & (e - 1)) != 0 || (fl & ~(uint64_t)CFR_CHAIN_EXHAUSTED) != 0)
         return false;
-    uint64_t sum = 0;
+    uint64_t overhead = version == 1 ? CFR_IMAGE_OVERHEAD_V1 : CFR_IMAGE_OVERHEAD_V2;
+    uint64_t sum = 0, max_body = max_tables;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t sl = cfr_dump_sub_len(h, i);
+        max_body += overhead;
         /* A sub-filter is at least the library's 64-byte header and 8-byte
          * trailer; each length is bounded before the sum can overflow. */
         uint64_t allowed = version == 1 ? CFR_SUB_FULL : 0;
-        if (sl < 72 || sl > max_body || (cfr_dump_sub_flags(h, i) & ~allowed) != 0) return false;
+        if (sl < 72 || sl > max_tables + overhead || (cfr_dump_sub_flags(h, i) & ~allowed) != 0)
+            return false;
         sum += sl;
         if (sum > max_body) return false;
     }

@@ -95,11 +95,22 @@ size_t cfr_dump_header_len(uint32_t nsubs);
 void cfr_dump_header_write(uint8_t *h, cfr_dump_fields *d, const uint64_t *lens,
                            const uint64_t *flags);
 
+/* The most bytes an image's file format adds to its tables' bytes
+ * (docs/FORMAT.md): a version-1 image is one table, its 64-byte header and
+ * 8-byte trailer; a version-2 dump's one image at most a chain of 64
+ * tables (CF_MAX_TABLES, checked in cf_redis_chain.c: a 64-byte header,
+ * and per table the same 72 bytes padded to a multiple of 64, so at most
+ * 135), more than an in-place image's 136. */
+#define CFR_IMAGE_OVERHEAD_V1 72u
+#define CFR_IMAGE_OVERHEAD_V2 (64u + 135u * 64u)
+
 /* Validates a header of len bytes: magic, version (1 or 2), reserved
  * fields, nsubs (1 for version 2), exact length, checksum, expansion,
  * flags, each image at least a library file's 72 bytes, and the body within
- * max_body bytes.  Fills *d. */
-bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_body, cfr_dump_fields *d);
+ * max_tables bytes of tables: max_tables plus each image's format overhead
+ * (CFR_IMAGE_OVERHEAD_*), so a key whose tables reach the limit loads
+ * again.  Fills *d. */
+bool cfr_dump_header_read(const uint8_t *h, size_t len, uint64_t max_tables, cfr_dump_fields *d);
 
 /* Sub-filter i's length and flags in a header that passed _read. */
 uint64_t cfr_dump_sub_len(const uint8_t *h, uint32_t i);

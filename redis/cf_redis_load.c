@@ -8,11 +8,11 @@
 
 #include <string.h>
 
-cfr_result cfr_loader_new(const uint8_t *h, size_t len, uint64_t max_body, uint32_t gen,
+cfr_result cfr_loader_new(const uint8_t *h, size_t len, uint64_t max_tables, uint32_t gen,
                           cfr_loader **out) {
     *out = NULL;
     cfr_dump_fields d;
-    if (!cfr_dump_header_read(h, len, max_body, &d)) return CFR_BAD_HEADER;
+    if (!cfr_dump_header_read(h, len, max_tables, &d)) return CFR_BAD_HEADER;
     cfr_loader *l = cfr_alloc(sizeof *l);
     if (!l) return CFR_NOMEM;
     memset(l, 0, sizeof *l);

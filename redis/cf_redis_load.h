@@ -54,9 +54,9 @@ typedef struct cfr_loader {
 } cfr_loader;
 
 /* A loader for the header h (len bytes), which must pass
- * cfr_dump_header_read with a body of at most max_body bytes: CFR_OK,
+ * cfr_dump_header_read with at most max_tables bytes of tables: CFR_OK,
  * CFR_BAD_HEADER or CFR_NOMEM. */
-cfr_result cfr_loader_new(const uint8_t *h, size_t len, uint64_t max_body, uint32_t gen,
+cfr_result cfr_loader_new(const uint8_t *h, size_t len, uint64_t max_tables, uint32_t gen,
                           cfr_loader **out);
 void cfr_loader_free(cfr_loader *l);
 

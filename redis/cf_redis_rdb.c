@@ -100,6 +100,9 @@ static bool io_failed(RedisModuleIO *io) {
  * *at.  No writer saves an empty piece; refusing one means every piece read
  * moves *at, so a forged count cannot spin. */
 static cfr_result load_piece(RedisModuleIO *io, cfr_chain *c, uint64_t *at, uint64_t end) {
+    /* The last image ends the load (cfr_load_append frees the loader): no
+     * piece may follow it. */
+    if (!c->load) return CFR_BAD_CHUNK;
     size_t n = 0;
     char *b = RedisModule_LoadStringBuffer(io, &n);
     cfr_result r = CFR_BAD_CHUNK;
@@ -123,14 +126,16 @@ static cfr_result load_body(RedisModuleIO *io, cfr_chain *c, bool complete) {
 }
 
 /* Encoding 0: a count of pieces, each a complete image but a last partial
- * one, so at most one per image and one more. */
+ * one, so at most one per image and one more.  The count allows one piece
+ * more than a complete body has: a piece after the last image is refused
+ * (load_piece), and the body length is read before the load ends. */
 static cfr_result load_body_v0(RedisModuleIO *io, cfr_chain *c) {
     uint64_t pieces = RedisModule_LoadUnsigned(io);
     if (io_failed(io) || pieces > (uint64_t)c->load->d.nsubs + 1) return CFR_BAD_HEADER;
+    uint64_t body_len = c->load->d.body_len;
     cfr_result r = CFR_OK;
     uint64_t at = 0;
-    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++)
-        r = load_piece(io, c, &at, c->load->d.body_len);
+    for (uint64_t i = 0; i < pieces && r == CFR_OK; i++) r = load_piece(io, c, &at, body_len);
     return r;
 }
 

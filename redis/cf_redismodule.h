@@ -115,6 +115,7 @@ typedef struct RedisModuleTypeMethods {
     X(int, StringToLongLong, (const RedisModuleString *str, long long *ll))                      \
     X(int, StringToDouble, (const RedisModuleString *str, double *d))                            \
     X(int, ReplicateVerbatim, (RedisModuleCtx * ctx))                                            \
+    X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))         \
     X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                  \
     X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                              \
     X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                 \

@@ -13,6 +13,8 @@ from cfr_testlib import (Server, check, crc64, dump, eq, finish, module_path, mo
 
 MOD = module_path()
 LIMIT = 1 << 20
+V1_OVERHEAD = 64 + 8  # a version-1 file's header and trailer (docs/FORMAT.md)
+V2_OVERHEAD = 64 + 64 * (64 + 8 + 63)  # a chain file of 64 tables, each record padded to 64
 NOMEM = ("-ERR Insufficient memory: the filter would exceed the module's per-key limit "
          "(MAX_KEY_BYTES) or the server's memory")
 ARITY = "-ERR wrong number of arguments for '%s' command"
@@ -101,6 +103,19 @@ def rows_commands():
         ("header: sub-filter of 2^62 bytes", ["CF.LOADCHUNK", "h", 1, make_header([(1 << 62, 0)])],
          "-Couldn't create filter!"),
         ("header: total over the key limit", ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT // 2 + 8, 0)] * 3)],
+         "-Couldn't create filter!"),
+        # MAX_KEY_BYTES bounds tables: an image may add its format's
+        # overhead (72 bytes for a single table; 64 + 135 per table of a
+        # chain of 64 for version 2's one image), not a byte more.
+        ("header: images of the limit and their overhead",
+         ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT // 2 + V1_OVERHEAD, 0)] * 2)], "+OK"),
+        ("header: one byte more",
+         ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT // 2 + V1_OVERHEAD, 0), (LIMIT // 2 + V1_OVERHEAD + 1, 0)])],
+         "-Couldn't create filter!"),
+        ("header: version 2, the limit and its overhead",
+         ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT + V2_OVERHEAD, 0)], version=2)], "+OK"),
+        ("header: version 2, one byte more",
+         ["CF.LOADCHUNK", "h", 1, make_header([(LIMIT + V2_OVERHEAD + 1, 0)], version=2)],
          "-Couldn't create filter!"),
         ("header: body length disagrees", ["CF.LOADCHUNK", "h", 1, make_header([(100, 0)], body_len=99)],
          "-Couldn't create filter!"),
@@ -283,6 +298,10 @@ def rdb_cases(r):
          v0(state, header, ("u", len(pieces)), *pieces)),
         ("encoding 0: 2^64 - 1 pieces", v0(state, header, ("u", (1 << 64) - 1), ("s", body))),
         ("encoding 0: an empty piece", v0(state, header, ("u", 2), ("s", b""), ("s", body))),
+        # The count allows one piece more than the images: one after the
+        # complete body arrives once the load has ended.
+        ("encoding 0: a piece after the complete body",
+         v0(state, header, ("u", 2), ("s", body), ("s", b"x"))),
     ]
     whole = v1(*items)
     # The payload cut inside a piece: the RDB string ends early.

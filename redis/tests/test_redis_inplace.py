@@ -226,6 +226,7 @@ def caps():
         eq(i["Size"], 65536, "m: grew to MAX_KEY_BYTES exactly")
         check(len(took) >= 0.9 * 65536 / 2, "m: %d items in 32768 slots" % len(took))
         eq(set(p.execute_command("CF.MEXISTS", "m", *took)), {1}, "m: every accepted item found")
+        m_took = took
         eq(raw(srv.port, "CF.ADD", "m", "more"), "-ERR Insufficient memory",
            "m: CF.ADD at the limit")
         p.execute_command("CF.DEL", "m", took[0])
@@ -241,6 +242,31 @@ def caps():
            "f: CF.ADD at the cap")
         took = [it for it, x in zip(ITEMS, res) if x == 1]
         eq(set(p.execute_command("CF.MEXISTS", "f", *took)), {1}, "f: every accepted item found")
+        # Whatever the module lets a key become loads again under the same
+        # limit: the dump adds the image's header and trailer to a table of
+        # MAX_KEY_BYTES (m), or to a chain key's first table of that size (c).
+        lo, hi = 1000, 100000  # the largest capacity CF.RESERVE takes: lo
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            ok = raw(srv.port, "CF.RESERVE", "c", mid) == "+OK"
+            r.delete("c")
+            lo, hi = (mid, hi) if ok else (lo, mid)
+        p.execute_command("CF.RESERVE", "c", lo)
+        check(65536 - 72 < info(r, "c")["Size"] <= 65536,
+              "c: a chain key's table within 72 bytes of MAX_KEY_BYTES (%d)" % info(r, "c")["Size"])
+        p.execute_command("CF.INSERT", "c", "ITEMS", *ITEMS[:1000])
+        full = {k: (info(r, k), r.dump(k)) for k in ("m", "c")}
+        for k, (i, d) in full.items():
+            eq(r.restore(k + ":r", 0, d), b"OK", k + ": RESTORE of a key at MAX_KEY_BYTES")
+            eq(r.execute_command("COPY", k, k + ":c"), 1, k + ": COPY of a key at MAX_KEY_BYTES")
+        eq(r.execute_command("DEBUG", "RELOAD"), b"OK", "DEBUG RELOAD with keys at MAX_KEY_BYTES")
+        for k, (i, d) in full.items():
+            for name in (k, k + ":r", k + ":c"):
+                eq(info(r, name), i, name + ": CF.INFO after RESTORE, COPY and DEBUG RELOAD")
+                eq(r.dump(name), d, name + ": the same dump")
+        eq(set(p.execute_command("CF.MEXISTS", "m:r", *m_took)), {1}, "m:r: every item found")
+        eq(raw(srv.port, "CF.ADD", "m:r", "more"), "-ERR Insufficient memory",
+           "m:r: CF.ADD at the limit after RESTORE")
         # A restart with a higher limit: the key keeps the limit it was made with.
         srv.module_args = ["MAX_KEY_BYTES", str(1 << 20)]
         srv.restart()

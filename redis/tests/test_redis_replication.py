@@ -57,6 +57,58 @@ def wait_sync(primary, replica):
     return False
 
 
+def created(r, tag):
+    """Keys whose kind, without GROWTH in the command, comes from the module
+    argument GROWTH: reserved, and auto-created by each inserting command."""
+    r.execute_command("CF.RESERVE", tag + ":reserved", 1000)
+    r.execute_command("CF.RESERVE", tag + ":b2", 1000, "BUCKETSIZE", 2)  # always a chain key
+    r.execute_command("CF.ADD", tag + ":add", "x")
+    r.execute_command("CF.ADDNX", tag + ":addnx", "x")
+    r.execute_command("CF.INSERT", tag + ":insert", "CAPACITY", 500, "ITEMS",
+                      *["i%d" % i for i in range(3000)])
+    r.execute_command("CF.INSERTNX", tag + ":insertnx", "ITEMS", "a", "b", "a")
+    return [tag + s for s in (":reserved", ":b2", ":add", ":addnx", ":insert", ":insertnx")]
+
+
+def same_keys(a, b, keys, what):
+    """The same kind and bytes of every key on servers a and b."""
+    for k in keys:
+        eq(plain(b).execute_command("CF.INFO", k), plain(a).execute_command("CF.INFO", k),
+           "%s: CF.INFO of %s" % (what, k))
+    eq(b.execute_command("DEBUG", "DIGEST"), a.execute_command("DEBUG", "DIGEST"),
+       what + ": DEBUG DIGEST")
+
+
+def growth_argument():
+    """The module argument GROWTH is not persisted: a replica, or an AOF
+    replayed, under another one builds the keys the primary built (key
+    creation replicates with GROWTH spelled out)."""
+    for prim_args, repl_args in ((["GROWTH", "INPLACE"], []), ([], ["GROWTH", "INPLACE"])):
+        with Server(MOD, module_args=prim_args) as prim, Server(MOD, module_args=repl_args) as repl:
+            p, r = prim.client(), repl.client()
+            r.replicaof("127.0.0.1", prim.port)
+            check(wait_sync(p, r), "replica synced")
+            keys = created(p, "g")
+            kinds = {plain(p).execute_command("CF.INFO", k)[-4] == b"Growth" for k in keys}
+            eq(kinds, {True, False} if prim_args else {False},
+               "primary %s: the keys' kinds" % prim_args)
+            p.execute_command("WAIT", 1, 5000)
+            check(wait_sync(p, r), "replica caught up")
+            same_keys(p, r, keys, "primary %s, replica %s" % (prim_args, repl_args))
+    # An AOF replayed by a server started with another GROWTH.
+    with Server(MOD, module_args=["GROWTH", "INPLACE"], extra=["--appendonly", "yes"]) as srv:
+        r = srv.client()
+        keys = created(r, "aof")
+        want = {k: plain(r).execute_command("CF.INFO", k) for k in keys}
+        digest = r.execute_command("DEBUG", "DIGEST")
+        srv.module_args = []
+        srv.restart()
+        r = srv.client()
+        for k in keys:
+            eq(plain(r).execute_command("CF.INFO", k), want[k], "AOF replay: CF.INFO of " + k)
+        eq(r.execute_command("DEBUG", "DIGEST"), digest, "AOF replay: DEBUG DIGEST")
+
+
 def main():
     with Server(MOD, extra=["--repl-diskless-sync-delay", "0"]) as prim, Server(MOD) as repl:
         p, r = prim.client(), repl.client()
@@ -83,6 +135,7 @@ def main():
         check(err is not None and "read only" in err.lower(), "replica refuses CF.ADD (%s)" % err)
         eq(r.cf().exists("after:grow", "after:2999"), 1, "replica answers CF.EXISTS")
         check(prim.alive() and repl.alive(), "both servers alive")
+    growth_argument()
     finish("redis_replication")
 
 
