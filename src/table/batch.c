@@ -143,10 +143,12 @@ size_t cf__table_contains_batch(const cf_filter *f, const uint64_t *hashes, size
 
 cf_status cf__table_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     cf__slots ring[CF__BATCH];
+    bool bytes = f->addr == CF__ADDR_BYTES || f->addr == CF__ADDR_POW2_BYTES;
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
         cf__slots p = cf__ring_next(f, ring, hashes, n, j);
-        cf_status s = cf__insert_slots(f, p.i1, p.i2, p.fp);
+        cf_status s = bytes ? cf__insert_slots_bytes(f, p.i1, p.i2, p.fp)
+                            : cf__insert_slots(f, p.i1, p.i2, p.fp);
         if (s != CF_OK) return s;
         if (inserted != NULL) *inserted = j + 1;
     }

@@ -50,19 +50,54 @@ static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
     return cf__bucket_find(f, bucket, 0);
 }
 
+/* The readers of SWAR tables whose buckets start on a byte (CF__ADDR_BYTES
+ * and CF__ADDR_POW2_BYTES): a load at a byte offset, no shift, no test of
+ * the layout.  Bits above the bucket's lanes are ignored: the slots are
+ * masked, and the free-slot test's borrows move up. */
+static void cf__bytes_read(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+    uint64_t w = cf__load64le(f->table + bucket * f->bucket_bytes);
+    for (unsigned s = 0; s < f->bucket_size; s++)
+        fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
+}
+
+static int cf__bytes_free_slot(const cf_filter *f, uint64_t bucket) {
+    uint64_t z = cf__zero_lanes(f, cf__load64le(f->table + bucket * f->bucket_bytes));
+    return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
+}
+
+/* cf__alt_index of a power-of-two table: range is a shift, the reflection
+ * a subtraction mod nb (the lookup kernels' form). */
+static uint64_t cf__pow2_alt(const cf_filter *f, uint64_t bucket, uint32_t fp) {
+    return ((cf__alt_point(f, fp) >> f->index_shift) - bucket) & (f->num_buckets - 1);
+}
+
+/* The search with the readers of f's addressing, each copy compiled with
+ * its own (the byte-aligned ones cost a third fewer instructions per
+ * bucket visited); they find the same path. */
+static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, uint64_t i1,
+                              uint64_t i2) {
+    if (f->addr == CF__ADDR_POW2_BYTES)
+        return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot,
+                              cf__pow2_alt);
+    if (f->addr == CF__ADDR_BYTES)
+        return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot,
+                              cf__alt_index);
+    return cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot, cf__alt_index);
+}
+
 cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
     cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_end end;
-    /* One call site, so the search stays inlined.  A queue too short for
+    /* A queue too short for
      * the budget: the same search again with room for all of it, in
      * scratch from the filter's allocator held only meanwhile (no memory
      * kept per filter).  Breadth-first order makes its first nodes those of
      * the short search, so the path found is the one a single long search
      * finds. */
     for (;;) {
-        end = cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot);
+        end = cf__search(f, q, cap, i1, i2);
         if (end.at >= 0 || !end.truncated || q != on_stack) break;
         q = cf__alloc(&f->alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);

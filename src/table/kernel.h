@@ -89,10 +89,102 @@ static inline bool cf__take(cf_filter *f, cf__slots p) {
     return true;
 }
 
-/* Inserts h: cf__insert_slots at its buckets. */
-static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
+/* The slow end of an insert whose two buckets are full: the eviction
+ * search and the counting, out of line so that the kernels below keep
+ * only the registers of the common case. */
+__attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f, uint64_t i1,
+                                                                   uint64_t i2, uint32_t fp) {
+    cf_status st = cf__evict_insert(f, i1, i2, fp);
+    if (st != CF_OK) {
+        f->failed_inserts += st == CF_E_FULL;
+        return st;
+    }
+    f->items++;
+    return CF_OK;
+}
+
+/* One insert kernel per addressing (CF__ADDR_*), as cf__contains_k is for
+ * lookups: cf__insert_slots's choices (the first free slot of i1, else of
+ * i2, else the eviction search) with the addresses computed without per-key
+ * tests of f's shape.  Bucket i2 is read only when i1 is full; far tables
+ * start fetching it at once (cf__insert_slots says why).  The word is
+ * written back whole to where it was read from, as cf__place_swar does. */
+/* The second bucket of an insert kernel: its index, and where it starts. */
+__attribute__((always_inline)) static inline uint64_t cf__insert_k_alt(const cf_filter *f,
+                                                                       uint32_t fp, uint64_t i1,
+                                                                       bool pow2) {
+    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets;
+    return pow2 ? ((m >> f->index_shift) - i1) & (nb - 1) : cf__reflect(cf__range(m, nb), i1, nb);
+}
+
+__attribute__((always_inline)) static inline cf__bitpos
+cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool bytes) {
+    uint64_t i2 = cf__insert_k_alt(f, fp, i1, pow2);
+    return bytes ? (cf__bitpos){f->table + i2 * f->bucket_bytes, 0}
+                 : cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
+}
+
+__attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f, uint64_t h,
+                                                                    bool pow2, bool bytes) {
+    uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
+    uint64_t nb = f->num_buckets, i1 = pow2 ? h >> f->index_shift : cf__index1(h, nb);
+    cf__bitpos p1 = bytes ? (cf__bitpos){f->table + i1 * f->bucket_bytes, 0}
+                          : cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
+    /* i2 is computed when it is needed: in a small table only when i1 is
+     * full (fewer than 1 insert in 4 while it fills to 95%). */
+    if (f->far) cf__prefetch_word(cf__insert_k_at(f, fp, i1, pow2, bytes).at);
+    /* Free lanes are zero lanes; bits above the bucket's lanes cannot
+     * change the lowest set bit of z (borrows move up). */
+    uint64_t w = cf__load64le(p1.at);
+    uint64_t z = cf__zero_lanes(f, w >> p1.shift);
+    if (z == 0) {
+        p1 = cf__insert_k_at(f, fp, i1, pow2, bytes);
+        w = cf__load64le(p1.at);
+        z = cf__zero_lanes(f, w >> p1.shift);
+        if (z == 0) return cf__insert_full(f, i1, cf__insert_k_alt(f, fp, i1, pow2), fp);
+    }
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(p1.at, w | ((uint64_t)fp << (p1.shift + lane)));
+    f->items++;
+    return CF_OK;
+}
+
+/* cf__insert_slots for buckets that start on a byte (CF__ADDR_BYTES and
+ * CF__ADDR_POW2_BYTES), for callers that located them already and started
+ * their reads (the batch pipeline). */
+static inline cf_status cf__insert_slots_bytes(cf_filter *f, uint64_t i1, uint64_t i2,
+                                               uint32_t fp) {
+    uint8_t *at = f->table + i1 * f->bucket_bytes;
+    uint64_t w = cf__load64le(at), z = cf__zero_lanes(f, w);
+    if (z == 0) {
+        at = f->table + i2 * f->bucket_bytes;
+        w = cf__load64le(at);
+        z = cf__zero_lanes(f, w);
+        if (z == 0) return cf__insert_full(f, i1, i2, fp);
+    }
+    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+    cf__store64le(at, w | ((uint64_t)fp << lane));
+    f->items++;
+    return CF_OK;
+}
+
+/* The inserts of the layouts whose buckets do not start on a byte (and
+ * those without SWAR), out of line, as cf__take_bits_hashed is for
+ * deletes. */
+__attribute__((noinline, unused)) static cf_status cf__insert_bits_hashed(cf_filter *f,
+                                                                          uint64_t h) {
+    if (f->addr == CF__ADDR_BITS) return cf__insert_k(f, h, false, false);
+    if (f->addr == CF__ADDR_POW2_BITS) return cf__insert_k(f, h, true, false);
     cf__slots p = cf__locate(f, h);
     return cf__insert_slots(f, p.i1, p.i2, p.fp);
+}
+
+/* Inserts h at its buckets: the kernel of f's addressing, byte-aligned
+ * buckets (the commonest) inlined. */
+static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
+    if (f->addr == CF__ADDR_BYTES) return cf__insert_k(f, h, false, true);
+    if (f->addr == CF__ADDR_POW2_BYTES) return cf__insert_k(f, h, true, true);
+    return cf__insert_bits_hashed(f, h);
 }
 
 /* One delete kernel per addressing (CF__ADDR_*), as cf__contains_k is for
