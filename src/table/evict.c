@@ -77,8 +77,7 @@ static uint64_t cf__pow2_alt(const cf_filter *f, uint64_t bucket, uint32_t fp) {
 static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, uint64_t i1,
                               uint64_t i2) {
     if (f->addr == CF__ADDR_POW2_BYTES)
-        return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot,
-                              cf__pow2_alt);
+        return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot, cf__pow2_alt);
     if (f->addr == CF__ADDR_BYTES)
         return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot,
                               cf__alt_index);

@@ -110,9 +110,8 @@ __attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f,
  * start fetching it at once (cf__insert_slots says why).  The word is
  * written back whole to where it was read from, as cf__place_swar does. */
 /* The second bucket of an insert kernel: its index, and where it starts. */
-__attribute__((always_inline)) static inline uint64_t cf__insert_k_alt(const cf_filter *f,
-                                                                       uint32_t fp, uint64_t i1,
-                                                                       bool pow2) {
+__attribute__((always_inline)) static inline uint64_t
+cf__insert_k_alt(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2) {
     uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets;
     return pow2 ? ((m >> f->index_shift) - i1) & (nb - 1) : cf__reflect(cf__range(m, nb), i1, nb);
 }

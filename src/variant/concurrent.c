@@ -555,13 +555,13 @@ static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, boo
     cf__bfs_node *q = on_stack;
     *retry = false;
     cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__cc_bucket_read, cf__cc_free_slot,
-                           cf__alt_index);
+                                     cf__alt_index);
     if (end.truncated) {
         q = cf__alloc(&f->alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
         cap = need;
         end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__cc_bucket_read, cf__cc_free_slot,
-                           cf__alt_index);
+                             cf__alt_index);
     }
     cf_status st = end.at < 0 ? CF_E_FULL : cf__cc_apply(f, q, end, p, unique, retry);
     if (q != on_stack) cf__free(&f->alloc, q);
