@@ -80,10 +80,12 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     return cf__contains(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
-cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+/* Inserts as lookups and deletes: a plain filter's kernel inlined into
+ * each entry point (cf_insert no longer calls cf_insert_hash), the switch
+ * out of line. */
+__attribute__((noinline)) static cf_status cf__insert_kind(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    switch (cf__kind_of(f)) {
+    switch (f->kind) {
     case CF__PLAIN: return cf__table_insert(f, h);
     case CF__GROWN: return cf__grow_insert_hash(f, h);
     case CF__CONCURRENT: return cf__cc_insert(f, h, false);
@@ -92,9 +94,20 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
     CF__NO_OTHER_KIND();
 }
 
+/* A mapped (read-only) filter is refused by cf__insert_kind. */
+static inline cf_status cf__insert(cf_filter *f, uint64_t h) {
+    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1)) return cf__table_insert(f, h);
+    return cf__insert_kind(f, h);
+}
+
+cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf__insert(f, h);
+}
+
 cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_insert_hash(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf__insert(f, cf__hash_keyed(&f->hkey, key, len));
 }
 
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
@@ -167,7 +180,7 @@ size_t cf_count(const cf_filter *f, const void *key, size_t len) {
  * in little-endian order, hashed without a detour through memory. */
 cf_status cf_insert_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    return cf_insert_hash(f, cf__hash_u64(&f->hkey, key));
+    return cf__insert(f, cf__hash_u64(&f->hkey, key));
 }
 
 bool cf_contains_u64(const cf_filter *f, uint64_t key) {
