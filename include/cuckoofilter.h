@@ -615,18 +615,25 @@ CF_API cf_status cf_clear(cf_filter *f);
  * their keys, so this needs room in each table of dst for the same table
  * of src (else CF_E_FULL): merging into an empty or lightly filled grown
  * filter works; two parts that both filled their first table do not.
+ * Filters grown in place (CF_GROWTH_INPLACE) merge whatever their sizes
+ * when seed and target_fpp (hence the slot width) agree: dst doubles up
+ * to src's size if smaller, then takes each entry of src as the doublings
+ * between their sizes would have carried it, doubling further where it
+ * has no room (CF_E_FULL at max_bytes or the FPP bound).
  * All or nothing: on any failure dst's contents and statistics are as
  * before.  The call temporarily allocates a copy of dst's tables through
  * dst's allocator.  src is only read (it may be mapped).
  * Returns CF_OK, CF_E_PARAM (NULL argument, dst == src, either filter made
  * with CF_CONCURRENT (not merged yet), one grown and the other not, or the
  * shapes differ: compare cf_get_stats' (or cf_table_stats') num_buckets,
- * bucket_size, fingerprint_bits, seed and flags to tell which),
+ * bucket_size, fingerprint_bits, seed and flags to tell which; in place:
+ * seed and target_fpp),
  * CF_E_READONLY (dst is mapped), CF_E_FULL (dst cannot take every
  * fingerprint of src within its eviction budget, or cannot add a table it
- * needs: max_bytes, CF_MAX_TABLES), or CF_E_NOMEM (the copy, a table, or
- * eviction scratch for a search beyond the stack's, with max_kicks above
- * 62). */
+ * needs: max_bytes, CF_MAX_TABLES), CF_E_CORRUPT (an in-place src mapped
+ * without verification holds a slot no filter writes), or CF_E_NOMEM (the
+ * copy, a table, or eviction scratch for a search beyond the stack's, with
+ * max_kicks above 62). */
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------

@@ -338,5 +338,18 @@ cp "$dir/m1.cf" "$dir/m1.before"
 expect 2 "$cuckoo" merge "$dir/m1.cf" "$dir/m1.cf" "$dir/m2.cf"; one_line_error
 err_has "nothing written"
 cmp -s "$dir/m1.cf" "$dir/m1.before" || fail "a failed merge changed its output"
+# Parts grown in place merge whatever their sizes (same --seed and --fpp).
+expect 0 "$cuckoo" build "$dir/ip1.cf" --capacity 100 --grow=inplace --seed 9 --keys <(head -1000 "$dir/all")
+expect 0 "$cuckoo" build "$dir/ip2.cf" --capacity 100 --grow=inplace --seed 9 --keys <(tail -19000 "$dir/all")
+expect 0 "$cuckoo" merge "$dir/ipm.cf" "$dir/ip1.cf" "$dir/ip2.cf"
+expect 0 "$cuckoo" query -q "$dir/ipm.cf" --keys "$dir/all"
+[[ $("$cuckoo" info --json "$dir/ipm.cf" | grep -o '"items": [0-9]*' | head -1) == '"items": 20000' ]] ||
+  fail "in-place merge: $("$cuckoo" info --json "$dir/ipm.cf")"
+expect 0 "$cuckoo" build "$dir/ip3.cf" --capacity 100 --grow=inplace --seed 9 --fpp 0.01 --keys "$dir/part.aa"
+expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/ip3.cf"; one_line_error
+err_has "their --fpp differ (0.01 vs 0.001)"
+expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/part.aa.cf"; one_line_error
+err_has "one grows in place (--grow=inplace), the other not"
+[[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"
 
 finish

@@ -864,6 +864,166 @@ static void test_spec_reader(void) {
     }
 }
 
+/* A filter of n keys of stream `seed`, created for `capacity`. */
+static cf_filter *filled(uint64_t capacity, const uint64_t *k, size_t n, const cf_allocator *a) {
+    cf_filter *f = new_inplace(capacity, 0.01, a);
+    for (size_t i = 0; i < n; i++) REQUIRE(cf_insert(f, &k[i], 8) == CF_OK);
+    return f;
+}
+
+/* Parts built apart and merged, in both directions (a dst below src's level
+ * doubles up to it; one above takes src's entries down, used-up ones as
+ * copies): every key of both found, the table's counts exact, the FPP under
+ * the target and near the filter's own expectation. */
+static void test_merge(void) {
+    const size_t na = 50000, nb = 3000;
+    uint64_t *a = keys_of(na, 31), *b = keys_of(nb, 32), *out = keys_of(200000, 33);
+    for (int dir = 0; dir < 2; dir++) {
+        /* b's filter starts at 8 buckets: merged into a's (level 14), its
+         * first entries have used up their 9 index bits long before. */
+        cf_filter *big = filled(16, a, na, NULL), *small = filled(16, b, nb, NULL);
+        cf_stats sb, ss, st;
+        cf_get_stats(big, &sb);
+        cf_get_stats(small, &ss);
+        CHECK(sb.doublings >= ss.doublings + 4);
+        cf_filter *dst = dir ? small : big, *src = dir ? big : small;
+        CHECK_STATUS(cf_merge(dst, src), CF_OK);
+        CHECK_EQ(count_found(dst, a, na), na);
+        CHECK_EQ(count_found(dst, b, nb), nb);
+        check_table(dst);
+        cf_get_stats(dst, &st);
+        CHECK_EQ(st.items, na + nb);
+        CHECK_EQ(st.num_buckets, sb.num_buckets); /* na + nb keys fit at big's level */
+        CHECK(st.fpp_bound < 0.01);
+        double measured = (double)count_found(dst, out, 200000) / 200000;
+        CHECK(measured < 0.01);
+        CHECK(measured <= st.expected_fpp * 1.3 + 3e-4);
+        /* src is only read. */
+        CHECK_EQ(count_found(src, dir ? a : b, dir ? na : nb), dir ? na : nb);
+        check_table(src);
+        cf_free(big);
+        cf_free(small);
+    }
+    /* A mapped src merges; a mapped dst is refused. */
+    cf_filter *dst = filled(1000, b, nb, NULL), *part = filled(1000, a, 20000, NULL), *m = NULL;
+    char path[] = "/tmp/cf_inplace_merge_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    CHECK_STATUS(cf_save(part, path), CF_OK);
+    CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+    CHECK_STATUS(cf_merge(m, dst), CF_E_READONLY);
+    CHECK_STATUS(cf_merge(dst, m), CF_OK);
+    CHECK_EQ(count_found(dst, a, 20000), 20000);
+    CHECK_EQ(count_found(dst, b, nb), nb);
+    cf_free(m);
+    /* A damaged slot (its marker inside the tag), mapped without the check
+     * that would refuse it: CF_E_CORRUPT, dst unchanged. */
+    size_t fn, dn, dn2;
+    uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn), *now;
+    size_t at = CF__IP_HEADER_SIZE + fn / 2 / 2 * 2; /* a 16-bit slot mid-table */
+    file[at] = 0, file[at + 1] = 0x80;                 /* length 0 */
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL && fwrite(file, 1, fn, fp) == fn && fclose(fp) == 0);
+    CHECK_STATUS(cf_map(path, true, &m), CF_E_CHECKSUM);
+    CHECK_STATUS(cf_map(path, false, &m), CF_OK);
+    CHECK_STATUS(cf_merge(dst, m), CF_E_CORRUPT);
+    now = test_serialize(dst, &dn2);
+    CHECK(dn == dn2 && memcmp(was, now, dn) == 0);
+    cf_free(m);
+    free(file), free(was), free(now);
+    unlink(path);
+    /* Entries that mean something else in dst: another seed, slot width or
+     * bound; and another kind. */
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1000;
+    cfg.target_fpp = 0.01;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.seed = 8;
+    cf_filter *other = NULL;
+    REQUIRE(cf_new(&cfg, &other) == CF_OK);
+    CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
+    cf_free(other);
+    cfg.seed = 7;
+    cfg.target_fpp = 0.001; /* 16-bit slots still, another bound */
+    REQUIRE(cf_new(&cfg, &other) == CF_OK);
+    CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
+    cf_free(other);
+    cfg.target_fpp = 1e-6; /* 32-bit slots */
+    REQUIRE(cf_new(&cfg, &other) == CF_OK);
+    CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
+    cf_free(other);
+    cfg.flags = 0;
+    REQUIRE(cf_new(&cfg, &other) == CF_OK);
+    CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
+    CHECK_STATUS(cf_merge(other, dst), CF_E_PARAM);
+    cf_free(other);
+    cf_free(dst);
+    cf_free(part);
+    free(a), free(b), free(out);
+}
+
+/* A merge that fails (a limit reached, or any allocation: the copy of dst,
+ * a doubling) leaves dst as it was, byte for byte, and leaks nothing. */
+static void test_merge_failures(void) {
+    uint64_t *a = keys_of(20000, 41), *b = keys_of(2000, 42);
+    cf_filter *src = filled(16, a, 20000, NULL);
+    /* max_bytes below what src's keys need. */
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = 1000;
+    cfg.target_fpp = 0.01;
+    cfg.flags = CF_GROW;
+    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cfg.seed = 7;
+    cfg.max_bytes = 32768; /* 4096 buckets: 15,564 entries at 95% */
+    cf_filter *dst = NULL;
+    REQUIRE(cf_new(&cfg, &dst) == CF_OK);
+    for (size_t i = 0; i < 2000; i++) REQUIRE(cf_insert(dst, &b[i], 8) == CF_OK);
+    size_t n;
+    uint8_t *before = test_serialize(dst, &n), *after;
+    CHECK_STATUS(cf_merge(dst, src), CF_E_FULL);
+    size_t m;
+    after = test_serialize(dst, &m);
+    CHECK(n == m && memcmp(before, after, n) == 0);
+    free(after);
+    free(before);
+    cf_free(dst);
+    /* Each allocation in turn. */
+    bool failed_late = false;
+    for (long fail = 1; fail < 40; fail++) {
+        test_counting c = {0, 0, 0};
+        cf_allocator al = {test_counting_alloc, test_counting_free, &c, NULL};
+        dst = filled(16, b, 2000, &al);
+        before = test_serialize(dst, &n);
+        c.fail_at = c.calls + fail;
+        cf_status s = cf_merge(dst, src);
+        if (s == CF_OK) {
+            CHECK(c.calls < c.fail_at); /* it made fewer calls */
+            CHECK_EQ(count_found(dst, a, 20000), 20000);
+            check_table(dst);
+        } else {
+            CHECK_STATUS(s, CF_E_NOMEM);
+            failed_late = failed_late || fail > 1;
+            after = test_serialize(dst, &m);
+            CHECK(n == m && memcmp(before, after, n) == 0);
+            free(after);
+            c.fail_at = 0;
+            CHECK_STATUS(cf_merge(dst, src), CF_OK); /* and it works afterwards */
+            CHECK_EQ(count_found(dst, a, 20000), 20000);
+        }
+        CHECK_EQ(count_found(dst, b, 2000), 2000);
+        free(before);
+        cf_free(dst);
+        CHECK_EQ(c.live, 0);
+    }
+    CHECK(failed_late); /* a doubling's allocation failed, not only the copy */
+    cf_free(src);
+    free(a), free(b);
+}
+
 /* The issue's case (CF_TEST_LONG=1, CTest label long): created for 1,000
  * items at 1%, fed 10,000,000 keys: every key found, the FPP measured on
  * 10M absent keys within the target and the filter's own expectation,
@@ -896,4 +1056,4 @@ TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(t
           TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
           TEST(test_alloc_failures), TEST(test_range), TEST(test_range_across_a_change),
           TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),
-          TEST(test_params))
+          TEST(test_params), TEST(test_merge), TEST(test_merge_failures))

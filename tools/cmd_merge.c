@@ -6,7 +6,8 @@
  * into it one by one (cf_merge), and OUT is written atomically through the
  * same save as every other writer, so an error or a kill leaves OUT as it
  * was.  Parts must share their shape: the same --capacity (of the whole
- * set, not of the part) or --buckets, bucket size, width, seed and layout.
+ * set, not of the part) or --buckets, bucket size, width, seed and layout;
+ * parts grown in place only the same --seed and --fpp.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -25,6 +26,8 @@ static void usage(void) {
           "all the keys) or --buckets, --bucket-size, width (--fpp or\n"
           "--fingerprint-bits), --seed and --semi-sort.  All or nothing: if the\n"
           "items do not fit, nothing is written.  OUT may be one of the inputs.\n"
+          "Filters grown in place (--grow=inplace) merge whatever their sizes: they\n"
+          "need the same --seed and --fpp only.\n"
           "options:\n" FORCE_HELP_OF("OUT") WAIT_HELP_OF("OUT") HELP_HELP,
           stdout);
 }
@@ -37,7 +40,18 @@ static int shape_mismatch(const char *a_path, const cf_filter *a, const char *b_
     cf_get_stats(b, &y);
     const char *what = "layout (--semi-sort)";
     unsigned long long u = x.flags, v = y.flags;
-    if (x.num_buckets != y.num_buckets)
+    bool a_ip = x.growth_mode == CF_GROWTH_INPLACE, b_ip = y.growth_mode == CF_GROWTH_INPLACE;
+    if (a_ip != b_ip)
+        return cli_error("cannot merge %s into %s: one grows in place (--grow=inplace), the other "
+                         "not",
+                         b_path, a_path);
+    if (a_ip && x.seed == y.seed) /* sizes may differ; seed and --fpp may not */
+        return cli_error("cannot merge %s into %s: their --fpp differ (%g vs %g); build every "
+                         "part with the same --fpp and --seed",
+                         b_path, a_path, y.target_fpp, x.target_fpp);
+    if (a_ip)
+        what = "seed", u = x.seed, v = y.seed;
+    else if (x.num_buckets != y.num_buckets)
         what = "buckets", u = x.num_buckets, v = y.num_buckets;
     else if (x.bucket_size != y.bucket_size)
         what = "bucket size", u = x.bucket_size, v = y.bucket_size;
@@ -58,6 +72,11 @@ static int merge_failed(const char *out, const char *first, const cf_filter *dst
         cf_stats d, e;
         cf_get_stats(dst, &d);
         cf_get_stats(src, &e);
+        if (d.growth_mode == CF_GROWTH_INPLACE)
+            return cli_error(
+                "%s: the merged filter cannot grow to hold %s's %llu items on top of "
+                "%llu (its largest table, or the bound its --fpp sets); nothing written",
+                out, path, (unsigned long long)e.items, (unsigned long long)d.items);
         return cli_error("%s: the merged filter cannot hold %s's %llu items on top of %llu "
                          "(%llu slots); nothing written (build the parts with a larger "
                          "--capacity: that of all the keys)",

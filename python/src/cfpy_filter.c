@@ -530,7 +530,7 @@ PyDoc_STRVAR(filter_doc,
              "                    it fills (lookups probe each one); 'inplace'\n"
              "                    (CF_GROWTH_INPLACE) doubles one table in place, so\n"
              "                    lookups stay at two buckets (bucket_size 4, 16- or\n"
-             "                    32-bit slots, no semi_sort; not yet mergeable).\n"
+             "                    32-bit slots, no semi_sort).\n"
              "                    stats.growth_mode and stats.doublings say which\n"
              "  concurrent        the library's CF_CONCURRENT; builds whose library\n"
              "                    lacks either flag raise NotImplementedError\n"

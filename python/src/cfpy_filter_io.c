@@ -319,10 +319,15 @@ static PyObject *explain_merge(const cf_filter *a, const cf_filter *b) {
     char why[200];
     if ((x.flags | y.flags) & CF_CONCURRENT)
         PyOS_snprintf(why, sizeof why, "concurrent filters cannot be merged (yet)");
-    else if (x.growth_mode == CF_GROWTH_INPLACE || y.growth_mode == CF_GROWTH_INPLACE)
-        PyOS_snprintf(why, sizeof why,
-                      "filters grown in place (grow='inplace') cannot be merged "
-                      "(yet)");
+    else if ((x.growth_mode == CF_GROWTH_INPLACE) != (y.growth_mode == CF_GROWTH_INPLACE))
+        PyOS_snprintf(why, sizeof why, "one grows in place (grow='inplace'), the other not");
+    else if (x.growth_mode == CF_GROWTH_INPLACE && x.seed != y.seed)
+        PyOS_snprintf(why, sizeof why, "seeds differ (%llu and %llu)", (unsigned long long)x.seed,
+                      (unsigned long long)y.seed);
+    else if (x.growth_mode == CF_GROWTH_INPLACE)
+        /* Their sizes may differ: the smaller doubles, or its entries go down. */
+        PyOS_snprintf(why, sizeof why, "fpp differs (%g and %g: %u- and %u-bit slots)",
+                      x.target_fpp, y.target_fpp, x.bits_per_slot, y.bits_per_slot);
     else if (x.num_buckets != y.num_buckets)
         PyOS_snprintf(why, sizeof why, "num_buckets differ (%llu and %llu)",
                       (unsigned long long)x.num_buckets, (unsigned long long)y.num_buckets);
@@ -355,8 +360,10 @@ const char cfpy_doc_merge[] =
     "into a copy of f.\n\n"
     "The two must have been created with the same options (num_buckets,\n"
     "bucket_size, fingerprint_bits, seed, semi_sort, grow): ValueError names\n"
-    "the one that differs.  All or nothing: FilterFullError when self cannot\n"
-    "take every fingerprint of other, and self is then unchanged.  other may\n"
+    "the one that differs.  Filters grown in place (grow='inplace') need the\n"
+    "same seed and fpp only: self doubles as it needs to.  All or nothing:\n"
+    "FilterFullError when self cannot take every fingerprint of other, and\n"
+    "self is then unchanged.  other may\n"
     "be mapped; self may not (ReadOnlyError).  Both must have the same key\n"
     "function.";
 

@@ -83,13 +83,32 @@ def test_deletes():
     assert gone <= 0.01 * 25_000  # deleted keys answer as absent ones do
 
 
+def test_merge():
+    # Parts of different sizes: the smaller doubles, or the larger's entries go down.
+    small = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    small.update(range(2_000))
+    big = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
+    big.update(range(2_000, 60_000))
+    assert big.stats.doublings > small.stats.doublings
+    for merged in (small | big, big | small):
+        assert len(merged) == 60_000
+        assert merged.stats.num_buckets == big.stats.num_buckets
+        assert all(merged.contains_many(range(60_000)))
+        assert sum(merged.contains_many(range(10**6, 10**6 + 100_000))) < 1_000
+    assert len(small) == 2_000  # f | g leaves both as they were
+
+
 def test_refusals_say_why():
     f = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
-    g = cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace")
-    with pytest.raises(ValueError, match=r"grown in place \(grow='inplace'\) cannot be merged"):
-        f.merge(g)
-    with pytest.raises(ValueError, match="grown in place"):
-        f | g  # noqa: B018
+    for g, why in ((cf.CuckooFilter(capacity=1000, fpp=0.01, grow="chain"), "the other not"),
+                   (cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace", seed=5),
+                    r"seeds differ \(0 and 5\)"),
+                   (cf.CuckooFilter(capacity=1000, fpp=1e-6, grow="inplace"),
+                    r"fpp differs \(0.01 and 1e-06: 16- and 32-bit slots\)")):
+        with pytest.raises(ValueError, match=why):
+            f.merge(g)
+        with pytest.raises(ValueError, match=why):
+            f | g  # noqa: B018
     cases = [({"bucket_size": 2}, r"grow='inplace' needs bucket_size=4.*not 2"),
              ({"semi_sort": True}, r"grow='inplace' cannot be semi_sort=True"),
              ({"fingerprint_bits": 12}, r"fingerprint_bits=12: its slots are 16 or 32 bits"),

@@ -22,6 +22,7 @@
  * evictions one by one would need a log as large in the worst case.
  */
 #include "grow.h"
+#include "grow_inplace.h"
 #include "kernel.h"
 #include "kind.h"
 
@@ -128,7 +129,7 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     case CF__PLAIN: return cf__merge_plain(dst, src);
     case CF__GROWN: return cf__merge_grown(dst, src);
     case CF__CONCURRENT: return cf__unsupported(); /* changes under other threads: not yet */
-    case CF__INPLACE: return cf__unsupported();    /* not yet */
+    case CF__INPLACE: return cf__ip_merge(dst, src);
     }
     CF__NO_OTHER_KIND();
 }

@@ -121,11 +121,17 @@ static bool cf__ip_on_path(const cf__ip_node *q, int32_t n, uint64_t bucket) {
     return false;
 }
 
+/* Where a new entry goes: buckets i1 and i2, and the entry as stored in
+ * each (a key's query strings with their marker, or a merged entry). */
+typedef struct cf__ip_put {
+    uint64_t i1, i2, v1, v2;
+} cf__ip_put;
+
 /* Moves the entry in slot s of node n's bucket to `to` (which has a free
  * slot), then each parent's entry into the slot its child freed, and
  * stores the new entry in the root's freed slot. */
 static void cf__ip_apply(cf_filter *f, const cf__ip_node *q, int32_t n, unsigned s, uint64_t to,
-                         const cf__ip_loc *l) {
+                         const cf__ip_put *p) {
     for (;;) {
         uint64_t from = q[n].bucket, j;
         uint64_t v = cf__ip_move(f->ip, from, cf__ip_get(f, from, s), &j);
@@ -137,15 +143,15 @@ static void cf__ip_apply(cf_filter *f, const cf__ip_node *q, int32_t n, unsigned
         s = q[n].slot;
         n = q[n].parent;
     }
-    cf__ip_place(f, to, (to == l->i1 ? l->q1 : l->q2) | 1);
+    cf__ip_place(f, to, to == p->i1 ? p->v1 : p->v2);
 }
 
-static cf_status cf__ip_evict(cf_filter *f, const cf__ip_loc *l) {
+static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
     cf__ip_node q[CF__IP_NODES];
     int32_t cap = f->max_kicks + 2 < CF__IP_NODES ? (int32_t)f->max_kicks + 2 : CF__IP_NODES;
     int32_t n = 0;
-    q[n++] = (cf__ip_node){l->i1, -1, 0};
-    if (l->i2 != l->i1) q[n++] = (cf__ip_node){l->i2, -1, 0};
+    q[n++] = (cf__ip_node){p->i1, -1, 0};
+    if (p->i2 != p->i1) q[n++] = (cf__ip_node){p->i2, -1, 0};
     /* Every bucket queued is full: the roots were, and a bucket is queued
      * only when it had no free slot (nothing changes during the search). */
     for (int32_t head = 0; head < n; head++) {
@@ -155,7 +161,7 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_loc *l) {
             cf__ip_move(f->ip, b, cf__ip_get(f, b, s), &j);
             if (j == b || cf__ip_on_path(q, head, j)) continue;
             if (cf__ip_free_slot(f, j) >= 0) {
-                cf__ip_apply(f, q, head, s, j, l);
+                cf__ip_apply(f, q, head, s, j, p);
                 return CF_OK;
             }
             if (n < cap) q[n++] = (cf__ip_node){j, head, (uint8_t)s};
@@ -175,6 +181,19 @@ static double cf__ip_full_fpp(const cf__ip *ip, uint64_t nb, uint64_t weight, ui
     return 2.0 * s / (double)nb;
 }
 
+/* The nonzero entry v of a bucket i that splits into 2i and 2i + 1: the
+ * half it goes to (*half = its first e bit) and v as stored there (the
+ * bits under t shifted up by one), or false when it has no e bit left and
+ * goes to both halves unchanged. */
+static bool cf__ip_split_entry(const cf__ip *ip, uint64_t *v, unsigned *half) {
+    if (cf__ip_len(ip, *v) == ip->tag_bits) return false;
+    unsigned below = ip->w - ip->tag_bits; /* bits under t; e_0 is the top one */
+    uint64_t low = ((uint64_t)1 << below) - 1;
+    *half = (unsigned)(*v >> (below - 1)) & 1;
+    *v = (*v & ~low) | ((*v << 1) & low);
+    return true;
+}
+
 /* Bucket i's entries into buckets 2i and 2i + 1 by their first e bit; an
  * entry with no e bit left goes to both (returns how many did). */
 static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
@@ -183,12 +202,10 @@ static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
     unsigned c[2] = {0, 0};
     for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
         uint64_t v = cf__ip_get(f, i, s);
+        unsigned bit;
         if (v == 0) continue;
-        if (cf__ip_len(ip, v) > ip->tag_bits) {
-            unsigned below = ip->w - ip->tag_bits; /* bits under t; e_0 is the top one */
-            uint64_t low = ((uint64_t)1 << below) - 1;
-            unsigned bit = (unsigned)(v >> (below - 1)) & 1;
-            out[bit][c[bit]++] = (v & ~low) | ((v << 1) & low);
+        if (cf__ip_split_entry(ip, &v, &bit)) {
+            out[bit][c[bit]++] = v;
         } else {
             out[0][c[0]++] = v;
             out[1][c[1]++] = v;
@@ -238,9 +255,10 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
     cf__ip *ip = f->ip;
     for (unsigned tries = 0;; tries++) {
         cf__ip_loc l = cf__ip_locate(ip, h);
-        if (cf__ip_place(f, l.i1, l.q1 | 1) || cf__ip_place(f, l.i2, l.q2 | 1)) break;
+        cf__ip_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
+        if (cf__ip_place(f, p.i1, p.v1) || cf__ip_place(f, p.i2, p.v2)) break;
         bool searched = ip->entries < ip->full;
-        if (searched && cf__ip_evict(f, &l) == CF_OK) break;
+        if (searched && cf__ip_evict(f, &p) == CF_OK) break;
         /* The table doubles for want of room, never for one key's copies
          * (they stay together at every size: a key stored b times or more
          * gets CF_E_FULL when its buckets are full), and once per insert:
@@ -251,7 +269,7 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
         if (tries == 0 && cf__ip_matches(f, &l) < CF__IP_SLOTS) s = cf__ip_double(f);
         if (s == CF_OK) continue;
         /* At a limit (max_bytes, the FPP bound), the last few percent. */
-        if (s == CF_E_FULL && !searched && cf__ip_evict(f, &l) == CF_OK) break;
+        if (s == CF_E_FULL && !searched && cf__ip_evict(f, &p) == CF_OK) break;
         f->failed_inserts += s == CF_E_FULL;
         return s;
     }
@@ -326,6 +344,107 @@ cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
         if (inserted != NULL) *inserted = j + 1;
     }
     return CF_OK;
+}
+
+/* ---- merging ---- */
+
+/* Stores a merged entry: v in bucket i, or its other bucket, or (when
+ * `search`) an eviction path's end; dst's counts follow.  CF_E_FULL when
+ * none is found (then dst is as it was). */
+static cf_status cf__ip_store(cf_filter *f, uint64_t i, uint64_t v, bool search) {
+    cf__ip *ip = f->ip;
+    cf__ip_put p = {.i1 = i, .v1 = v};
+    p.v2 = cf__ip_move(ip, i, v, &p.i2);
+    if (!cf__ip_place(f, p.i1, p.v1) && !cf__ip_place(f, p.i2, p.v2)) {
+        CF__RETURN_IF(!search, CF_E_FULL);
+        CF__FORWARD_IF_ERROR(cf__ip_evict(f, &p));
+    }
+    ip->entries++;
+    ip->weight += cf__ip_weight(ip, v);
+    return CF_OK;
+}
+
+/* Src's entry v of bucket b at level `level` (<= dst's), carried down to
+ * dst's level as that many doublings would carry it (one entry, or copies
+ * of a used-up one), and stored as an insert stores a key's: a free slot,
+ * else (below max_load) an eviction path, else dst doubles, once per
+ * entry, and the levels still to go are read from dst again. */
+static cf_status cf__ip_merge_entry(cf_filter *dst, uint64_t b, unsigned level, uint64_t v,
+                                    bool may_double) {
+    const cf__ip *ip = dst->ip;
+    for (; level < ip->level; level++) {
+        unsigned half;
+        if (cf__ip_split_entry(ip, &v, &half)) {
+            b = 2 * b + half;
+            continue;
+        }
+        CF__FORWARD_IF_ERROR(cf__ip_merge_entry(dst, 2 * b, level + 1, v, may_double));
+        b = 2 * b + 1;
+    }
+    bool searched = ip->entries < ip->full;
+    cf_status s = cf__ip_store(dst, b, v, searched);
+    if (s != CF_E_FULL) return s;
+    if (may_double) {
+        s = cf__ip_double(dst);
+        if (s == CF_OK) return cf__ip_merge_entry(dst, b, level, v, false);
+        if (s != CF_E_FULL) return s;
+    }
+    /* Doubled once already, or at a limit (max_bytes, the FPP bound): the
+     * last few percent. */
+    return searched ? CF_E_FULL : cf__ip_store(dst, b, v, true);
+}
+
+/* Dst's table and state, to put back when a merge fails: a copy of the
+ * table, which replaces dst's own (perhaps doubled since) on failure. */
+typedef struct cf__ip_saved {
+    uint8_t *table;
+    size_t table_bytes;
+    uint64_t num_buckets, items, kicks, failed;
+    cf__ip ip;
+} cf__ip_saved;
+
+cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
+    const cf__ip *si = src->ip;
+    cf__ip *di = dst->ip;
+    /* Entries mean the same in both: the same hash, slot layout and bound. */
+    CF__RETURN_IF(dst->seed != src->seed || di->w != si->w || di->target_fpp != si->target_fpp,
+                  CF_E_PARAM);
+    if (si->entries == 0) return CF_OK;
+    cf__ip_saved sv = {.table_bytes = dst->table_bytes,
+                       .num_buckets = dst->num_buckets,
+                       .items = dst->items,
+                       .kicks = dst->total_kicks,
+                       .failed = dst->failed_inserts,
+                       .ip = *di};
+    sv.table = cf__alloc(&dst->alloc, dst->table_bytes + CF__TABLE_PAD);
+    CF__RETURN_IF(sv.table == NULL, CF_E_NOMEM);
+    memcpy(sv.table, dst->table, dst->table_bytes + CF__TABLE_PAD);
+
+    /* Src's entries hold no bits of the buckets above its level, so dst
+     * first doubles up to it; from there each entry goes down. */
+    cf_status st = CF_OK;
+    while (st == CF_OK && di->level < si->level) st = cf__ip_double(dst);
+    for (uint64_t b = 0; b < src->num_buckets && st == CF_OK; b++)
+        for (unsigned s = 0; s < CF__IP_SLOTS && st == CF_OK; s++) {
+            uint64_t v = cf__ip_get(src, b, s);
+            /* A marker inside the tag: a damaged file mapped unverified. */
+            if (v != 0 && cf__ip_len(si, v) < si->tag_bits) st = CF_E_CORRUPT;
+            if (v != 0 && st == CF_OK) st = cf__ip_merge_entry(dst, b, si->level, v, true);
+        }
+    if (st == CF_OK) {
+        dst->items += src->items;
+        cf__free(&dst->alloc, sv.table);
+        return CF_OK;
+    }
+    cf__free(&dst->alloc, dst->table);
+    dst->table = sv.table;
+    dst->table_bytes = sv.table_bytes;
+    dst->num_buckets = sv.num_buckets;
+    dst->items = sv.items;
+    dst->total_kicks = sv.kicks;
+    dst->failed_inserts = sv.failed;
+    *di = sv.ip;
+    return st;
 }
 
 size_t cf__ip_memory(const cf_filter *f) {

@@ -202,6 +202,13 @@ size_t cf__ip_count_hash(const cf_filter *f, uint64_t h);
 size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
 void cf__ip_stats(const cf_filter *f, cf_stats *out);
+/* cf_merge of two in-place filters: the same seed, slot width and
+ * target_fpp (else CF_E_PARAM); dst doubles to src's level first, then
+ * takes every entry of src as the doublings between their levels would
+ * have carried it, doubling further where it has no room.  All or nothing:
+ * dst's table is copied first and put back on failure (CF_E_CORRUPT too:
+ * a slot of src that no table holds, from a file mapped unverified). */
+cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src);
 size_t cf__ip_memory(const cf_filter *f);
 void cf__ip_clear(cf_filter *f);
 /* Releases the state, the table (when owned), the scratch and the handle;
