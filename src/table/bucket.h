@@ -229,17 +229,11 @@ __attribute__((noinline, unused)) static bool cf__contains_other_hashed(const cf
 __attribute__((always_inline)) static inline bool cf__contains_k(const cf_filter *f, uint64_t h,
                                                                  bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
-    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets, i1, i2, w1, w2;
-    if (pow2) {
-        i1 = h >> f->index_shift;
-        i2 = ((m >> f->index_shift) - i1) & (nb - 1);
-    } else {
-        i1 = cf__index1(h, nb);
-        i2 = cf__reflect(cf__range(m, nb), i1, nb);
-    }
+    uint64_t m = cf__alt_point(f, fp), i1 = cf__index1_k(f, h, pow2), w1, w2;
+    uint64_t i2 = cf__alt_k(f, i1, m, pow2);
     if (bytes) {
-        w1 = cf__load64le(f->table + i1 * f->bucket_bytes);
-        w2 = cf__load64le(f->table + i2 * f->bucket_bytes);
+        w1 = cf__load64le(cf__bucket_at(f, i1));
+        w2 = cf__load64le(cf__bucket_at(f, i2));
     } else {
         w1 = cf__bucket_bits_at(f, i1);
         w2 = cf__bucket_bits_at(f, i2);

@@ -168,24 +168,42 @@ static inline uint64_t cf__alt_point(const cf_filter *f, uint32_t fp) {
 
 /* alt(i, fp): the partner depends only on the fingerprint, so evictions
  * move items without their keys, and alt(alt(i, fp), fp) == i for every nb
- * (cf__reflect).  With nb = 2^k, range(x, nb) is x >> (64 - k) and the
- * reflection a subtraction mod 2^k; the lookup kernels (bucket.h) use that,
- * where the choice is made once per call.  Here, in the eviction search's
- * inner loop, a per-call test of the shape cost more than it saved (delete
- * and insert +4% instructions on other tables), and the general form gives
- * the same buckets for every nb. */
+ * (cf__reflect).  The general form, right for every nb. */
 static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
     return cf__reflect(cf__range(cf__alt_point(f, fp), f->num_buckets), i, f->num_buckets);
+}
+
+/* The kernels' forms of cf__index1 and cf__alt_index (bucket.h, kernel.h,
+ * evict.c: one copy per addressing, CF__ADDR_*, pow2 a constant in each):
+ * with nb = 2^k, range(x, nb) is x >> (64 - k) and the reflection a
+ * subtraction mod 2^k.  m is cf__alt_point(f, fp).  The same buckets as the
+ * general forms (tests/test_model.c runs every addressing). */
+static inline uint64_t cf__index1_k(const cf_filter *f, uint64_t h, bool pow2) {
+    return pow2 ? h >> f->index_shift : cf__index1(h, f->num_buckets);
+}
+
+static inline uint64_t cf__alt_k(const cf_filter *f, uint64_t i, uint64_t m, bool pow2) {
+    uint64_t nb = f->num_buckets;
+    return pow2 ? ((m >> f->index_shift) - i) & (nb - 1) : cf__reflect(cf__range(m, nb), i, nb);
 }
 
 /* ---- bit-packed table access ---- */
 /* Addressing: where bucket `bucket`, and slot `slot` of a plain bucket,
  * start in the table, in bits.  The one owner of "bucket or slot -> table
  * bit": the plain accessors, bucket.h, kernel.h and the concurrent code's
- * atomic words all ask here.  (The batch pipelines stage the same offsets
- * in bytes when every bucket starts on a byte: batch.c.) */
+ * atomic words all ask here, or cf__bucket_at below.  (The batch pipelines
+ * stage the same offsets, in bytes when every bucket starts on a byte:
+ * batch.c.) */
 static inline uint64_t cf__bucket_bit(const cf_filter *f, uint64_t bucket) {
     return bucket * f->bucket_bits;
+}
+
+/* Where bucket `bucket` starts when every bucket starts on a byte
+ * (bucket_bytes != 0; the kernels of CF__ADDR_BYTES and
+ * CF__ADDR_POW2_BYTES): the byte of cf__bucket_bit, as a stride multiplied
+ * once, one instruction a probe less than converting the bit offset. */
+static inline uint8_t *cf__bucket_at(const cf_filter *f, uint64_t bucket) {
+    return f->table + bucket * f->bucket_bytes;
 }
 
 static inline uint64_t cf__slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {

@@ -55,20 +55,19 @@ static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
  * the layout.  Bits above the bucket's lanes are ignored: the slots are
  * masked, and the free-slot test's borrows move up. */
 static void cf__bytes_read(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    uint64_t w = cf__load64le(f->table + bucket * f->bucket_bytes);
+    uint64_t w = cf__load64le(cf__bucket_at(f, bucket));
     for (unsigned s = 0; s < f->bucket_size; s++)
         fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
 }
 
 static int cf__bytes_free_slot(const cf_filter *f, uint64_t bucket) {
-    uint64_t z = cf__zero_lanes(f, cf__load64le(f->table + bucket * f->bucket_bytes));
+    uint64_t z = cf__zero_lanes(f, cf__load64le(cf__bucket_at(f, bucket)));
     return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
 }
 
-/* cf__alt_index of a power-of-two table: range is a shift, the reflection
- * a subtraction mod nb (the lookup kernels' form). */
+/* cf__alt_index of a power-of-two table (cf__alt_k's shift). */
 static uint64_t cf__pow2_alt(const cf_filter *f, uint64_t bucket, uint32_t fp) {
-    return ((cf__alt_point(f, fp) >> f->index_shift) - bucket) & (f->num_buckets - 1);
+    return cf__alt_k(f, bucket, cf__alt_point(f, fp), true);
 }
 
 /* The search with the readers of f's addressing, each copy compiled with

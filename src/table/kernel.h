@@ -103,31 +103,30 @@ __attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f,
     return CF_OK;
 }
 
+/* The second bucket of an insert kernel: its index, and where it starts. */
+__attribute__((always_inline)) static inline uint64_t
+cf__insert_k_alt(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2) {
+    return cf__alt_k(f, i1, cf__alt_point(f, fp), pow2);
+}
+
+__attribute__((always_inline)) static inline cf__bitpos
+cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool bytes) {
+    uint64_t i2 = cf__insert_k_alt(f, fp, i1, pow2);
+    return bytes ? (cf__bitpos){cf__bucket_at(f, i2), 0}
+                 : cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
+}
+
 /* One insert kernel per addressing (CF__ADDR_*), as cf__contains_k is for
  * lookups: cf__insert_slots's choices (the first free slot of i1, else of
  * i2, else the eviction search) with the addresses computed without per-key
  * tests of f's shape.  Bucket i2 is read only when i1 is full; far tables
  * start fetching it at once (cf__insert_slots says why).  The word is
  * written back whole to where it was read from, as cf__place_swar does. */
-/* The second bucket of an insert kernel: its index, and where it starts. */
-__attribute__((always_inline)) static inline uint64_t
-cf__insert_k_alt(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2) {
-    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets;
-    return pow2 ? ((m >> f->index_shift) - i1) & (nb - 1) : cf__reflect(cf__range(m, nb), i1, nb);
-}
-
-__attribute__((always_inline)) static inline cf__bitpos
-cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool bytes) {
-    uint64_t i2 = cf__insert_k_alt(f, fp, i1, pow2);
-    return bytes ? (cf__bitpos){f->table + i2 * f->bucket_bytes, 0}
-                 : cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
-}
-
 __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f, uint64_t h,
                                                                     bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
-    uint64_t nb = f->num_buckets, i1 = pow2 ? h >> f->index_shift : cf__index1(h, nb);
-    cf__bitpos p1 = bytes ? (cf__bitpos){f->table + i1 * f->bucket_bytes, 0}
+    uint64_t i1 = cf__index1_k(f, h, pow2);
+    cf__bitpos p1 = bytes ? (cf__bitpos){cf__bucket_at(f, i1), 0}
                           : cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
     /* i2 is computed when it is needed: in a small table only when i1 is
      * full (fewer than 1 insert in 4 while it fills to 95%). */
@@ -153,10 +152,10 @@ __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f
  * their reads (the batch pipeline). */
 static inline cf_status cf__insert_slots_bytes(cf_filter *f, uint64_t i1, uint64_t i2,
                                                uint32_t fp) {
-    uint8_t *at = f->table + i1 * f->bucket_bytes;
+    uint8_t *at = cf__bucket_at(f, i1);
     uint64_t w = cf__load64le(at), z = cf__zero_lanes(f, w);
     if (z == 0) {
-        at = f->table + i2 * f->bucket_bytes;
+        at = cf__bucket_at(f, i2);
         w = cf__load64le(at);
         z = cf__zero_lanes(f, w);
         if (z == 0) return cf__insert_full(f, i1, i2, fp);
@@ -196,18 +195,12 @@ static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
 __attribute__((always_inline)) static inline bool cf__take_k(cf_filter *f, uint64_t h, bool pow2,
                                                              bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
-    uint64_t m = cf__alt_point(f, fp), nb = f->num_buckets, i1, i2;
-    if (pow2) {
-        i1 = h >> f->index_shift;
-        i2 = ((m >> f->index_shift) - i1) & (nb - 1);
-    } else {
-        i1 = cf__index1(h, nb);
-        i2 = cf__reflect(cf__range(m, nb), i1, nb);
-    }
+    uint64_t m = cf__alt_point(f, fp), i1 = cf__index1_k(f, h, pow2),
+             i2 = cf__alt_k(f, i1, m, pow2);
     cf__bitpos p1, p2;
     if (bytes) {
-        p1 = (cf__bitpos){f->table + i1 * f->bucket_bytes, 0};
-        p2 = (cf__bitpos){f->table + i2 * f->bucket_bytes, 0};
+        p1 = (cf__bitpos){cf__bucket_at(f, i1), 0};
+        p2 = (cf__bitpos){cf__bucket_at(f, i2), 0};
     } else {
         p1 = cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
         p2 = cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
