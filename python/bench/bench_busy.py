@@ -26,10 +26,10 @@ import os
 import resource
 import statistics
 import sys
-import threading
 import time
 
 import cuckoofilter as cf
+from bench_python import busy_thread  # the same spinning thread (this directory)
 
 
 def one_call(keys, capacity):
@@ -41,24 +41,6 @@ def one_call(keys, capacity):
     r1 = resource.getrusage(resource.RUSAGE_THREAD)
     assert len(f) == len(keys)
     return w1 - w0, c1 - c0, r1.ru_nvcsw - r0.ru_nvcsw
-
-
-def busy_thread():
-    stop = threading.Event()
-
-    def spin():
-        x = 0
-        while not stop.is_set():
-            x += 1
-
-    t = threading.Thread(target=spin)
-    t.start()
-
-    def end():
-        stop.set()
-        t.join()
-
-    return end
 
 
 def median_of(runs):
