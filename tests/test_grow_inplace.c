@@ -922,7 +922,7 @@ static void test_merge(void) {
     size_t fn, dn, dn2;
     uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn), *now;
     size_t at = CF__IP_HEADER_SIZE + fn / 2 / 2 * 2; /* a 16-bit slot mid-table */
-    file[at] = 0, file[at + 1] = 0x80;                 /* length 0 */
+    file[at] = 0, file[at + 1] = 0x80;               /* length 0 */
     FILE *fp = fopen(path, "wb");
     REQUIRE(fp != NULL && fwrite(file, 1, fn, fp) == fn && fclose(fp) == 0);
     CHECK_STATUS(cf_map(path, true, &m), CF_E_CHECKSUM);
