@@ -348,6 +348,9 @@ expect 0 "$cuckoo" query -q "$dir/ipm.cf" --keys "$dir/all"
 expect 0 "$cuckoo" build "$dir/ip3.cf" --capacity 100 --grow=inplace --seed 9 --fpp 0.01 --keys "$dir/part.aa"
 expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/ip3.cf"; one_line_error
 err_has "their --fpp differ (0.01 vs 0.001)"
+expect 0 "$cuckoo" build "$dir/ip4.cf" --capacity 100 --grow=inplace --seed 9 --fingerprint-bits 16 --keys "$dir/part.aa"
+expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/ip4.cf"; one_line_error
+err_has "their slots differ (16 vs 32 bits: --fingerprint-bits)"
 expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/part.aa.cf"; one_line_error
 err_has "one grows in place (--grow=inplace), the other not"
 [[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"

@@ -45,10 +45,14 @@ static int shape_mismatch(const char *a_path, const cf_filter *a, const char *b_
         return cli_error("cannot merge %s into %s: one grows in place (--grow=inplace), the other "
                          "not",
                          b_path, a_path);
-    if (a_ip && x.seed == y.seed) /* sizes may differ; seed and --fpp may not */
+    if (a_ip && x.seed == y.seed && x.target_fpp != y.target_fpp) /* sizes may differ */
         return cli_error("cannot merge %s into %s: their --fpp differ (%g vs %g); build every "
                          "part with the same --fpp and --seed",
                          b_path, a_path, y.target_fpp, x.target_fpp);
+    if (a_ip && x.seed == y.seed)
+        return cli_error("cannot merge %s into %s: their slots differ (%u vs %u bits: "
+                         "--fingerprint-bits); build every part with the same options",
+                         b_path, a_path, y.bits_per_slot, x.bits_per_slot);
     if (a_ip)
         what = "seed", u = x.seed, v = y.seed;
     else if (x.num_buckets != y.num_buckets)

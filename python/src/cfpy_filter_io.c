@@ -324,10 +324,13 @@ static PyObject *explain_merge(const cf_filter *a, const cf_filter *b) {
     else if (x.growth_mode == CF_GROWTH_INPLACE && x.seed != y.seed)
         PyOS_snprintf(why, sizeof why, "seeds differ (%llu and %llu)", (unsigned long long)x.seed,
                       (unsigned long long)y.seed);
-    else if (x.growth_mode == CF_GROWTH_INPLACE)
+    else if (x.growth_mode == CF_GROWTH_INPLACE && x.target_fpp != y.target_fpp)
         /* Their sizes may differ: the smaller doubles, or its entries go down. */
         PyOS_snprintf(why, sizeof why, "fpp differs (%g and %g: %u- and %u-bit slots)",
                       x.target_fpp, y.target_fpp, x.bits_per_slot, y.bits_per_slot);
+    else if (x.growth_mode == CF_GROWTH_INPLACE)
+        PyOS_snprintf(why, sizeof why, "fingerprint_bits differ (%u- and %u-bit slots)",
+                      x.bits_per_slot, y.bits_per_slot);
     else if (x.num_buckets != y.num_buckets)
         PyOS_snprintf(why, sizeof why, "num_buckets differ (%llu and %llu)",
                       (unsigned long long)x.num_buckets, (unsigned long long)y.num_buckets);

@@ -104,7 +104,9 @@ def test_refusals_say_why():
                    (cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace", seed=5),
                     r"seeds differ \(0 and 5\)"),
                    (cf.CuckooFilter(capacity=1000, fpp=1e-6, grow="inplace"),
-                    r"fpp differs \(0.01 and 1e-06: 16- and 32-bit slots\)")):
+                    r"fpp differs \(0.01 and 1e-06: 16- and 32-bit slots\)"),
+                   (cf.CuckooFilter(capacity=1000, fpp=0.01, grow="inplace", fingerprint_bits=32),
+                    r"fingerprint_bits differ \(16- and 32-bit slots\)")):
         with pytest.raises(ValueError, match=why):
             f.merge(g)
         with pytest.raises(ValueError, match=why):

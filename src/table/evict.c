@@ -88,12 +88,11 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_end end;
-    /* A queue too short for
-     * the budget: the same search again with room for all of it, in
-     * scratch from the filter's allocator held only meanwhile (no memory
-     * kept per filter).  Breadth-first order makes its first nodes those of
-     * the short search, so the path found is the one a single long search
-     * finds. */
+    /* A queue too short for the budget: the same search again with room
+     * for all of it, in scratch from the filter's allocator held only
+     * meanwhile (no memory kept per filter).  Breadth-first order makes its
+     * first nodes those of the short search, so the path found is the one a
+     * single long search finds. */
     for (;;) {
         end = cf__search(f, q, cap, i1, i2);
         if (end.at >= 0 || !end.truncated || q != on_stack) break;
