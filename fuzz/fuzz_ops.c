@@ -15,6 +15,8 @@
  *     could answer keeps its copy); a failed insert changes no slot;
  *   - the twin answers every op with the same status (a loaded filter
  *     behaves exactly as the original: determinism through the format);
+ *   - a third filter of the same configuration, fed by its own ops, merges
+ *     into both (cf_merge): all its keys found after, or nothing changed;
  *   - serialize twice gives the same bytes, and so does the twin.
  */
 #include <stdint.h>
@@ -99,11 +101,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             cfg.bucket_size = 4;
         }
     }
-    cf_filter *f = NULL, *twin = NULL;
+    cf_filter *f = NULL, *twin = NULL, *side = NULL;
     CHECK(cf_new(&cfg, &f) == CF_OK);
     CHECK(cf_new(&cfg, &twin) == CF_OK);
-    unsigned model[KEYS] = {0};
-    uint64_t total = 0;
+    CHECK(cf_new(&cfg, &side) == CF_OK);
+    unsigned model[KEYS] = {0}, side_model[KEYS] = {0};
+    uint64_t total = 0, side_total = 0;
 
     for (size_t i = 8; i + 1 < size; i += 2) {
         unsigned op = data[i] % 8, k = data[i + 1];
@@ -154,11 +157,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             break;
         case 5: /* the twin becomes a deserialized copy of itself */ twin = reload(twin); break;
         case 6: /* both must be byte-identical */ same_bytes(f, twin); break;
-        case 7: /* rarely: clear */
+        case 7: /* rarely: clear; else feed the side filter, or merge it */
             if (k == 0) {
                 CHECK(cf_clear(f) == CF_OK && cf_clear(twin) == CF_OK);
                 memset(model, 0, sizeof model);
                 total = 0;
+            } else if (k % 4 != 2) {
+                if (cf_insert(side, &key, sizeof key) == CF_OK) side_model[k]++, side_total++;
+            } else {
+                size_t len, len2;
+                uint8_t *before = serialize(f, &len);
+                s = cf_merge(f, side);
+                t = cf_merge(twin, side);
+                CHECK(s == t);
+                if (s == CF_OK) {
+                    for (unsigned j = 0; j < KEYS; j++) model[j] += side_model[j];
+                    total += side_total;
+                } else { /* all or nothing: not a byte changed */
+                    CHECK(s == CF_E_FULL || s == CF_E_PARAM);
+                    uint8_t *after = serialize(f, &len2);
+                    CHECK(len2 == len && memcmp(before, after, len) == 0);
+                    free(after);
+                }
+                free(before);
             }
             break;
         }
@@ -176,5 +197,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     same_bytes(f, twin);
     cf_free(f);
     cf_free(twin);
+    cf_free(side);
     return 0;
 }
