@@ -242,21 +242,40 @@ __attribute__((always_inline)) static inline bool cf__contains_k(const cf_filter
     return (cf__zero_lanes(f, w1 ^ v) | cf__zero_lanes(f, w2 ^ v)) != 0;
 }
 
+/* The lookups of every layout but the commonest, out of line (reached by a
+ * tail call): the power-of-two byte-aligned kernel in a function of its
+ * own, where it needs no callee-saved register, and the others (buckets at
+ * bit offsets, semi-sorted, wide buckets) in another.  Inlined beside the
+ * kernel of capacity-sized byte-aligned tables (what cf_new makes from a
+ * capacity), their registers cost that one five instructions a lookup on
+ * a key (bench/callgrind.sh build/rel/bench/cf-bench: 95 -> 90); a
+ * power-of-two table pays two for the call (cf-lookup-bench: 94 -> 96). */
+__attribute__((noinline, unused)) static bool cf__contains_pow2_hashed(const cf_filter *f,
+                                                                       uint64_t h) {
+    return cf__contains_k(f, h, true, true);
+}
+
+__attribute__((noinline, unused)) static bool cf__contains_rest_hashed(const cf_filter *f,
+                                                                       uint64_t h) {
+    unsigned a = f->addr;
+    if (a == CF__ADDR_OTHER) return cf__contains_other_hashed(f, h);
+    if (a == CF__ADDR_BITS) return cf__contains_k(f, h, false, false);
+    return cf__contains_k(f, h, true, false); /* CF__ADDR_POW2_BITS */
+}
+
 /* Whether the plain (single-table) filter f holds the item of hash h: the
  * lookup of cf_contains, cf_contains_hash and cf_contains_u64. */
 static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
     /* A chain, commonest first (capacity-sized tables of byte-aligned
      * buckets, then powers of two): 11 instructions fewer on a hash than a
      * switch, whose compare tree and register saves every layout paid.  The
-     * other layouts (semi-sorted, wide buckets) come third: tested first,
+     * other layouts (semi-sorted, wide buckets) come last: tested first,
      * they cost plain lookups 4-11 instructions, and where they are, they
      * cost semi-sorted lookups ~9 more than before the kernels existed. */
     unsigned a = f->addr;
     if (a == CF__ADDR_BYTES) return cf__contains_k(f, h, false, true);
-    if (a == CF__ADDR_POW2_BYTES) return cf__contains_k(f, h, true, true);
-    if (a == CF__ADDR_OTHER) return cf__contains_other_hashed(f, h);
-    if (a == CF__ADDR_BITS) return cf__contains_k(f, h, false, false);
-    return cf__contains_k(f, h, true, false); /* CF__ADDR_POW2_BITS */
+    if (a == CF__ADDR_POW2_BYTES) return cf__contains_pow2_hashed(f, h);
+    return cf__contains_rest_hashed(f, h);
 }
 
 /* All of a bucket's fingerprints, in slot order, decoded once. */
