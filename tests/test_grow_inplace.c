@@ -15,7 +15,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator *a) {
+/* The configuration of the in-place filters below (seed 7). */
+static cf_config inplace_config(uint64_t capacity, double fpp) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = capacity;
@@ -23,6 +24,11 @@ static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator 
     cfg.flags = CF_GROW;
     cfg.growth_mode = CF_GROWTH_INPLACE;
     cfg.seed = 7;
+    return cfg;
+}
+
+static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator *a) {
+    cf_config cfg = inplace_config(capacity, fpp);
     cfg.allocator = a;
     cf_filter *f = NULL;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
@@ -864,7 +870,15 @@ static void test_spec_reader(void) {
     }
 }
 
-/* A filter of n keys of stream `seed`, created for `capacity`. */
+/* f serializes to the n bytes `before` (it was left as it was). */
+static void check_unchanged(const uint8_t *before, size_t n, const cf_filter *f) {
+    size_t m;
+    uint8_t *now = test_serialize(f, &m);
+    CHECK(n == m && memcmp(before, now, n) == 0);
+    free(now);
+}
+
+/* A filter of the n keys k, created for `capacity`. */
 static cf_filter *filled(uint64_t capacity, const uint64_t *k, size_t n, const cf_allocator *a) {
     cf_filter *f = new_inplace(capacity, 0.01, a);
     for (size_t i = 0; i < n; i++) REQUIRE(cf_insert(f, &k[i], 8) == CF_OK);
@@ -919,8 +933,8 @@ static void test_merge(void) {
     cf_free(m);
     /* A damaged slot (its marker inside the tag), mapped without the check
      * that would refuse it: CF_E_CORRUPT, dst unchanged. */
-    size_t fn, dn, dn2;
-    uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn), *now;
+    size_t fn, dn;
+    uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn);
     size_t at = CF__IP_HEADER_SIZE + fn / 2 / 2 * 2; /* a 16-bit slot mid-table */
     file[at] = 0, file[at + 1] = 0x80;               /* length 0 */
     FILE *fp = fopen(path, "wb");
@@ -928,19 +942,13 @@ static void test_merge(void) {
     CHECK_STATUS(cf_map(path, true, &m), CF_E_CHECKSUM);
     CHECK_STATUS(cf_map(path, false, &m), CF_OK);
     CHECK_STATUS(cf_merge(dst, m), CF_E_CORRUPT);
-    now = test_serialize(dst, &dn2);
-    CHECK(dn == dn2 && memcmp(was, now, dn) == 0);
+    check_unchanged(was, dn, dst);
     cf_free(m);
-    free(file), free(was), free(now);
+    free(file), free(was);
     unlink(path);
     /* Entries that mean something else in dst: another seed, slot width or
      * bound; and another kind. */
-    cf_config cfg;
-    cf_config_init(&cfg);
-    cfg.capacity = 1000;
-    cfg.target_fpp = 0.01;
-    cfg.flags = CF_GROW;
-    cfg.growth_mode = CF_GROWTH_INPLACE;
+    cf_config cfg = inplace_config(1000, 0.01);
     cfg.seed = 8;
     cf_filter *other = NULL;
     REQUIRE(cf_new(&cfg, &other) == CF_OK);
@@ -971,24 +979,15 @@ static void test_merge_failures(void) {
     uint64_t *a = keys_of(20000, 41), *b = keys_of(2000, 42);
     cf_filter *src = filled(16, a, 20000, NULL);
     /* max_bytes below what src's keys need. */
-    cf_config cfg;
-    cf_config_init(&cfg);
-    cfg.capacity = 1000;
-    cfg.target_fpp = 0.01;
-    cfg.flags = CF_GROW;
-    cfg.growth_mode = CF_GROWTH_INPLACE;
-    cfg.seed = 7;
+    cf_config cfg = inplace_config(1000, 0.01);
     cfg.max_bytes = 32768; /* 4096 buckets: 15,564 entries at 95% */
     cf_filter *dst = NULL;
     REQUIRE(cf_new(&cfg, &dst) == CF_OK);
     for (size_t i = 0; i < 2000; i++) REQUIRE(cf_insert(dst, &b[i], 8) == CF_OK);
     size_t n;
-    uint8_t *before = test_serialize(dst, &n), *after;
+    uint8_t *before = test_serialize(dst, &n);
     CHECK_STATUS(cf_merge(dst, src), CF_E_FULL);
-    size_t m;
-    after = test_serialize(dst, &m);
-    CHECK(n == m && memcmp(before, after, n) == 0);
-    free(after);
+    check_unchanged(before, n, dst);
     free(before);
     cf_free(dst);
     /* Each allocation in turn. */
@@ -1007,9 +1006,7 @@ static void test_merge_failures(void) {
         } else {
             CHECK_STATUS(s, CF_E_NOMEM);
             failed_late = failed_late || fail > 1;
-            after = test_serialize(dst, &m);
-            CHECK(n == m && memcmp(before, after, n) == 0);
-            free(after);
+            check_unchanged(before, n, dst);
             c.fail_at = 0;
             CHECK_STATUS(cf_merge(dst, src), CF_OK); /* and it works afterwards */
             CHECK_EQ(count_found(dst, a, 20000), 20000);

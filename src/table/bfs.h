@@ -39,6 +39,16 @@ static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t b
     return false;
 }
 
+/* Whether child, reached through slot s of node at, has a free slot: then
+ * *end is that path's end. */
+static inline bool cf__bfs_room(const cf_filter *f, cf__bfs_free_slot free_slot, size_t at,
+                                unsigned s, uint64_t child, cf__bfs_end *end) {
+    int room = free_slot(f, child);
+    if (room < 0) return false;
+    *end = (cf__bfs_end){.at = (int32_t)at, .slot = s, .dst = child, .dst_slot = room};
+    return true;
+}
+
 /* Nodes whose children are read ahead of the node being expanded. */
 #define CF__BFS_LOOKAHEAD 8
 /* The children computed by the read-ahead, kept for the node's expansion:
@@ -69,6 +79,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
      * second root is read.  A child that is its own root cannot take the
      * fingerprint; a root has no other ancestor. */
     size_t expanded = roots < f->max_kicks ? roots : f->max_kicks;
+    cf__bfs_end end;
     for (size_t r = 0; r < expanded; r++) {
         uint32_t fp[CF_MAX_BUCKET_SIZE];
         read(f, q[r].bucket, fp);
@@ -78,19 +89,13 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
                 cf__prefetch_bucket(f, child);
                 continue;
             }
-            int room = child == q[r].bucket ? -1 : free_slot(f, child);
-            if (room >= 0)
-                return (cf__bfs_end){.at = (int32_t)r, .slot = s, .dst = child, .dst_slot = room};
+            if (child != q[r].bucket && cf__bfs_room(f, free_slot, r, s, child, &end)) return end;
         }
     }
     for (size_t r = 0; r < expanded && f->far; r++)
-        for (unsigned s = 0; s < f->bucket_size; s++) {
-            if (ring[r][s] == q[r].bucket) continue;
-            int room = free_slot(f, ring[r][s]);
-            if (room >= 0)
-                return (cf__bfs_end){
-                    .at = (int32_t)r, .slot = s, .dst = ring[r][s], .dst_slot = room};
-        }
+        for (unsigned s = 0; s < f->bucket_size; s++)
+            if (ring[r][s] != q[r].bucket && cf__bfs_room(f, free_slot, r, s, ring[r][s], &end))
+                return end;
     for (size_t r = 0; r < expanded; r++)
         for (unsigned s = 0; s < f->bucket_size && tail < cap; s++)
             if (ring[r][s] != q[r].bucket)
@@ -126,10 +131,7 @@ static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, si
         for (unsigned s = 0; s < f->bucket_size; s++) {
             uint64_t child = children[s];
             if (child == bucket || cf__bfs_on_path(q, q[head].parent, child)) continue;
-            int room = free_slot(f, child);
-            if (room >= 0)
-                return (cf__bfs_end){
-                    .at = (int32_t)head, .slot = s, .dst = child, .dst_slot = room};
+            if (cf__bfs_room(f, free_slot, head, s, child, &end)) return end;
             if (tail < cap && q[head].depth < UINT8_MAX)
                 q[tail++] = (cf__bfs_node){.bucket = child,
                                            .parent = (int32_t)head,

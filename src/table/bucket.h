@@ -155,13 +155,15 @@ static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
 }
 
+/* The slot of the first zero lane that z (cf__zero_lanes) marks, or -1. */
+static inline int cf__zero_slot(const cf_filter *f, uint64_t z) {
+    return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
+}
+
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */
 static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    if (f->swar) {
-        uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
-        uint64_t z = cf__zero_lanes(f, x);
-        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
-    }
+    if (f->swar)
+        return cf__zero_slot(f, cf__zero_lanes(f, cf__bucket_word(f, bucket) ^ (f->lane_ones * v)));
     if (f->semi_sort) return cf__semisort_find(f, bucket, v);
     for (unsigned s = 0; s < f->bucket_size; s++)
         if (cf__slot_get(f, bucket, s) == v) return (int)s;
@@ -278,6 +280,13 @@ static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
     return cf__contains_rest_hashed(f, h);
 }
 
+/* The fingerprints of a SWAR bucket whose bits start at the low end of w
+ * (bits above them are masked off). */
+static inline void cf__word_read(const cf_filter *f, uint64_t w, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+    for (unsigned s = 0; s < f->bucket_size; s++)
+        fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
+}
+
 /* All of a bucket's fingerprints, in slot order, decoded once. */
 static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
                                    uint32_t fp[CF_MAX_BUCKET_SIZE]) {
@@ -286,9 +295,7 @@ static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
         return;
     }
     if (f->swar) { /* one load serves every slot */
-        uint64_t w = cf__bucket_bits_at(f, bucket);
-        for (unsigned s = 0; s < f->bucket_size; s++)
-            fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
+        cf__word_read(f, cf__bucket_bits_at(f, bucket), fp);
         return;
     }
     for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__packed_slot_get(f, bucket, s);

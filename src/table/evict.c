@@ -55,14 +55,11 @@ static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
  * the layout.  Bits above the bucket's lanes are ignored: the slots are
  * masked, and the free-slot test's borrows move up. */
 static void cf__bytes_read(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    uint64_t w = cf__load64le(cf__bucket_at(f, bucket));
-    for (unsigned s = 0; s < f->bucket_size; s++)
-        fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
+    cf__word_read(f, cf__load64le(cf__bucket_at(f, bucket)), fp);
 }
 
 static int cf__bytes_free_slot(const cf_filter *f, uint64_t bucket) {
-    uint64_t z = cf__zero_lanes(f, cf__load64le(cf__bucket_at(f, bucket)));
-    return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
+    return cf__zero_slot(f, cf__zero_lanes(f, cf__load64le(cf__bucket_at(f, bucket))));
 }
 
 /* cf__alt_index of a power-of-two table (cf__alt_k's shift). */

@@ -18,20 +18,25 @@
 
 #include "bucket.h"
 
-/* SWAR layouts: stores fp in the first free slot of `bucket` if it has one.
+/* SWAR layouts: stores fp in the first free slot of the bucket whose bits
+ * start at p, if it has one.  Free lanes are zero lanes; bits above the
+ * bucket's lanes cannot change the lowest set bit of z (borrows move up).
  * The word is written back whole to the address it was read from, so the
  * store's address does not depend on the bucket's contents: a store whose
  * address waits for a cache miss would hold back the next inserts' reads
  * (they cannot be ordered against it), and inserts would run one at a time. */
-static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
+static inline bool cf__place_at(cf_filter *f, cf__bitpos p, uint32_t fp) {
     uint64_t w = cf__load64le(p.at);
-    uint64_t z = cf__zero_lanes(f, (w >> p.shift) & f->bucket_mask);
+    uint64_t z = cf__zero_lanes(f, w >> p.shift);
     if (z == 0) return false;
     /* The lowest set bit of z is the top bit of the first free lane. */
     unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
     cf__store64le(p.at, w | ((uint64_t)fp << (p.shift + lane)));
     return true;
+}
+
+static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    return cf__place_at(f, cf__bitpos_of(f->table, cf__bucket_bit(f, bucket)), fp);
 }
 
 /* Stores fp in the first free slot of i1, else of i2; false if both are
@@ -120,8 +125,7 @@ cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool by
  * lookups: cf__insert_slots's choices (the first free slot of i1, else of
  * i2, else the eviction search) with the addresses computed without per-key
  * tests of f's shape.  Bucket i2 is read only when i1 is full; far tables
- * start fetching it at once (cf__insert_slots says why).  The word is
- * written back whole to where it was read from, as cf__place_swar does. */
+ * start fetching it at once (cf__insert_slots says why). */
 __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f, uint64_t h,
                                                                     bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
@@ -131,18 +135,8 @@ __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f
     /* i2 is computed when it is needed: in a small table only when i1 is
      * full (fewer than 1 insert in 4 while it fills to 95%). */
     if (f->far) cf__prefetch_word(cf__insert_k_at(f, fp, i1, pow2, bytes).at);
-    /* Free lanes are zero lanes; bits above the bucket's lanes cannot
-     * change the lowest set bit of z (borrows move up). */
-    uint64_t w = cf__load64le(p1.at);
-    uint64_t z = cf__zero_lanes(f, w >> p1.shift);
-    if (z == 0) {
-        p1 = cf__insert_k_at(f, fp, i1, pow2, bytes);
-        w = cf__load64le(p1.at);
-        z = cf__zero_lanes(f, w >> p1.shift);
-        if (z == 0) return cf__insert_full(f, i1, cf__insert_k_alt(f, fp, i1, pow2), fp);
-    }
-    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-    cf__store64le(p1.at, w | ((uint64_t)fp << (p1.shift + lane)));
+    if (!cf__place_at(f, p1, fp) && !cf__place_at(f, cf__insert_k_at(f, fp, i1, pow2, bytes), fp))
+        return cf__insert_full(f, i1, cf__insert_k_alt(f, fp, i1, pow2), fp);
     f->items++;
     return CF_OK;
 }
@@ -152,16 +146,9 @@ __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f
  * their reads (the batch pipeline). */
 static inline cf_status cf__insert_slots_bytes(cf_filter *f, uint64_t i1, uint64_t i2,
                                                uint32_t fp) {
-    uint8_t *at = cf__bucket_at(f, i1);
-    uint64_t w = cf__load64le(at), z = cf__zero_lanes(f, w);
-    if (z == 0) {
-        at = cf__bucket_at(f, i2);
-        w = cf__load64le(at);
-        z = cf__zero_lanes(f, w);
-        if (z == 0) return cf__insert_full(f, i1, i2, fp);
-    }
-    unsigned lane = (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
-    cf__store64le(at, w | ((uint64_t)fp << lane));
+    if (!cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i1), 0}, fp) &&
+        !cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i2), 0}, fp))
+        return cf__insert_full(f, i1, i2, fp);
     f->items++;
     return CF_OK;
 }

@@ -176,9 +176,7 @@ static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
 static inline void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
                                       uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (cf__cc_one_word(f)) {
-        uint64_t w = cf__cc_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits);
-        for (unsigned s = 0; s < f->bucket_size; s++)
-            fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
+        cf__word_read(f, cf__cc_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits), fp);
         return;
     }
     for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__cc_slot_get(f, bucket, s);

@@ -403,15 +403,6 @@ static cf_status cf__ip_merge_entry(cf_filter *dst, uint64_t b, unsigned level, 
     return searched ? CF_E_FULL : cf__ip_store(dst, b, v, true);
 }
 
-/* Dst's table and state, to put back when a merge fails: a copy of the
- * table, which replaces dst's own (perhaps doubled since) on failure. */
-typedef struct cf__ip_saved {
-    uint8_t *table;
-    size_t table_bytes;
-    uint64_t num_buckets, items, kicks, failed;
-    cf__ip ip;
-} cf__ip_saved;
-
 cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
     const cf__ip *si = src->ip;
     cf__ip *di = dst->ip;
@@ -419,15 +410,13 @@ cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(dst->seed != src->seed || di->w != si->w || di->target_fpp != si->target_fpp,
                   CF_E_PARAM);
     if (si->entries == 0) return CF_OK;
-    cf__ip_saved sv = {.table_bytes = dst->table_bytes,
-                       .num_buckets = dst->num_buckets,
-                       .items = dst->items,
-                       .kicks = dst->total_kicks,
-                       .failed = dst->failed_inserts,
-                       .ip = *di};
-    sv.table = cf__alloc(&dst->alloc, dst->table_bytes + CF__TABLE_PAD);
-    CF__RETURN_IF(sv.table == NULL, CF_E_NOMEM);
-    memcpy(sv.table, dst->table, dst->table_bytes + CF__TABLE_PAD);
+    /* Dst as it was, to put back on failure: the handle, its state and a
+     * copy of its table (which replaces the table, perhaps doubled since). */
+    cf_filter was = *dst;
+    cf__ip ip_was = *di;
+    was.table = cf__alloc(&dst->alloc, dst->table_bytes + CF__TABLE_PAD);
+    CF__RETURN_IF(was.table == NULL, CF_E_NOMEM);
+    memcpy(was.table, dst->table, dst->table_bytes + CF__TABLE_PAD);
 
     /* Src's entries hold no bits of the buckets above its level, so dst
      * first doubles up to it; from there each entry goes down. */
@@ -442,17 +431,12 @@ cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
         }
     if (st == CF_OK) {
         dst->items += src->items;
-        cf__free(&dst->alloc, sv.table);
+        cf__free(&dst->alloc, was.table);
         return CF_OK;
     }
     cf__free(&dst->alloc, dst->table);
-    dst->table = sv.table;
-    dst->table_bytes = sv.table_bytes;
-    dst->num_buckets = sv.num_buckets;
-    dst->items = sv.items;
-    dst->total_kicks = sv.kicks;
-    dst->failed_inserts = sv.failed;
-    *di = sv.ip;
+    *dst = was;
+    *di = ip_was;
     return st;
 }
 
