@@ -5,26 +5,30 @@
  * (docs/BENCHMARKS.md, "Growth v2").
  *
  *   cf-split-sim [--mode split|double] [--max-load L] [--items N] [--kicks K]
+ *                [--slots 4|8] [--tag-bits T]
  *
  * A simulation, not the library: each slot holds an item's whole 64-bit
  * address string, so no fingerprint bit limits anything and the result is
- * the placement's alone.  An item of string x has the tag t = x & 63 and the
- * second string x ^ H(t) (H random, low 6 bits zero), as in-place filters
- * do; a table of n buckets, 2^k <= n < 2^(k+1), places a string y in bucket
- * (y >> 6) mod 2^k, or mod 2^(k+1) when that bucket was split already
+ * the placement's alone.  An item of string x has the tag t = the low T bits
+ * of x (T = 6 unless --tag-bits) and the second string x ^ H(t) (H random,
+ * low T bits zero), as in-place filters do; a table of n buckets of 4 (or
+ * --slots 8) slots, 2^k <= n < 2^(k+1), places a string y in bucket
+ * (y >> T) mod 2^k, or mod 2^(k+1) when that bucket was split already
  * (linear hashing: bucket j splits into j and j + 2^k by the next bit).
  * Both modes grow before an insert would pass the maximum load (--mode
  * double: all 2^k buckets at once), and again whenever the breadth-first
  * eviction search (at most K buckets) fails.  Printed: the load at the end,
  * the lowest and the mean of loads sampled at log-spaced counts past 100,000
- * items, and how many inserts failed and grew the table.
+ * items, how many inserts failed and grew the table, and what the inserts
+ * cost: eviction searches per insert and the buckets they examined (each
+ * child read is a random memory access in a filter).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 4
+#define MAX_SLOTS 8
 #define QUEUE 4096
 
 typedef struct node {
@@ -34,9 +38,9 @@ typedef struct node {
 
 typedef struct sim {
     uint64_t *slot; /* strings, 0 = free */
-    uint64_t n, cap, k, split, items;
-    uint64_t partner[64];
-    unsigned kicks;
+    uint64_t n, cap, k, split, items, searches, children;
+    uint64_t partner[256];
+    unsigned kicks, slots, tag;
     node q[QUEUE];
 } sim;
 
@@ -50,17 +54,17 @@ static uint64_t rnd(void) { /* xorshift64 */
 }
 
 static uint64_t bucket_of(const sim *s, uint64_t y) {
-    uint64_t b = (y >> 6) & ((1ull << s->k) - 1);
-    return b < s->split ? (y >> 6) & ((2ull << s->k) - 1) : b;
+    uint64_t b = (y >> s->tag) & ((1ull << s->k) - 1);
+    return b < s->split ? (y >> s->tag) & ((2ull << s->k) - 1) : b;
 }
 
 static uint64_t other(const sim *s, uint64_t y) {
-    return y ^ s->partner[y & 63];
+    return y ^ s->partner[y & ((1u << s->tag) - 1)];
 }
 
 static int free_slot(const sim *s, uint64_t b) {
-    for (int i = 0; i < SLOTS; i++)
-        if (s->slot[b * SLOTS + i] == 0) return i;
+    for (unsigned i = 0; i < s->slots; i++)
+        if (s->slot[b * s->slots + i] == 0) return (int)i;
     return -1;
 }
 
@@ -76,18 +80,20 @@ static int insert(sim *s, uint64_t x) {
     for (int r = 0; r < 2; r++) {
         int f = free_slot(s, b[r]);
         if (f >= 0) {
-            s->slot[b[r] * SLOTS + f] = y[r];
+            s->slot[b[r] * s->slots + f] = y[r];
             s->items++;
             return 1;
         }
     }
     int tail = 0;
+    s->searches++;
     s->q[tail++] = (node){b[0], -1, 0};
     if (b[1] != b[0]) s->q[tail++] = (node){b[1], -1, 0};
     for (int head = 0; head < tail && head < (int)s->kicks; head++) {
         uint64_t at = s->q[head].bucket;
-        for (int i = 0; i < SLOTS; i++) {
-            uint64_t child = bucket_of(s, other(s, s->slot[at * SLOTS + i]));
+        for (int i = 0; i < (int)s->slots; i++) {
+            uint64_t child = bucket_of(s, other(s, s->slot[at * s->slots + i]));
+            s->children++;
             if (child == at || on_path(s, s->q[head].parent, child)) continue;
             int f = free_slot(s, child);
             if (f < 0) {
@@ -98,15 +104,15 @@ static int insert(sim *s, uint64_t x) {
             uint64_t dst = child;
             int dst_slot = f, n = head, from = i;
             for (;;) {
-                uint64_t moved = s->slot[s->q[n].bucket * SLOTS + from];
-                s->slot[dst * SLOTS + dst_slot] = other(s, moved);
+                uint64_t moved = s->slot[s->q[n].bucket * s->slots + from];
+                s->slot[dst * s->slots + dst_slot] = other(s, moved);
                 dst = s->q[n].bucket;
                 dst_slot = from;
                 if (s->q[n].parent < 0) break;
                 from = s->q[n].slot;
                 n = s->q[n].parent;
             }
-            s->slot[dst * SLOTS + dst_slot] = dst == b[0] ? y[0] : y[1];
+            s->slot[dst * s->slots + dst_slot] = dst == b[0] ? y[0] : y[1];
             s->items++;
             return 1;
         }
@@ -117,24 +123,25 @@ static int insert(sim *s, uint64_t x) {
 static void split_one(sim *s) {
     if (s->n == s->cap) {
         s->cap += s->cap / 8 + 4;
-        s->slot = realloc(s->slot, s->cap * SLOTS * sizeof *s->slot);
+        s->slot = realloc(s->slot, s->cap * s->slots * sizeof *s->slot);
         if (s->slot == NULL) {
             fprintf(stderr, "cf-split-sim: out of memory\n");
             exit(1);
         }
     }
-    uint64_t from = s->split, to = s->n, *a = &s->slot[from * SLOTS], *b = &s->slot[to * SLOTS];
-    uint64_t stay[SLOTS] = {0};
+    uint64_t from = s->split, to = s->n, *a = &s->slot[from * s->slots],
+             *b = &s->slot[to * s->slots];
+    uint64_t stay[MAX_SLOTS] = {0};
     int ns = 0, nb = 0;
-    memset(b, 0, SLOTS * sizeof *b);
-    for (int i = 0; i < SLOTS; i++) {
+    memset(b, 0, s->slots * sizeof *b);
+    for (unsigned i = 0; i < s->slots; i++) {
         if (a[i] == 0) continue;
-        if ((a[i] >> (6 + s->k)) & 1)
+        if ((a[i] >> (s->tag + s->k)) & 1)
             b[nb++] = a[i];
         else
             stay[ns++] = a[i];
     }
-    memcpy(a, stay, sizeof stay);
+    memcpy(a, stay, s->slots * sizeof *a);
     s->n++;
     if (++s->split == 1ull << s->k) {
         s->k++;
@@ -149,7 +156,7 @@ static void grow(sim *s, int doubling) {
 
 static int usage(void) {
     fprintf(stderr, "usage: cf-split-sim [--mode split|double] [--max-load L] [--items N] "
-                    "[--kicks K]\n");
+                    "[--kicks K] [--slots 4|8] [--tag-bits T]\n");
     return 2;
 }
 
@@ -157,7 +164,7 @@ int main(int argc, char **argv) {
     int doubling = 0;
     double max_load = 0.90;
     uint64_t items = 10000000;
-    unsigned kicks = 500;
+    unsigned kicks = 500, slots = 4, tag = 6;
     for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL) return usage();
@@ -169,6 +176,10 @@ int main(int argc, char **argv) {
             items = strtoull(v, NULL, 10);
         else if (strcmp(argv[i], "--kicks") == 0 && atoi(v) > 0)
             kicks = (unsigned)atoi(v);
+        else if (strcmp(argv[i], "--slots") == 0 && (atoi(v) == 4 || atoi(v) == 8))
+            slots = (unsigned)atoi(v);
+        else if (strcmp(argv[i], "--tag-bits") == 0 && atoi(v) >= 1 && atoi(v) <= 8)
+            tag = (unsigned)atoi(v);
         else
             return usage();
     }
@@ -176,33 +187,37 @@ int main(int argc, char **argv) {
     s.k = 8;
     s.n = s.cap = 1u << 8;
     s.kicks = kicks;
-    s.slot = calloc(s.cap * SLOTS, sizeof *s.slot);
+    s.slots = slots;
+    s.tag = tag;
+    s.slot = calloc(s.cap * slots, sizeof *s.slot);
     if (s.slot == NULL) return 1;
-    for (int t = 0; t < 64; t++) s.partner[t] = rnd() & ~63ull;
+    for (unsigned t = 0; t < 1u << tag; t++) s.partner[t] = rnd() & ~((1ull << tag) - 1);
     uint64_t failed = 0, samples = 0, next = 100000;
     double lowest = 1, sum = 0;
     for (uint64_t j = 0; j < items; j++) {
         uint64_t x = rnd();
-        if ((double)(s.items + 1) > max_load * SLOTS * (double)s.n) grow(&s, doubling);
+        if ((double)(s.items + 1) > max_load * slots * (double)s.n) grow(&s, doubling);
         while (!insert(&s, x)) {
             failed++;
             grow(&s, doubling);
         }
         if (j + 1 == next) {
-            double load = (double)s.items / (SLOTS * (double)s.n);
+            double load = (double)s.items / (slots * (double)s.n);
             lowest = load < lowest ? load : lowest;
             sum += load;
             samples++;
             next += next / 64 + 1;
         }
     }
-    printf("%s, max load %.3f, %llu items, %d slots a bucket, search budget %u: %llu buckets, "
-           "load %.4f at the end, lowest %.4f, mean %.4f over %llu samples; %llu inserts "
-           "failed and grew the table\n",
+    printf("%s, max load %.3f, %llu items, %u slots a bucket, %u tag bits, search budget %u: "
+           "%llu buckets, load %.4f at the end, lowest %.4f, mean %.4f over %llu samples; %llu "
+           "inserts failed and grew the table; %.3f eviction searches and %.2f buckets examined "
+           "per insert\n",
            doubling ? "doubling" : "splitting one bucket at a time", max_load,
-           (unsigned long long)items, SLOTS, kicks, (unsigned long long)s.n,
-           (double)s.items / (SLOTS * (double)s.n), lowest, sum / (double)samples,
-           (unsigned long long)samples, (unsigned long long)failed);
+           (unsigned long long)items, slots, tag, kicks, (unsigned long long)s.n,
+           (double)s.items / (slots * (double)s.n), lowest, sum / (double)samples,
+           (unsigned long long)samples, (unsigned long long)failed,
+           (double)s.searches / (double)items, (double)s.children / (double)items);
     free(s.slot);
     return 0;
 }
