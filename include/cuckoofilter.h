@@ -218,10 +218,11 @@ typedef struct cf_filter cf_filter;
  * fingerprint (a marker bit ends it), and each doubling moves one bit of
  * every stored fingerprint into the bucket index, so old items keep
  * shorter fingerprints and new ones full ones (design and FPP arithmetic:
- * src/variant/grow_inplace.h).  Slots are 16 bits when target_fpp allows twenty
- * doublings within it (target_fpp >= 0.27%), else 32 bits; an insert whose
- * doubling could take the FPP at full load past target_fpp returns
- * CF_E_FULL (with 16-bit slots at 1%, after about 80 doublings).  Memory:
+ * src/variant/grow_inplace.h).  Slots are 15 bits when target_fpp allows
+ * twenty doublings within it (target_fpp >= 0.54%), 16 when it does with 16
+ * (>= 0.27%), else 32 bits; an insert whose doubling could take the FPP at
+ * full load past target_fpp returns CF_E_FULL (with 15-bit slots at 1%,
+ * after about 38 doublings).  Memory:
  * one table, between a half and all of it used; a doubling grows it with
  * realloc(3) under the default allocator (large blocks move by mremap:
  * no copy, no second table), while a custom allocator gets the doubled
@@ -284,7 +285,7 @@ typedef struct cf_config {
     /* CF_GROW only: CF_GROWTH_CHAIN (0, the default) or CF_GROWTH_INPLACE.
      * With CF_GROWTH_INPLACE, capacity (or num_buckets) is rounded up to a
      * power of two of buckets, fingerprint_bits is 0 (derived) or the slot
-     * width, 16 or 32, growth is ignored, and max_bytes limits the table.
+     * width, 15, 16 or 32, growth is ignored, and max_bytes limits the table.
      * Any other value: CF_E_PARAM. */
     unsigned growth_mode;
 } cf_config;
@@ -473,7 +474,7 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * buckets is removed (a shorter one may be another item's; the longest,
  * if not key's own, belongs to an item that key's own entry also
  * matches, so no item is lost).  An item stored before its index bits ran
- * out (about 10 doublings for 16-bit slots) was copied into both halves
+ * out (after 8 doublings for 15-bit slots) was copied into both halves
  * of its bucket: deleting it removes one copy, and the other stays a
  * false positive. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);

@@ -106,7 +106,7 @@ static bool create_chain(RedisModuleCtx *ctx, RedisModuleKey *key, const cfr_par
  * GROWTH INPLACE (or the module's GROWTH INPLACE where the key allows it):
  * the key's one table doubles in place, so CF.EXISTS stays at two buckets.
  * It needs EXPANSION > 0 (any such value: the table doubles; CF.INFO says
- * 2), BUCKETSIZE 4, and FINGERPRINT, if given, 16 or 32 (the slot width);
+ * 2), BUCKETSIZE 4, and FINGERPRINT, if given, 15, 16 or 32 (the slot width);
  * ERROR_RATE (default CFR_INPLACE_DEFAULT_FPP) is the bound every doubling
  * keeps, and may be given with FINGERPRINT. */
 static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
@@ -160,7 +160,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(ctx,
                                               "FINGERPRINT: value must be in the range [1, 32]");
     }
-    bool slot_width = !fp || bits == 16 || bits == 32;
+    bool slot_width = !fp || bits == 15 || bits == 16 || bits == 32;
     /* The module's default applies where in-place growth can serve the key;
      * other keys keep the chain, so RedisBloom's options work unchanged. */
     if (inplace && !gr) inplace = e > 0 && (!bs || eb == 4) && slot_width;
@@ -173,7 +173,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
             return RedisModule_ReplyWithError(ctx, "ERR GROWTH INPLACE needs BUCKETSIZE 4");
         if (!slot_width)
             return RedisModule_ReplyWithError(
-                ctx, "ERR GROWTH INPLACE takes FINGERPRINT 16 or 32 (the slot width)");
+                ctx, "ERR GROWTH INPLACE takes FINGERPRINT 15, 16 or 32 (the slot width)");
         eb = 4;
         if (er) {
             if (RedisModule_StringToDouble(argv[er], &target) != REDISMODULE_OK)
@@ -194,8 +194,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         if (gr)
             return RedisModule_ReplyWithError(
                 ctx, "ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below "
-                     "it (above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT "
-                     "32)");
+                     "it (above about 4.1e-8; 4.9e-4 with FINGERPRINT 15, 2.4e-4 with FINGERPRINT "
+                     "16, 3.7e-9 with FINGERPRINT 32)");
         /* The module's default asked, not the client: the chain serves any
          * ERROR_RATE 32-bit fingerprints reach. */
         p.inplace = inplace = false;

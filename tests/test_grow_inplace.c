@@ -35,15 +35,23 @@ static cf_filter *new_inplace(uint64_t capacity, double fpp, const cf_allocator 
     return f;
 }
 
+/* The table's bits [bit, bit + n), one at a time (independent of the
+ * library's word reads). */
+static uint64_t bits_of(const uint8_t *table, uint64_t bit, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < n; b++)
+        v |= (uint64_t)((table[(bit + b) / 8] >> ((bit + b) % 8)) & 1) << b;
+    return v;
+}
+
 /* Every slot empty or with its marker leaving at least the tag; entries and
  * weight as the filter counts them. */
 static void check_table(const cf_filter *f) {
     const cf__ip *ip = f->ip;
     uint64_t entries = 0, weight = 0;
-    unsigned wb = ip->w / 8;
+    unsigned w = ip->w, bucket_bits = w == 32 ? 128 : 4 * w;
     for (uint64_t i = 0; i < f->num_buckets * CF__IP_SLOTS; i++) {
-        uint64_t v = 0;
-        for (unsigned b = 0; b < wb; b++) v |= (uint64_t)f->table[i * wb + b] << (8 * b);
+        uint64_t v = bits_of(f->table, i / 4 * bucket_bits + i % 4 * w, w);
         if (v == 0) continue;
         unsigned len = ip->w - 1 - (unsigned)__builtin_ctzll(v);
         CHECK(len >= ip->tag_bits);
@@ -53,6 +61,7 @@ static void check_table(const cf_filter *f) {
     CHECK_EQ(entries, ip->entries);
     CHECK_EQ(weight, ip->weight);
     CHECK_EQ(f->num_buckets, (uint64_t)1 << ip->level);
+    CHECK_EQ(f->table_bytes, f->num_buckets * bucket_bits / 8);
 }
 
 static unsigned cf__get_le16(const uint8_t *p) {
@@ -114,8 +123,12 @@ static void grows_without_losing(unsigned w, double fpp, size_t n) {
     free(in), free(out);
 }
 
+static void test_grows_15(void) {
+    grows_without_losing(15, 0.01, 200000);
+}
+
 static void test_grows_16(void) {
-    grows_without_losing(16, 0.01, 200000);
+    grows_without_losing(16, 0.004, 100000);
 }
 
 static void test_grows_32(void) {
@@ -200,7 +213,7 @@ static void test_max_bytes(void) {
     cfg.target_fpp = 0.01;
     cfg.flags = CF_GROW;
     cfg.growth_mode = CF_GROWTH_INPLACE;
-    cfg.max_bytes = 8192; /* 1024 buckets of 8 bytes */
+    cfg.max_bytes = 7680; /* 1024 buckets of 60 bits */
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
     uint64_t *in = keys_of(10000, 5);
@@ -210,7 +223,7 @@ static void test_max_bytes(void) {
     CHECK_STATUS(s, CF_E_FULL);
     cf_stats st;
     cf_get_stats(f, &st);
-    CHECK_EQ(st.table_bytes, 8192);
+    CHECK_EQ(st.table_bytes, 7680);
     CHECK(n > 3800); /* over 93% of 4096 slots */
     CHECK_EQ(count_found(f, in, n), n);
     check_table(f);
@@ -279,8 +292,9 @@ static void test_alloc_failures(void) {
 /* cf_serialize_range gives cf_serialize's bytes for every chunking and at
  * every boundary (header, table, trailer); a range past the end is refused. */
 static void test_range(void) {
-    for (unsigned w = 16; w <= 32; w += 16) {
-        cf_filter *f = new_inplace(10, w == 16 ? 0.01 : 0.001, NULL);
+    static const double fpp_of_width[] = {0.01, 0.004, 0.001}; /* 15, 16, 32 bits */
+    for (unsigned wi = 0; wi < 3; wi++) {
+        cf_filter *f = new_inplace(10, fpp_of_width[wi], NULL);
         uint64_t *in = keys_of(5000, 21);
         for (size_t i = 0; i < 5000; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
         size_t n;
@@ -487,8 +501,9 @@ static void test_params(void) {
 
 /* Serialize, deserialize, serialize: the same bytes, the same answers. */
 static void test_roundtrip(void) {
-    for (unsigned w = 16; w <= 32; w += 16) {
-        cf_filter *f = new_inplace(10, w == 16 ? 0.01 : 0.001, NULL);
+    static const double fpp_of_width[] = {0.01, 0.004, 0.001}; /* 15, 16, 32 bits */
+    for (unsigned wi = 0; wi < 3; wi++) {
+        cf_filter *f = new_inplace(10, fpp_of_width[wi], NULL);
         uint64_t *in = keys_of(30000, 11), *out = keys_of(30000, 12);
         for (size_t i = 0; i < 30000; i++) REQUIRE(cf_insert(f, &in[i], sizeof in[i]) == CF_OK);
         for (size_t i = 0; i < 30000; i += 7) REQUIRE(cf_delete(f, &in[i], sizeof in[i]) == CF_OK);
@@ -596,6 +611,7 @@ static void test_bad_inputs(void) {
         {12, 40, CF_E_TRUNCATED},                 /* a level the input is too short for */
         {10, 8, CF_E_CORRUPT},                    /* slot bits 8 */
         {11, 5, CF_E_CORRUPT},                    /* tag bits 5 */
+        {10, 16, CF_E_TRUNCATED},                 /* 16-bit slots: a longer table */
         {14, 1, CF_E_CORRUPT},                    /* flags */
         {110, 1, CF_E_CORRUPT},                   /* reserved */
         {32, 0, CF_E_CORRUPT},                    /* entries */
@@ -631,9 +647,11 @@ typedef struct golden_recipe {
 } golden_recipe;
 
 static const golden_recipe golden_goods[] = {
-    /* 16-bit slots, 4 -> 8192 buckets: 11 doublings, so the first items'
+    /* 15-bit slots, 4 -> 8192 buckets: 11 doublings, so the first items'
      * index bits ran out and were copied into both halves. */
-    {"inplace_w16_c10_k20000.cf", 0.01, 10, 31, 20000, 5, 300},
+    {"inplace_w15_c10_k20000.cf", 0.01, 10, 31, 20000, 5, 300},
+    /* 16-bit slots (target 0.4%), 4 -> 2048 buckets. */
+    {"inplace_w16_c10_k5000.cf", 0.004, 10, 34, 5000, 2, 100},
     /* 32-bit slots (target 0.1%), 4 -> 1024 buckets. */
     {"inplace_w32_c10_k3000.cf", 0.001, 10, 32, 3000, 3, 100},
     {"inplace_empty.cf", 0.01, 100, 33, 0, 0, 0},
@@ -693,7 +711,7 @@ typedef struct golden_bad {
     bool extra; /* one byte appended */
 } golden_bad;
 
-/* Made from good/inplace_w16_c10_k20000.cf (n bytes). */
+/* Made from good/inplace_w15_c10_k20000.cf (n bytes). */
 static const golden_bad golden_bads[] = {
     {"truncated_at_64.bin", CF_E_TRUNCATED, "cut inside the header", 64, 0, 0, false, false},
     {"truncated_at_127.bin", CF_E_TRUNCATED, "cut before the header check ends", 127, 0, 0, false,
@@ -705,10 +723,10 @@ static const golden_bad golden_bads[] = {
     {"table_flip.bin", CF_E_CHECKSUM, "a table byte changed, trailer kept", 0, 200, 0x55, false,
      false},
     {"slot_bits_8.bin", CF_E_CORRUPT, "slot width 8", 0, 10, 8, true, false},
-    {"tag_bits_7.bin", CF_E_CORRUPT, "tag bits 7 with 16-bit slots", 0, 11, 7, true, false},
+    {"tag_bits_7.bin", CF_E_CORRUPT, "tag bits 7 with 15-bit slots", 0, 11, 7, true, false},
     {"level_0.bin", CF_E_CORRUPT, "level 0", 0, 12, 0, true, false},
     {"level_14.bin", CF_E_TRUNCATED, "level 14: twice the table", 0, 12, 14, true, false},
-    {"level_50.bin", CF_E_CORRUPT, "a level past 65 - 16", 0, 12, 50, true, false},
+    {"level_51.bin", CF_E_CORRUPT, "a level past 65 - 15", 0, 12, 51, true, false},
     {"flags_set.bin", CF_E_CORRUPT, "flags nonzero", 0, 14, 1, true, false},
     {"reserved_set.bin", CF_E_CORRUPT, "a reserved byte nonzero", 0, 100, 1, true, false},
     {"target_1.bin", CF_E_CORRUPT, "target_fpp above 1 (top byte 0x40)", 0, 55, 0x40, true, false},
@@ -726,8 +744,8 @@ static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n,
     REQUIRE(p != NULL);
     memcpy(p, good, m < n ? m : n);
     if (b->at == CF__IP_HEADER_SIZE + 1) {
-        p[b->at - 1] = 0; /* slot 0 of bucket 0 = 0x0400: marker at bit 10 > 16 - 1 - 6 */
-        p[b->at] = b->value;
+        p[b->at - 1] = 0; /* slot 0 of bucket 0 = 0x0400: marker at bit 10 > 15 - 1 - 6 */
+        p[b->at] = (uint8_t)(b->value | (p[b->at] & 0x80));
     } else if (b->at) {
         p[b->at] = b->value;
     }
@@ -780,7 +798,7 @@ static void test_golden(void) {
     FILE *manifest = write ? fopen("data/inplace/bad/MANIFEST", "w") : NULL;
     if (manifest)
         fprintf(manifest, "# file  expected status  # what is wrong (made from "
-                          "good/inplace_w16_c10_k20000.cf by tests/test_grow_inplace.c)\n");
+                          "good/inplace_w15_c10_k20000.cf by tests/test_grow_inplace.c)\n");
     for (size_t i = 0; i < sizeof golden_bads / sizeof golden_bads[0]; i++) {
         const golden_bad *b = &golden_bads[i];
         uint8_t *p;
@@ -833,12 +851,13 @@ static bool spec_contains(const uint8_t *file, const void *key, size_t len) {
     m ^= m >> 29;
     uint64_t H = m * 0x9e3779b97f4a7c15ull;
     uint64_t x[2] = {h, h ^ H};
+    unsigned bucket_bits = w == 32 ? 128 : 4 * w;
     for (int j = 0; j < 2; j++) {
         uint64_t i = x[j] >> (64 - k);
         uint64_t e = (x[j] << k) >> (64 - (w - 1 - tb));
         uint64_t q = t << (w - tb) | e << 1;
         for (unsigned s = 0; s < 4; s++) {
-            uint64_t v = spec_le(table + i * (w / 2) + s * (w / 8), w / 8);
+            uint64_t v = bits_of(table, i * bucket_bits + s * w, w);
             if (v == 0) continue;
             unsigned p = 0;
             while (!((v >> p) & 1)) p++;
@@ -935,8 +954,12 @@ static void test_merge(void) {
      * that would refuse it: CF_E_CORRUPT, dst unchanged. */
     size_t fn, dn;
     uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn);
-    size_t at = CF__IP_HEADER_SIZE + fn / 2 / 2 * 2; /* a 16-bit slot mid-table */
-    file[at] = 0, file[at + 1] = 0x80;               /* length 0 */
+    uint64_t bit = (part->num_buckets / 2) * 60; /* slot 0 of a 15-bit bucket mid-table */
+    for (unsigned b = 0; b < 15; b++) {          /* = 1 << 14: length 0 */
+        uint8_t *at = file + CF__IP_HEADER_SIZE + (bit + b) / 8,
+                one = (uint8_t)(1u << ((bit + b) % 8));
+        *at = (uint8_t)(b == 14 ? *at | one : *at & ~one);
+    }
     FILE *fp = fopen(path, "wb");
     REQUIRE(fp != NULL && fwrite(file, 1, fn, fp) == fn && fclose(fp) == 0);
     CHECK_STATUS(cf_map(path, true, &m), CF_E_CHECKSUM);
@@ -955,7 +978,7 @@ static void test_merge(void) {
     CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
     cf_free(other);
     cfg.seed = 7;
-    cfg.target_fpp = 0.001; /* 16-bit slots still, another bound */
+    cfg.target_fpp = 0.009; /* 15-bit slots still, another bound */
     REQUIRE(cf_new(&cfg, &other) == CF_OK);
     CHECK_STATUS(cf_merge(dst, other), CF_E_PARAM);
     cf_free(other);
@@ -980,7 +1003,7 @@ static void test_merge_failures(void) {
     cf_filter *src = filled(16, a, 20000, NULL);
     /* max_bytes below what src's keys need. */
     cf_config cfg = inplace_config(1000, 0.01);
-    cfg.max_bytes = 32768; /* 4096 buckets: 15,564 entries at 95% */
+    cfg.max_bytes = 32768; /* 4096 buckets (30,720 bytes): 15,564 entries at 95% */
     cf_filter *dst = NULL;
     REQUIRE(cf_new(&cfg, &dst) == CF_OK);
     for (size_t i = 0; i < 2000; i++) REQUIRE(cf_insert(dst, &b[i], 8) == CF_OK);
@@ -1049,7 +1072,7 @@ static void test_long_10m(void) {
 }
 
 TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip),
-          TEST(test_bad_inputs), TEST(test_grows_16), TEST(test_grows_32),
+          TEST(test_bad_inputs), TEST(test_grows_15), TEST(test_grows_16), TEST(test_grows_32),
           TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
           TEST(test_alloc_failures), TEST(test_range), TEST(test_range_across_a_change),
           TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),

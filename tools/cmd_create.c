@@ -9,16 +9,17 @@
 #include "files_help.h"
 
 static void usage(void) {
-    fputs("usage: cuckoo create FILE --capacity N [options]\n"
-          "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
-          "options:\n" SHAPE_HELP
-          "  --grow                add tables as the filter fills (each twice the last),\n"
-          "                        keeping the FPP of all of them under --fpp; as\n"
-          "                        --grow=chain.  With --grow=inplace, one table that\n"
-          "                        doubles in place instead: lookups read two buckets at\n"
-          "                        any size (16- or 32-bit slots, FPP under --fpp)\n" FORCE_HELP
-              WAIT_HELP HELP_HELP,
-          stdout);
+    fputs(
+        "usage: cuckoo create FILE --capacity N [options]\n"
+        "Creates an empty filter file sized for N items (or exactly NB buckets).\n"
+        "options:\n" SHAPE_HELP
+        "  --grow                add tables as the filter fills (each twice the last),\n"
+        "                        keeping the FPP of all of them under --fpp; as\n"
+        "                        --grow=chain.  With --grow=inplace, one table that\n"
+        "                        doubles in place instead: lookups read two buckets at\n"
+        "                        any size (15/16/32-bit slots, FPP < --fpp)\n" FORCE_HELP WAIT_HELP
+            HELP_HELP,
+        stdout);
 }
 
 int cli_cmd_create(int argc, char **argv) {

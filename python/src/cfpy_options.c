@@ -129,9 +129,9 @@ static void explain_param(const cf_config *c, const given *g) {
     else if (c->growth_mode == CF_GROWTH_INPLACE && (c->flags & CF_SEMI_SORT))
         refuse("grow='inplace' cannot be semi_sort=True (its slots hold fingerprints of "
                "varying length)");
-    else if (c->growth_mode == CF_GROWTH_INPLACE && g->fbits && c->fingerprint_bits != 16 &&
-             c->fingerprint_bits != 32)
-        refuse("grow='inplace' with fingerprint_bits=%u: its slots are 16 or 32 bits (leave "
+    else if (c->growth_mode == CF_GROWTH_INPLACE && g->fbits && c->fingerprint_bits != 15 &&
+             c->fingerprint_bits != 16 && c->fingerprint_bits != 32)
+        refuse("grow='inplace' with fingerprint_bits=%u: its slots are 15, 16 or 32 bits (leave "
                "fingerprint_bits out to derive it from fpp)",
                c->fingerprint_bits);
     else if (c->growth_mode == CF_GROWTH_INPLACE && g->fbits)

@@ -46,13 +46,15 @@ def options(srv, r):
          "-ERR GROWTH INPLACE needs EXPANSION of at least 1 (EXPANSION 0 never grows)"),
         (("GROWTH", "INPLACE", "BUCKETSIZE", 2), "-ERR GROWTH INPLACE needs BUCKETSIZE 4"),
         (("GROWTH", "INPLACE", "FINGERPRINT", 8),
-         "-ERR GROWTH INPLACE takes FINGERPRINT 16 or 32 (the slot width)"),
+         "-ERR GROWTH INPLACE takes FINGERPRINT 15, 16 or 32 (the slot width)"),
         (("GROWTH", "INPLACE", "ERROR_RATE", "1e-9"),
          "-ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below it "
-         "(above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT 32)"),
+         "(above about 4.1e-8; 4.9e-4 with FINGERPRINT 15, 2.4e-4 with FINGERPRINT 16, 3.7e-9 "
+         "with FINGERPRINT 32)"),
         (("GROWTH", "INPLACE", "FINGERPRINT", 16, "ERROR_RATE", "0.0002"),
          "-ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below it "
-         "(above about 4.1e-8; 2.4e-4 with FINGERPRINT 16, 3.7e-9 with FINGERPRINT 32)"),
+         "(above about 4.1e-8; 4.9e-4 with FINGERPRINT 15, 2.4e-4 with FINGERPRINT 16, 3.7e-9 "
+         "with FINGERPRINT 32)"),
         (("GROWTH", "CHAIN", "FINGERPRINT", 16, "ERROR_RATE", "0.01"),
          "-ERR ERROR_RATE and FINGERPRINT are mutually exclusive"),
     ]:
@@ -65,10 +67,10 @@ def options(srv, r):
     eq((i["Bucket size"], i["Expansion rate"], i["Growth"], i["Doublings"]), (4, 2, b"inplace", 0),
        "CF.INFO of a new in-place key")
     eq(i["Number of buckets"] & (i["Number of buckets"] - 1), 0, "a power of two of buckets")
-    eq(i["Size"], i["Number of buckets"] * 8, "16-bit slots at the default bound")
+    eq(i["Size"], i["Number of buckets"] * 15 // 2, "15-bit slots at the default bound")
     eq(p.execute_command("CF.RESERVE", "w32", 1000, "GROWTH", "INPLACE", "ERROR_RATE", "1e-6"),
        b"OK", "ERROR_RATE 1e-6 in place")
-    eq(info(r, "w32")["Fingerprint bits"], 31, "32-bit slots below 16-bit ones' reach")
+    eq(info(r, "w32")["Fingerprint bits"], 31, "32-bit slots below 15- and 16-bit ones' reach")
     eq(p.execute_command("CF.RESERVE", "chain", 1000, "GROWTH", "CHAIN"), b"OK", "GROWTH CHAIN")
     eq(len(p.execute_command("CF.INFO", "chain")), 20, "a chain key's CF.INFO is as before")
 
@@ -223,7 +225,8 @@ def caps():
         took = [it for it, x in zip(ITEMS, res) if x == 1]
         check(-1 in res, "m: inserts refused at MAX_KEY_BYTES")
         i = info(r, "m")
-        eq(i["Size"], 65536, "m: grew to MAX_KEY_BYTES exactly")
+        # 15-bit slots: 8,192 buckets of 7.5 bytes, the largest doubling under it.
+        eq(i["Size"], 61440, "m: grew to the last doubling under MAX_KEY_BYTES")
         check(len(took) >= 0.9 * 65536 / 2, "m: %d items in 32768 slots" % len(took))
         eq(set(p.execute_command("CF.MEXISTS", "m", *took)), {1}, "m: every accepted item found")
         m_took = took
@@ -271,7 +274,7 @@ def caps():
         srv.module_args = ["MAX_KEY_BYTES", str(1 << 20)]
         srv.restart()
         r = srv.client()
-        eq(info(r, "m")["Size"], 65536, "m: loaded with its size")
+        eq(info(r, "m")["Size"], 61440, "m: loaded with its size")
         eq(raw(srv.port, "CF.ADD", "m", "more"), "-ERR Insufficient memory",
            "m: keeps the limit it was created with")
         check(srv.alive(), "server alive")

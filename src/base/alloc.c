@@ -74,10 +74,15 @@ void cf__advise_huge(const cf_allocator *a, void *p, size_t size) {
     if (env != NULL && strcmp(env, "0") == 0) return;
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0) return;
-    uintptr_t lo = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-    uintptr_t hi = ((uintptr_t)p + size) & ~((uintptr_t)page - 1);
+    /* Every page the block touches: malloc serves such sizes from a mapping
+     * of their own, whose first and last pages it shares with nobody but
+     * its header; advice on part of a mapping would split it in two, and
+     * realloc's mremap refuses a range over two mappings (EFAULT), falling
+     * back to a copy. */
+    uintptr_t lo = (uintptr_t)p & ~((uintptr_t)page - 1);
+    uintptr_t hi = ((uintptr_t)p + size + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     /* Advice only: a kernel without THP refuses it, and nothing changes. */
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
     (void)a, (void)p, (void)size;
 #endif

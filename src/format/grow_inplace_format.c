@@ -5,8 +5,8 @@
  *   offset 0             128                          128 + T     128 + T + 8
  *          ┌─────────────┬────────────────────────────┬───────────┐
  *          │ header      │ table: 2^k buckets of 4    │ XXH3-64 of│
- *          │ (128 bytes) │ slots of W bits, as in     │ header and│
- *          │             │ memory (T = 2^k * W / 2)   │ table     │
+ *          │ (128 bytes) │ slots of W bits, packed,   │ header and│
+ *          │             │ as in memory (2^k * W / 2) │ table     │
  *          └─────────────┴────────────────────────────┴───────────┘
  *
  * The first ten bytes are those of every version (magic, version), so a
@@ -83,8 +83,8 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     ip->w = buf[CF__IP_OFF_SLOT_BITS];
     ip->tag_bits = buf[CF__IP_OFF_TAG_BITS];
     ip->level = buf[CF__IP_OFF_LEVEL];
-    CF__RETURN_IF(ip->w != 16 && ip->w != 32, CF_E_CORRUPT);
-    CF__RETURN_IF(ip->tag_bits != (ip->w == 16 ? CF__IP_TAG16 : CF__IP_TAG32), CF_E_CORRUPT);
+    CF__RETURN_IF(ip->w != 15 && ip->w != 16 && ip->w != 32, CF_E_CORRUPT);
+    CF__RETURN_IF(ip->tag_bits != (ip->w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW), CF_E_CORRUPT);
     ip->max_level = 65 - ip->w;
     CF__RETURN_IF(ip->level < 1 || ip->level > ip->max_level, CF_E_CORRUPT);
     CF__RETURN_IF(buf[CF__IP_OFF_RESERVED] != 0 || cf__get_le(buf + CF__IP_OFF_FLAGS, 2) != 0,
@@ -105,10 +105,10 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     CF__RETURN_IF(!(ip->target_fpp > 0.0 && ip->target_fpp < 1.0), CF_E_CORRUPT);
     CF__RETURN_IF(h->max_kicks < 1 || h->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_CORRUPT);
     uint64_t nb = (uint64_t)1 << ip->level, slots = nb * CF__IP_SLOTS;
-    CF__RETURN_IF(nb > (SIZE_MAX - CF__IP_HEADER_SIZE - CF__TRAILER_SIZE - CF__TABLE_PAD) /
-                           (ip->w / 2),
+    CF__RETURN_IF(nb / 2 >
+                      (SIZE_MAX - CF__IP_HEADER_SIZE - CF__TRAILER_SIZE - CF__TABLE_PAD) / ip->w,
                   CF_E_TOO_LARGE);
-    h->table_bytes = (size_t)nb * (ip->w / 2);
+    h->table_bytes = (size_t)(nb / 2) * ip->w; /* 4 W bits a bucket, nb even */
     h->total_size = CF__IP_HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(ip->max_bytes != 0 && ip->max_bytes < h->table_bytes, CF_E_CORRUPT);
     CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries, CF_E_CORRUPT);
@@ -133,16 +133,15 @@ cf_status cf__ip_check_table(const cf_filter *f) {
     const cf__ip *ip = f->ip;
     uint64_t entries = 0, weight = 0, lane = ((uint64_t)1 << ip->w) - 1;
     unsigned most = ip->w - 1 - ip->tag_bits; /* the highest marker position */
-    for (size_t at = 0; at < f->table_bytes; at += 8) {
-        uint64_t word = cf__load64le(f->table + at);
-        for (unsigned s = 0; s < 64; s += ip->w) {
-            uint64_t v = (word >> s) & lane;
-            if (v == 0) continue;
-            unsigned p = (unsigned)__builtin_ctzll(v);
-            CF__RETURN_IF(p > most, CF_E_CORRUPT);
-            entries++;
-            weight += (uint64_t)1 << p; /* 2^(w-1-len), len = w-1-p */
-        }
+    uint64_t slots = f->num_buckets * CF__IP_SLOTS;
+    for (uint64_t at = 0; at < slots; at++) {
+        uint64_t bit = cf__ip_bucket_bit(ip->w, at / CF__IP_SLOTS) + at % CF__IP_SLOTS * ip->w;
+        uint64_t v = cf__bits_at(f->table, bit) & lane;
+        if (v == 0) continue;
+        unsigned p = (unsigned)__builtin_ctzll(v);
+        CF__RETURN_IF(p > most, CF_E_CORRUPT);
+        entries++;
+        weight += (uint64_t)1 << p; /* 2^(w-1-len), len = w-1-p */
     }
     CF__RETURN_IF(entries != ip->entries || weight != ip->weight, CF_E_CORRUPT);
     return CF_OK;

@@ -18,23 +18,45 @@
 
 /* ---- one slot at a time ---- */
 
-static inline size_t cf__ip_bucket_bytes(const cf__ip *ip) {
-    return ip->w / 2; /* four slots of w / 8 bytes */
-}
-
-/* Slot s of bucket i lives in 64-bit word s * w / 64 of the bucket, at bit
- * (s * w) % 64 (buckets are 8 or 16 bytes, so the words are aligned). */
+/* Slot s of bucket i lives at bit cf__ip_bucket_bit(w, i) + s * w: a load
+ * at its byte and a shift of at most 7 hold it (w <= 32). */
 static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
-    unsigned w = f->ip->w, bit = s * w;
-    uint64_t word = cf__load64le(f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8);
-    return (word >> (bit % 64)) & (((uint64_t)1 << w) - 1);
+    unsigned w = f->ip->w;
+    uint64_t v = cf__bits_at(f->table, cf__ip_bucket_bit(w, i) + s * w);
+    return v & (((uint64_t)1 << w) - 1);
 }
 
 static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
-    unsigned w = f->ip->w, bit = s * w;
-    uint8_t *p = f->table + i * cf__ip_bucket_bytes(f->ip) + (bit / 64) * 8;
-    uint64_t mask = (((uint64_t)1 << w) - 1) << (bit % 64);
-    cf__store64le(p, (cf__load64le(p) & ~mask) | (v << (bit % 64)));
+    unsigned w = f->ip->w;
+    cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i) + s * w);
+    uint64_t mask = (((uint64_t)1 << w) - 1) << p.shift;
+    cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (v << p.shift));
+}
+
+/* Bucket i as its one or two 64-bit words (slot s at bit s * w of the pair;
+ * a 60-bit bucket in the low end of word 0). */
+static inline void cf__ip_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
+    unsigned w = f->ip->w;
+    if (w == 15) {
+        word[0] = cf__bits_at(f->table, i * 60) & CF__IP_MASK60, word[1] = 0;
+        return;
+    }
+    const uint8_t *p = f->table + cf__ip_bucket_bit(w, i) / 8;
+    word[0] = cf__load64le(p), word[1] = w == 32 ? cf__load64le(p + 8) : 0;
+}
+
+/* Writes bucket i whole (the bits of a 60-bit bucket's neighbours kept). */
+static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
+    unsigned w = f->ip->w;
+    if (w == 15) {
+        cf__bitpos p = cf__bitpos_of(f->table, i * 60);
+        uint64_t mask = CF__IP_MASK60 << p.shift;
+        cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (word[0] << p.shift));
+        return;
+    }
+    uint8_t *p = f->table + cf__ip_bucket_bit(w, i) / 8;
+    cf__store64le(p, word[0]);
+    if (w == 32) cf__store64le(p + 8, word[1]);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -67,11 +89,27 @@ static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *
     return v;
 }
 
+/* The top bit of every empty lane of bucket i (W = 15 or 16), its word in
+ * *word. */
+static inline uint64_t cf__ip_empty_lanes(const cf_filter *f, uint64_t i, uint64_t *word) {
+    uint64_t w[2];
+    cf__ip_bucket_read(f, i, w);
+    *word = w[0];
+    uint64_t highs = f->ip->w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
+    return ~cf__ip_nonzero(w[0], highs) & highs;
+}
+
+/* The slot whose lane holds bit b (W = 15 or 16), without a division by a
+ * variable. */
+static inline unsigned cf__ip_lane_of(unsigned w, unsigned b) {
+    return w == 15 ? b / 15 : b >> 4;
+}
+
 static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
-    if (f->ip->w == 16) {
-        uint64_t w = cf__load64le(f->table + i * 8);
-        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
-        return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) >> 4);
+    unsigned w = f->ip->w;
+    if (w != 32) {
+        uint64_t word, z = cf__ip_empty_lanes(f, i, &word);
+        return z == 0 ? -1 : (int)cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z));
     }
     for (unsigned s = 0; s < CF__IP_SLOTS; s++)
         if (cf__ip_get(f, i, s) == 0) return (int)s;
@@ -79,13 +117,14 @@ static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
 }
 
 static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
-    if (f->ip->w == 16) {
-        /* The first empty lane of the bucket's word, found all at once. */
-        uint8_t *p = f->table + i * 8;
-        uint64_t w = cf__load64le(p);
-        uint64_t z = ~cf__ip_nonzero(w, CF__IP_HIGHS16) & CF__IP_HIGHS16;
+    unsigned w = f->ip->w;
+    if (w != 32) {
+        /* The first empty lane of the bucket's word, found all at once (its
+         * top bit is at W s + W - 1: in slot s). */
+        uint64_t word[2] = {0, 0}, z = cf__ip_empty_lanes(f, i, &word[0]);
         if (z == 0) return false;
-        cf__store64le(p, w | (v << ((unsigned)__builtin_ctzll(z) & ~15u)));
+        word[0] |= v << (cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z)) * w);
+        cf__ip_bucket_write(f, i, word);
         return true;
     }
     int s = cf__ip_free_slot(f, i);
@@ -197,15 +236,14 @@ static bool cf__ip_split_entry(const cf__ip *ip, uint64_t *v, unsigned *half) {
 /* Bucket i's entries into buckets 2i and 2i + 1 by their first e bit; an
  * entry with no e bit left goes to both (returns how many did).  Each half
  * keeps its entries in slot order, from slot 0.  The bucket is read as its
- * one or two 64-bit words and each half written as whole words: slot by
- * slot, the split was a quarter of an insert's instructions. */
+ * one or two 64-bit words and each half written whole: slot by slot, the
+ * split was a quarter of an insert's instructions. */
 static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
     const cf__ip *ip = f->ip;
-    unsigned w = ip->w, words = w / 16; /* 64-bit words a bucket: 1 or 2 */
-    size_t bb = cf__ip_bucket_bytes(ip);
-    uint64_t in[2] = {0, 0}, out[2][2] = {{0}}, dups = 0, mask = ((uint64_t)1 << w) - 1;
+    unsigned w = ip->w;
+    uint64_t in[2], out[2][2] = {{0}}, dups = 0, mask = ((uint64_t)1 << w) - 1;
     unsigned c[2] = {0, 0};
-    for (unsigned k = 0; k < words; k++) in[k] = cf__load64le(f->table + i * bb + 8 * k);
+    cf__ip_bucket_read(f, i, in);
     for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
         uint64_t v = (in[s * w / 64] >> (s * w % 64)) & mask;
         unsigned half;
@@ -221,10 +259,8 @@ static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
         }
         dups++;
     }
-    for (unsigned k = 0; k < words; k++) {
-        cf__store64le(f->table + 2 * i * bb + 8 * k, out[0][k]);
-        cf__store64le(f->table + (2 * i + 1) * bb + 8 * k, out[1][k]);
-    }
+    cf__ip_bucket_write(f, 2 * i, out[0]);
+    cf__ip_bucket_write(f, 2 * i + 1, out[1]);
     return dups;
 }
 
@@ -328,17 +364,18 @@ size_t cf__ip_count_hash(const cf_filter *f, uint64_t h) {
 
 size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     const cf__ip *ip = f->ip;
-    size_t found = 0, bb = cf__ip_bucket_bytes(ip);
+    size_t found = 0;
+    unsigned w = ip->w;
     for (size_t j = 0; j < n && j < CF__IP_AHEAD; j++) {
         cf__ip_loc l = cf__ip_locate(ip, hashes[j]);
-        __builtin_prefetch(f->table + l.i1 * bb);
-        __builtin_prefetch(f->table + l.i2 * bb);
+        __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i1) / 8);
+        __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i2) / 8);
     }
     for (size_t j = 0; j < n; j++) {
         if (j + CF__IP_AHEAD < n) {
             cf__ip_loc l = cf__ip_locate(ip, hashes[j + CF__IP_AHEAD]);
-            __builtin_prefetch(f->table + l.i1 * bb);
-            __builtin_prefetch(f->table + l.i2 * bb);
+            __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i1) / 8);
+            __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i2) / 8);
         }
         bool hit = cf__ip_contains_hash(f, hashes[j]);
         found += hit;
@@ -491,18 +528,21 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
 
 /* ---- creation ---- */
 
-/* The slot width: cfg's (16 or 32), or 16 when CF__IP_DESIGN_DOUBLINGS
- * doublings fit in target_fpp, else 32; 0 when none fits. */
+/* The slot width: cfg's (15, 16 or 32), or the smallest of those in which
+ * CF__IP_DESIGN_DOUBLINGS doublings fit within target_fpp; 0 when none
+ * fits. */
 static unsigned cf__ip_width(const cf_config *cfg) {
+    static const unsigned widths[] = {15, 16, 32};
     double design = 16.0 + 8.0 * CF__IP_DESIGN_DOUBLINGS; /* times 2^-W: grow_inplace.h */
     if (cfg->fingerprint_bits != 0) {
         unsigned w = cfg->fingerprint_bits;
-        if (w != 16 && w != 32) return 0;
+        if (w != 15 && w != 16 && w != 32) return 0;
         /* The first table, filled, must leave room under the target. */
         return 16.0 * ldexp(1.0, -(int)w) < cfg->target_fpp ? w : 0;
     }
-    if (design * ldexp(1.0, -16) <= cfg->target_fpp) return 16;
-    return design * ldexp(1.0, -32) <= cfg->target_fpp ? 32 : 0;
+    for (unsigned i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if (design * ldexp(1.0, -(int)widths[i]) <= cfg->target_fpp) return widths[i];
+    return 0;
 }
 
 cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
@@ -525,8 +565,8 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     while (k <= max_level && ((uint64_t)1 << k) < nb) k++;
     CF__RETURN_IF(k > max_level, CF_E_TOO_LARGE);
     nb = (uint64_t)1 << k;
-    CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / (w / 2), CF_E_TOO_LARGE);
-    size_t bytes = (size_t)nb * (w / 2);
+    CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / w * 2, CF_E_TOO_LARGE);
+    size_t bytes = (size_t)nb / 2 * w; /* nb >= 2: 4 W bits a bucket */
     CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
 
     cf_filter *f;
@@ -542,7 +582,7 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     memset(f->ip, 0, sizeof *f->ip);
     f->ip->level = k;
     f->ip->w = w;
-    f->ip->tag_bits = w == 16 ? CF__IP_TAG16 : CF__IP_TAG32;
+    f->ip->tag_bits = w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
     f->ip->max_level = max_level;
     f->ip->max_bytes = cfg->max_bytes;
     f->ip->target_fpp = cfg->target_fpp;
