@@ -45,6 +45,11 @@ static inline void cf__ip_bucket_read(const cf_filter *f, uint64_t i, uint64_t w
     word[0] = cf__load64le(p), word[1] = w == 32 ? cf__load64le(p + 8) : 0;
 }
 
+/* Slot s of a bucket read by cf__ip_bucket_read. */
+static inline uint64_t cf__ip_lane(const uint64_t word[2], unsigned s, unsigned w) {
+    return (word[s * w / 64] >> (s * w % 64)) & (((uint64_t)1 << w) - 1);
+}
+
 /* Writes bucket i whole (the bits of a 60-bit bucket's neighbours kept). */
 static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
     unsigned w = f->ip->w;
@@ -120,11 +125,15 @@ static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
     unsigned w = f->ip->w;
     if (w != 32) {
         /* The first empty lane of the bucket's word, found all at once (its
-         * top bit is at W s + W - 1: in slot s). */
-        uint64_t word[2] = {0, 0}, z = cf__ip_empty_lanes(f, i, &word[0]);
+         * top bit is at W s + W - 1: in slot s); the lane is zero, so v is
+         * or-ed into the word as loaded (a 60-bit bucket's neighbours kept). */
+        cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
+        uint64_t word = cf__load64le(p.at), highs = w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
+        uint64_t bucket = (word >> p.shift) & (w == 15 ? CF__IP_MASK60 : ~(uint64_t)0);
+        uint64_t z = ~cf__ip_nonzero(bucket, highs) & highs;
         if (z == 0) return false;
-        word[0] |= v << (cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z)) * w);
-        cf__ip_bucket_write(f, i, word);
+        unsigned at = cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z)) * w + p.shift;
+        cf__store64le(p.at, word | (v << at));
         return true;
     }
     int s = cf__ip_free_slot(f, i);
@@ -194,10 +203,11 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
     /* Every bucket queued is full: the roots were, and a bucket is queued
      * only when it had no free slot (nothing changes during the search). */
     for (int32_t head = 0; head < n; head++) {
-        uint64_t b = q[head].bucket;
+        uint64_t b = q[head].bucket, word[2];
+        cf__ip_bucket_read(f, b, word);
         for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
             uint64_t j;
-            cf__ip_move(f->ip, b, cf__ip_get(f, b, s), &j);
+            cf__ip_move(f->ip, b, cf__ip_lane(word, s, f->ip->w), &j);
             if (j == b || cf__ip_on_path(q, head, j)) continue;
             if (cf__ip_free_slot(f, j) >= 0) {
                 cf__ip_apply(f, q, head, s, j, p);
@@ -241,11 +251,11 @@ static bool cf__ip_split_entry(const cf__ip *ip, uint64_t *v, unsigned *half) {
 static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
     const cf__ip *ip = f->ip;
     unsigned w = ip->w;
-    uint64_t in[2], out[2][2] = {{0}}, dups = 0, mask = ((uint64_t)1 << w) - 1;
+    uint64_t in[2], out[2][2] = {{0}}, dups = 0;
     unsigned c[2] = {0, 0};
     cf__ip_bucket_read(f, i, in);
     for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-        uint64_t v = (in[s * w / 64] >> (s * w % 64)) & mask;
+        uint64_t v = cf__ip_lane(in, s, w);
         unsigned half;
         if (v == 0) continue;
         if (cf__ip_split_entry(ip, &v, &half)) {
