@@ -94,12 +94,10 @@ static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *
     return v;
 }
 
-/* The top bit of every empty lane of bucket i (W = 15 or 16), its word in
- * *word. */
-static inline uint64_t cf__ip_empty_lanes(const cf_filter *f, uint64_t i, uint64_t *word) {
+/* The top bit of every empty lane of bucket i (W = 15 or 16). */
+static inline uint64_t cf__ip_empty_lanes(const cf_filter *f, uint64_t i) {
     uint64_t w[2];
     cf__ip_bucket_read(f, i, w);
-    *word = w[0];
     uint64_t highs = f->ip->w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
     return ~cf__ip_nonzero(w[0], highs) & highs;
 }
@@ -113,7 +111,7 @@ static inline unsigned cf__ip_lane_of(unsigned w, unsigned b) {
 static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
     unsigned w = f->ip->w;
     if (w != 32) {
-        uint64_t word, z = cf__ip_empty_lanes(f, i, &word);
+        uint64_t z = cf__ip_empty_lanes(f, i);
         return z == 0 ? -1 : (int)cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z));
     }
     for (unsigned s = 0; s < CF__IP_SLOTS; s++)
