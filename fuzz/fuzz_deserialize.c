@@ -101,7 +101,7 @@ static void try_files(const uint8_t *data, size_t size, cf_status want) {
 
 static void try_one(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
-    cf_allocator a = {count_alloc, count_free, &c, NULL};
+    cf_allocator a = {count_alloc, count_free, &c, NULL, NULL};
     cf_filter *f = (cf_filter *)&c; /* must be overwritten */
     cf_status s = cf_deserialize(data, size, &a, &f);
     /* The table never exceeds the input; the scratch follows max_kicks
@@ -178,7 +178,7 @@ static void try_bloom_files(const uint8_t *data, size_t size, cf_status want) {
 /* The input as a Bloom filter's image (docs/FORMAT.md, "Bloom filters"). */
 static void try_bloom(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
-    cf_allocator a = {count_alloc, count_free, &c, NULL};
+    cf_allocator a = {count_alloc, count_free, &c, NULL, NULL};
     cf_bloom *b = (cf_bloom *)&c; /* must be overwritten */
     cf_status s = cf_bloom_deserialize(data, size, &a, &b);
     CHECK(c.peak <= size + 4096); /* the bits (less than the input) and the handle */

@@ -160,12 +160,21 @@ CF_API const char *cf_version_string(void);
  * moves to the inserts (and reads) that first reach each 4 KiB page, and
  * the memory is counted by the allocator at once but resident only as pages
  * are touched.
+ *
+ * realloc (optional, may be NULL) resizes the block ptr of old_size bytes
+ * to new_size > old_size bytes, keeping its contents, and returns it (moved
+ * or not), or NULL on failure with ptr untouched.  A CF_GROWTH_INPLACE
+ * filter's doubling grows its table with it, so the old table and the new
+ * one need not exist side by side (glibc's realloc, the default, moves a
+ * large block with mremap); without it a doubling allocates the new table,
+ * copies and frees the old one: 1.5 times the new table for that moment.
  * ---------------------------------------------------------------------- */
 typedef struct cf_allocator {
     void *(*alloc)(void *ctx, size_t size);
     void (*free)(void *ctx, void *ptr);
     void *ctx;
     void *(*calloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
 } cf_allocator;
 
 /* The filter: an opaque handle, created by cf_new, cf_deserialize, cf_load
@@ -224,15 +233,16 @@ typedef struct cf_filter cf_filter;
  * full load past target_fpp returns CF_E_FULL (with 15-bit slots at 1%,
  * after about 38 doublings).  Memory:
  * one table, between a half and all of it used; a doubling grows it with
- * realloc(3) under the default allocator (large blocks move by mremap:
- * no copy, no second table), while a custom allocator gets the doubled
- * table allocated before the old one is freed (1.5 times the new table for
- * a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are format
- * version 4 (cf_serialize, cf_serialize_range); cf_grow_set_limits sets its
- * max_bytes; not yet: cf_merge and the other cf_grow_* (CF_E_PARAM).  The
+ * the allocator's realloc (realloc(3) by default: large blocks move by
+ * mremap, no copy, no second table), while an allocator without one gets
+ * the doubled table allocated before the old one is freed (1.5 times the
+ * new table for a moment).  Bucket size 4 only; no CF_SEMI_SORT; files are
+ * format version 4 (cf_serialize, cf_serialize_range); cf_grow_set_limits
+ * sets its max_bytes; cf_merge takes another in-place filter (below); the
+ * other cf_grow_* return CF_E_PARAM.  The
  * Redis module uses it for keys created with GROWTH INPLACE (docs/REDIS.md).
- * Chosen per filter; the default stays CF_GROWTH_CHAIN until cf_merge
- * knows the new kind. */
+ * Chosen per filter; the default stays CF_GROWTH_CHAIN (RedisBloom's
+ * growth; format version 2, which every reader of grown files knows). */
 #define CF_GROWTH_CHAIN 0u
 #define CF_GROWTH_INPLACE 1u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
@@ -644,8 +654,7 @@ CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
  * written as format version 2: a header followed by one version-1 record per
  * table, each mappable in place the same way; a CF_GROWTH_INPLACE filter as
  * version 4: a 128-byte header, its one table, a checksum (cf_map uses the
- * table in place).  cf_merge refuses in-place filters (CF_E_PARAM) for
- * now.
+ * table in place).
  * ---------------------------------------------------------------------- */
 
 /* Bytes cf_serialize will write for f. */

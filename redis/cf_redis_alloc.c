@@ -1,15 +1,17 @@
 /*
  * cf_redis_alloc.c -- the module's allocator: every filter, key and buffer
- * goes through Redis's, so MEMORY USAGE and maxmemory see them.  The
- * library's cf_allocator has no realloc: an in-place key's doubling gets
- * the new table from cfr_alloc, copies, and frees the old one (1.5 times
- * the new size for that moment; a failed allocation changes nothing).
+ * goes through Redis's, so MEMORY USAGE and maxmemory see them.  An
+ * in-place key's doubling grows its table with Redis's realloc, so Redis
+ * never counts the old table and the new one together (jemalloc grows a
+ * large block where it lies when it can, else copies it); a failed
+ * allocation changes nothing.
  */
 #include "cf_redis_alloc.h"
 
 #include "cf_redismodule.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
 
@@ -61,4 +63,20 @@ static void *cfr_calloc_cb(void *ctx, size_t n) {
     return RedisModule_Calloc(1, n);
 }
 
-const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb};
+/* TryRealloc (Redis 7.4) returns NULL on failure.  A server with TryAlloc
+ * but not TryRealloc gets a new block, a copy and a free, so that a refused
+ * doubling still answers instead of aborting; one without either aborts on
+ * a refusal, as its Alloc does. */
+static void *cfr_realloc_cb(void *ctx, void *p, size_t old_size, size_t n) {
+    (void)ctx;
+    if (cfr_libc_malloc) return realloc(p, n);
+    if (RedisModule_TryRealloc) return RedisModule_TryRealloc(p, n);
+    if (!RedisModule_TryAlloc) return RedisModule_Realloc(p, n);
+    void *q = RedisModule_TryAlloc(n);
+    if (q == NULL) return NULL;
+    memcpy(q, p, old_size < n ? old_size : n);
+    RedisModule_Free(p);
+    return q;
+}
+
+const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb, cfr_realloc_cb};

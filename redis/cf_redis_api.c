@@ -17,8 +17,8 @@ typedef int (*cfr_getapi_fn)(const char *funcname, void *target);
 /* Entry points a server may lack; the module works without them. */
 static int cfr_optional(const char *name) {
     return strcmp(name, "TryAlloc") == 0 || strcmp(name, "TryCalloc") == 0 ||
-           strcmp(name, "IsIOError") == 0 || strcmp(name, "SetModuleOptions") == 0 ||
-           strcmp(name, "IsModuleNameBusy") == 0;
+           strcmp(name, "TryRealloc") == 0 || strcmp(name, "IsIOError") == 0 ||
+           strcmp(name, "SetModuleOptions") == 0 || strcmp(name, "IsModuleNameBusy") == 0;
 }
 
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver) {

@@ -86,6 +86,8 @@ typedef struct RedisModuleTypeMethods {
     X(void *, TryAlloc, (size_t bytes))                                                          \
     X(void *, Calloc, (size_t nmemb, size_t size))                                               \
     X(void *, TryCalloc, (size_t nmemb, size_t size))                                            \
+    X(void *, Realloc, (void *ptr, size_t bytes))                                                \
+    X(void *, TryRealloc, (void *ptr, size_t bytes))                                             \
     X(void, Free, (void *ptr))                                                                   \
     X(void, SetModuleAttribs, (RedisModuleCtx * ctx, const char *name, int ver, int apiver))     \
     X(int, IsModuleNameBusy, (const char *name))                                                 \
@@ -134,7 +136,8 @@ CFR_API_TABLE(CFR_API_DECLARE_)
 /* Resolves every entry point through the context's GetApi and registers the
  * module under `name`, as the API's RedisModule_Init does.  Returns
  * REDISMODULE_ERR if the name is taken or a required entry point is missing
- * (TryAlloc, TryCalloc, IsIOError and SetModuleOptions are optional). */
+ * (TryAlloc, TryCalloc, TryRealloc, IsIOError and SetModuleOptions are
+ * optional). */
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver);
 
 #endif /* CF_REDISMODULE_H */

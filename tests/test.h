@@ -107,7 +107,7 @@ static inline uint64_t test_rand(uint64_t *state) {
 }
 
 /* An allocator for tests that inject failures (as the ctx of a
- * cf_allocator {test_counting_alloc, test_counting_free, &c, NULL}): counts
+ * cf_allocator {test_counting_alloc, test_counting_free, &c, NULL, NULL}): counts
  * calls and live blocks, and fails call number fail_at (0: none), so a test
  * can fail every allocation of an operation in turn and check for leaks. */
 typedef struct test_counting {
@@ -126,6 +126,15 @@ static inline void test_counting_free(void *ctx, void *p) {
     test_counting *c = ctx;
     c->live--;
     free(p);
+}
+
+/* The same allocator's realloc (a fifth member): a call of its own, and
+ * the block as live as before. */
+static inline void *test_counting_realloc(void *ctx, void *p, size_t old_size, size_t size) {
+    test_counting *c = ctx;
+    (void)old_size;
+    if (++c->calls == c->fail_at) return NULL;
+    return realloc(p, size);
 }
 
 /* The filter's bytes as cf_serialize writes them, in a malloc'd buffer the

@@ -16,7 +16,7 @@
  * outgrows the stack allocates scratch for the time of that insert) and a
  * Bloom filter. */
 static cf_status workload(test_counting *c) {
-    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL};
+    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL, NULL};
     static const unsigned budgets[] = {20, 5000};
     for (int i = 0; i < 2; i++) {
         cf_config cfg;
@@ -91,7 +91,7 @@ static void plain_free(void *ctx, void *p) {
 }
 
 static void test_huge_table_is_nomem(void) {
-    cf_allocator a = {refusing_alloc, plain_free, NULL, NULL};
+    cf_allocator a = {refusing_alloc, plain_free, NULL, NULL, NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.num_buckets = (uint64_t)1 << 40; /* 6 TiB at 12 bits */
@@ -121,7 +121,7 @@ static void test_load_allocates_only_the_table(void) {
     uint8_t buf[256];
     size_t n;
     REQUIRE(cf_serialize(f, buf, sizeof buf, &n) == CF_OK);
-    cf_allocator a = {summing_alloc, plain_free, NULL, NULL};
+    cf_allocator a = {summing_alloc, plain_free, NULL, NULL, NULL};
     bytes_allocated = 0;
     REQUIRE(cf_deserialize(buf, n, &a, &g) == CF_OK);
     CHECK_LE(bytes_allocated, 4096); /* not 16 bytes x 65,537 search nodes */
@@ -158,7 +158,8 @@ static void *counting_calloc(void *ctx, size_t size) {
 
 static void test_calloc_member_takes_the_table(void) {
     for (int with_calloc = 0; with_calloc < 2; with_calloc++) {
-        cf_allocator a = {dirty_alloc, plain_free, NULL, with_calloc ? counting_calloc : NULL};
+        cf_allocator a = {dirty_alloc, plain_free, NULL, with_calloc ? counting_calloc : NULL,
+                          NULL};
         cf_config cfg;
         cf_config_init(&cfg);
         cfg.capacity = 100000;
@@ -177,13 +178,16 @@ static void test_calloc_member_takes_the_table(void) {
         CHECK(cf_contains(f, &k, sizeof k));
         cf_free(f);
     }
-    /* calloc alone is half an allocator. */
-    cf_allocator only = {NULL, NULL, NULL, counting_calloc};
+    /* calloc alone is half an allocator; so is realloc alone. */
+    cf_allocator only = {NULL, NULL, NULL, counting_calloc, NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = 10;
     cfg.allocator = &only;
     cf_filter *f;
+    CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
+    cf_allocator only_realloc = {NULL, NULL, NULL, NULL, test_counting_realloc};
+    cfg.allocator = &only_realloc;
     CHECK_STATUS(cf_new(&cfg, &f), CF_E_PARAM);
 }
 

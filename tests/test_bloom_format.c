@@ -241,7 +241,7 @@ static void test_serialize_arguments(void) {
     CHECK_STATUS(cf_bloom_deserialize(NULL, size, NULL, &out), CF_E_PARAM);
     CHECK(out == NULL);
     CHECK_STATUS(cf_bloom_deserialize(buf, size, NULL, NULL), CF_E_PARAM);
-    cf_allocator half = {test_counting_alloc, NULL, NULL, NULL};
+    cf_allocator half = {test_counting_alloc, NULL, NULL, NULL, NULL};
     CHECK_STATUS(cf_bloom_deserialize(buf, size, &half, &out), CF_E_PARAM);
     free(buf);
     cf_bloom_free(b);
@@ -428,7 +428,7 @@ static void test_allocation_failure_leaks_nothing(void) {
     size_t n;
     uint8_t *img = bloom_bytes(b, &n);
     test_counting probe = {0, 0, 0};
-    cf_allocator pa = {test_counting_alloc, test_counting_free, &probe, NULL};
+    cf_allocator pa = {test_counting_alloc, test_counting_free, &probe, NULL, NULL};
     cf_bloom *c = NULL;
     REQUIRE(cf_bloom_deserialize(img, n, &pa, &c) == CF_OK);
     long calls = probe.calls;
@@ -437,7 +437,7 @@ static void test_allocation_failure_leaks_nothing(void) {
     CHECK_EQ(probe.live, 0);
     for (long at = 1; at <= calls; at++) {
         test_counting tc = {0, at, 0};
-        cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL, NULL};
         cf_bloom *out = (cf_bloom *)1;
         CHECK_STATUS(cf_bloom_deserialize(img, n, &a, &out), CF_E_NOMEM);
         CHECK(out == NULL);
@@ -446,13 +446,13 @@ static void test_allocation_failure_leaks_nothing(void) {
     /* A damaged input allocates nothing at all. */
     img[45] ^= 1;
     test_counting none = {0, 0, 0};
-    cf_allocator na = {test_counting_alloc, test_counting_free, &none, NULL};
+    cf_allocator na = {test_counting_alloc, test_counting_free, &none, NULL, NULL};
     CHECK_STATUS(cf_bloom_deserialize(img, n, &na, &c), CF_E_CHECKSUM);
     CHECK_EQ(none.calls, 0);
     /* The read filter frees through the allocator it was given. */
     img[45] ^= 1;
     test_counting own = {0, 0, 0};
-    cf_allocator oa = {test_counting_alloc, test_counting_free, &own, NULL};
+    cf_allocator oa = {test_counting_alloc, test_counting_free, &own, NULL, NULL};
     REQUIRE(cf_bloom_deserialize(img, n, &oa, &c) == CF_OK);
     CHECK_EQ(own.live, 2);
     cf_bloom_free(c);
@@ -490,7 +490,7 @@ static void test_save_and_load(void) {
     /* Every allocation of a load fails in turn. */
     for (long at = 1; at <= 2; at++) {
         test_counting tc = {0, at, 0};
-        cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL, NULL};
         cf_bloom *out = (cf_bloom *)1;
         CHECK_STATUS(cf_bloom_load(path, &a, &out), CF_E_NOMEM);
         CHECK(out == NULL);
@@ -534,7 +534,7 @@ static void test_map(void) {
     snprintf(copy, sizeof copy, "%s/copy.bloom", scratch());
     REQUIRE(cf_bloom_save(b, path) == CF_OK);
     test_counting tc = {0, 0, 0};
-    cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL};
+    cf_allocator a = {test_counting_alloc, test_counting_free, &tc, NULL, NULL};
     cf_bloom *m = NULL;
     REQUIRE(cf_bloom_map(path, &a, &m) == CF_OK);
     CHECK_EQ(tc.live, 1); /* the handle: the bits are the file's */
@@ -581,7 +581,7 @@ static void test_map(void) {
     cf_bloom_free(m);
     /* The handle's allocation fails: NOMEM, nothing left mapped. */
     test_counting fail = {0, 1, 0};
-    cf_allocator fa = {test_counting_alloc, test_counting_free, &fail, NULL};
+    cf_allocator fa = {test_counting_alloc, test_counting_free, &fail, NULL, NULL};
     m = (cf_bloom *)1;
     CHECK_STATUS(cf_bloom_map(path, &fa, &m), CF_E_NOMEM);
     CHECK(m == NULL);

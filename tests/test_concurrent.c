@@ -107,7 +107,7 @@ static void budget_free(void *ctx, void *p) {
 /* Every allocation of a concurrent filter fails cleanly (ASan checks for
  * leaks), and a large eviction budget's per-search scratch too. */
 static void test_out_of_memory(void) {
-    cf_allocator a = {budget_alloc, budget_free, NULL, NULL};
+    cf_allocator a = {budget_alloc, budget_free, NULL, NULL, NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.num_buckets = 64;
@@ -573,7 +573,7 @@ static void test_make_concurrent(void) {
     CHECK_STATUS(cf_make_concurrent(f), CF_E_PARAM); /* already concurrent */
 
     /* Out of memory: nothing changes, and it works once memory is back. */
-    cf_allocator a = {budget_alloc, budget_free, NULL, NULL};
+    cf_allocator a = {budget_alloc, budget_free, NULL, NULL, NULL};
     cf_filter *h = NULL;
     img = test_serialize(g, &len);
     budget = 2; /* handle and table */

@@ -314,7 +314,7 @@ static void test_alloc_failures(void) {
     bool succeeded = false;
     for (int n = 1; !succeeded && n < 20; n++) {
         test_counting c = {0, n, 0};
-        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
         cf_filter *g = NULL;
         cf_status s = cf_deserialize(buf, len, &a, &g);
         CHECK(s == CF_OK || s == CF_E_NOMEM);

@@ -408,7 +408,7 @@ static void test_batches(void) {
 /* Grows a filter through several tables, round-trips it through memory and
  * a file; any allocation may fail. */
 static cf_status grow_workload(test_counting *c, const char *path) {
-    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL};
+    cf_allocator a = {test_counting_alloc, test_counting_free, c, NULL, NULL};
     cf_config cfg = grow_config(50, 0.01, 2);
     cfg.allocator = &a;
     cf_filter *f;

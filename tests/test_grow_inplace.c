@@ -237,7 +237,7 @@ static void test_max_bytes(void) {
 static void test_alloc_failures(void) {
     for (long fail = 1; fail < 12; fail++) {
         test_counting c = {0, 0, 0};
-        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
         cf_filter *f = new_inplace(16, 0.01, &a);
         uint64_t *in = keys_of(4000, 6);
         c.fail_at = c.calls + fail;
@@ -274,7 +274,7 @@ static void test_alloc_failures(void) {
     /* Creation itself: the handle, the state, the table. */
     for (long fail = 1; fail <= 3; fail++) {
         test_counting c = {0, fail, 0};
-        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
         cf_config cfg;
         cf_config_init(&cfg);
         cfg.capacity = 100;
@@ -897,6 +897,54 @@ static void check_unchanged(const uint8_t *before, size_t n, const cf_filter *f)
     free(now);
 }
 
+/* An allocator with realloc: every doubling grows the table with it (one
+ * call each, no block allocated beside it); a refused one is CF_E_NOMEM
+ * with the filter as it was, and the next insert doubles. */
+static long reallocs;
+
+static void *counted_realloc(void *ctx, void *p, size_t old_size, size_t size) {
+    reallocs++;
+    return test_counting_realloc(ctx, p, old_size, size);
+}
+
+static void test_allocator_realloc(void) {
+    test_counting c = {0, 0, 0};
+    cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL, counted_realloc};
+    cf_filter *f = new_inplace(16, 0.01, &a);
+    long live = c.live, calls = c.calls;
+    uint64_t *in = keys_of(20000, 24);
+    size_t n = 0;
+    cf_stats st;
+    for (; n < 10000; n++) REQUIRE(cf_insert(f, &in[n], 8) == CF_OK);
+    cf_get_stats(f, &st);
+    CHECK(st.doublings >= 8);
+    CHECK_EQ(c.live, live);                        /* no second table, ever */
+    CHECK_EQ(c.calls - calls, (long)st.doublings); /* one call a doubling, */
+    CHECK_EQ(reallocs, (long)st.doublings);        /* and that call realloc */
+    /* The next doubling's realloc refused. */
+    c.fail_at = c.calls + 1;
+    uint64_t doublings = st.doublings;
+    size_t before_n;
+    uint8_t *before = test_serialize(f, &before_n);
+    cf_status s = CF_OK;
+    for (; n < 20000 && (s = cf_insert(f, &in[n], 8)) == CF_OK; n++) {
+        free(before);
+        before = test_serialize(f, &before_n);
+    }
+    CHECK_STATUS(s, CF_E_NOMEM);
+    check_unchanged(before, before_n, f);
+    CHECK_EQ(count_found(f, in, n), n);
+    c.fail_at = 0;
+    for (; n < 20000; n++) REQUIRE(cf_insert(f, &in[n], 8) == CF_OK);
+    cf_get_stats(f, &st);
+    CHECK(st.doublings > doublings);
+    CHECK_EQ(count_found(f, in, 20000), 20000);
+    check_table(f);
+    free(before), free(in);
+    cf_free(f);
+    CHECK_EQ(c.live, 0);
+}
+
 /* A filter of the n keys k, created for `capacity`. */
 static cf_filter *filled(uint64_t capacity, const uint64_t *k, size_t n, const cf_allocator *a) {
     cf_filter *f = new_inplace(capacity, 0.01, a);
@@ -1017,7 +1065,7 @@ static void test_merge_failures(void) {
     bool failed_late = false;
     for (long fail = 1; fail < 40; fail++) {
         test_counting c = {0, 0, 0};
-        cf_allocator al = {test_counting_alloc, test_counting_free, &c, NULL};
+        cf_allocator al = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
         dst = filled(16, b, 2000, &al);
         before = test_serialize(dst, &n);
         c.fail_at = c.calls + fail;
@@ -1074,6 +1122,7 @@ static void test_long_10m(void) {
 TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip),
           TEST(test_bad_inputs), TEST(test_grows_15), TEST(test_grows_16), TEST(test_grows_32),
           TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
-          TEST(test_alloc_failures), TEST(test_range), TEST(test_range_across_a_change),
-          TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),
-          TEST(test_params), TEST(test_merge), TEST(test_merge_failures))
+          TEST(test_alloc_failures), TEST(test_allocator_realloc), TEST(test_range),
+          TEST(test_range_across_a_change), TEST(test_set_limits), TEST(test_deterministic),
+          TEST(test_batch_and_clear), TEST(test_params), TEST(test_merge),
+          TEST(test_merge_failures))

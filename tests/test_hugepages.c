@@ -97,7 +97,7 @@ static void test_advice_follows_the_mode(void) {
     unsetenv("CF_HUGEPAGES");
     cf_filter *big = make((uint64_t)1 << 21, NULL);   /* 16 MiB */
     cf_filter *small = make((uint64_t)1 << 16, NULL); /* 512 KiB: below the limit */
-    cf_allocator mine = {plain_alloc, plain_free, NULL, NULL};
+    cf_allocator mine = {plain_alloc, plain_free, NULL, NULL, NULL};
     cf_filter *theirs = make((uint64_t)1 << 21, &mine); /* an embedder's memory */
     setenv("CF_HUGEPAGES", "0", 1);
     cf_filter *off = make((uint64_t)1 << 21, NULL);

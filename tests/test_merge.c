@@ -202,7 +202,7 @@ static void test_full_changes_nothing(void) {
 
 static void test_allocation_failure_changes_nothing(void) {
     test_counting c = {0, 0, 0};
-    cf_allocator al = {test_counting_alloc, test_counting_free, &c, NULL};
+    cf_allocator al = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
     cf_config cfg = shape(1000, 4, 0);
     cfg.allocator = &al;
     cf_filter *dst = make(&cfg), *src = make(&cfg);

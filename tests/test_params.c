@@ -58,7 +58,7 @@ static void test_bad_configs(void) {
     cfg.max_kicks = CF_MAX_KICKS_LIMIT + 1;
     CHECK_STATUS(try_new(&cfg), CF_E_PARAM);
     cfg.max_kicks = 0;
-    cf_allocator half = {NULL, NULL, NULL, NULL};
+    cf_allocator half = {NULL, NULL, NULL, NULL, NULL};
     cfg.allocator = &half; /* empty: malloc/free */
     CHECK_STATUS(try_new(&cfg), CF_OK);
     half.free = free_nothing;

@@ -113,7 +113,7 @@ static void test_resolve_matches_new(void) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = 100;
-    cf_allocator half = {NULL, free_nothing, NULL, NULL};
+    cf_allocator half = {NULL, free_nothing, NULL, NULL, NULL};
     cfg.allocator = &half;
     check_config(&cfg, "half an allocator");
     cf_shape sh;

@@ -26,7 +26,14 @@ static void *raw_calloc(void *ctx, size_t size) {
     return PyMem_RawCalloc(1, size);
 }
 
-const cf_allocator cfpy_allocator = {raw_alloc, raw_free, NULL, raw_calloc};
+/* An in-place filter's doubling grows its table here (realloc(3) under
+ * Python's default raw allocator: mremap for large blocks, no copy). */
+static void *raw_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    (void)ctx, (void)old_size;
+    return PyMem_RawRealloc(ptr, new_size);
+}
+
+const cf_allocator cfpy_allocator = {raw_alloc, raw_free, NULL, raw_calloc, raw_realloc};
 
 /* ----------------------------------------------------------------- locking */
 

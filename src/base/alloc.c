@@ -29,12 +29,22 @@ static void *cf__default_calloc(void *ctx, size_t size) {
     return calloc(1, size);
 }
 
+/* glibc's realloc moves a large block with mremap: no copy, and never two
+ * tables at once. */
+static void *cf__default_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    (void)ctx, (void)old_size;
+    return realloc(ptr, new_size);
+}
+
 cf_status cf__allocator_resolve(const cf_allocator *in, cf_allocator *out) {
     out->alloc = cf__default_alloc;
     out->free = cf__default_free;
     out->ctx = NULL;
     out->calloc = cf__default_calloc;
-    if (in == NULL || (in->alloc == NULL && in->free == NULL && in->calloc == NULL)) return CF_OK;
+    out->realloc = cf__default_realloc;
+    if (in == NULL ||
+        (in->alloc == NULL && in->free == NULL && in->calloc == NULL && in->realloc == NULL))
+        return CF_OK;
     /* Half an allocator would silently mix the embedder's heap with malloc's. */
     CF__RETURN_IF(in->alloc == NULL || in->free == NULL, CF_E_PARAM);
     *out = *in;
@@ -89,10 +99,9 @@ void cf__advise_huge(const cf_allocator *a, void *p, size_t size) {
 }
 
 void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size) {
-    /* malloc's blocks grow with realloc(3), which moves large ones with
-     * mremap: no copy, and never two tables at once.  An embedder's blocks
-     * get a new block, a copy, the old one freed (never mixing heaps). */
-    if (a->alloc == cf__default_alloc && a->free == cf__default_free) return realloc(p, new_size);
+    if (a->realloc != NULL) return a->realloc(a->ctx, p, old_size, new_size);
+    /* An embedder's allocator without realloc: a new block, a copy, the old
+     * one freed (never mixing heaps). */
     void *q = a->alloc(a->ctx, new_size);
     if (q == NULL) return NULL;
     memcpy(q, p, old_size < new_size ? old_size : new_size);

@@ -15,8 +15,9 @@ void *cf__alloc(const cf_allocator *a, size_t size);
 /* size zeroed bytes: the allocator's calloc if it has one, else alloc + memset. */
 void *cf__calloc(const cf_allocator *a, size_t size);
 void cf__free(const cf_allocator *a, void *p);
-/* Resizes p (old_size bytes) to new_size > 0 bytes: realloc(3) for the
- * default allocator, else alloc + copy + free.  NULL on failure, p untouched. */
+/* Resizes p (old_size bytes) to new_size > 0 bytes: the allocator's realloc
+ * (realloc(3) for the default one), else alloc + copy + free.  NULL on
+ * failure, p untouched. */
 void *cf__realloc(const cf_allocator *a, void *p, size_t old_size, size_t new_size);
 /* Tables of this many bytes or more ask for transparent huge pages. */
 #define CF__HUGE_MIN ((size_t)4 << 20)

@@ -62,8 +62,8 @@
  *
  * Memory.  nb * 4 * W bits: at a load between 47.5% (after a doubling) and
  * 95%, W / load bits per item.  A doubling grows the one allocation
- * (cf__realloc: glibc's realloc moves large blocks with mremap), so no
- * second table exists beside it; a doubled table of CF__HUGE_MIN bytes or
+ * (cf__realloc: the allocator's realloc; glibc's moves large blocks with
+ * mremap), so no second table exists beside it; a doubled table of CF__HUGE_MIN bytes or
  * more from the default allocator is advised to use huge pages, as
  * cf__table_alloc does for every table.
  *
