@@ -49,7 +49,7 @@ static uint64_t bits_of(const uint8_t *table, uint64_t bit, unsigned n) {
 static void check_table(const cf_filter *f) {
     const cf__ip *ip = f->ip;
     uint64_t entries = 0, weight = 0;
-    unsigned w = ip->w, bucket_bits = w == 32 ? 128 : 4 * w;
+    unsigned w = ip->w, bucket_bits = 4 * w;
     for (uint64_t i = 0; i < f->num_buckets * CF__IP_SLOTS; i++) {
         uint64_t v = bits_of(f->table, i / 4 * bucket_bits + i % 4 * w, w);
         if (v == 0) continue;
@@ -851,7 +851,7 @@ static bool spec_contains(const uint8_t *file, const void *key, size_t len) {
     m ^= m >> 29;
     uint64_t H = m * 0x9e3779b97f4a7c15ull;
     uint64_t x[2] = {h, h ^ H};
-    unsigned bucket_bits = w == 32 ? 128 : 4 * w;
+    unsigned bucket_bits = 4 * w;
     for (int j = 0; j < 2; j++) {
         uint64_t i = x[j] >> (64 - k);
         uint64_t e = (x[j] << k) >> (64 - (w - 1 - tb));

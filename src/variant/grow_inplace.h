@@ -172,9 +172,9 @@ static inline cf__ip_loc cf__ip_locate(const cf__ip *ip, uint64_t h) {
     return cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32);
 }
 
-/* The first bit of bucket i: buckets are 4 W bits (W = 15, 16) or 128. */
+/* The first bit of bucket i: buckets are 4 W bits, packed. */
 static inline uint64_t cf__ip_bucket_bit(unsigned w, uint64_t i) {
-    return i * (w == 32 ? 128u : 4u * w);
+    return i * (CF__IP_SLOTS * w);
 }
 
 /* The two-bucket probe, with the slot width a constant in each instance:
