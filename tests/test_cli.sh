@@ -353,6 +353,25 @@ expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/ip4.cf"; one_line_err
 err_has "their slots differ (16 vs 32 bits: --fingerprint-bits)"
 expect 2 "$cuckoo" merge "$dir/bad.cf" "$dir/ip1.cf" "$dir/part.aa.cf"; one_line_error
 err_has "one grows in place (--grow=inplace), the other not"
+# In place, the slot width and the bound go together; refusals name the reason.
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fingerprint-bits 12; one_line_error
+err_has "--grow=inplace takes slots of 15, 16 or 32 bits, not --fingerprint-bits 12"
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fingerprint-bits 15 --fpp 0.0001
+one_line_error
+err_has "a full first table's FPP must stay under --fpp 0.0001"
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fpp 1e-12; one_line_error
+err_has "--fpp 1e-12 is too small for --grow=inplace"
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --fingerprint-bits 15 --fpp 0.01; one_line_error
+err_has "with --grow=inplace they go together"
+expect 0 "$cuckoo" build "$dir/ip5.cf" --capacity 100 --grow=inplace --fingerprint-bits 15 --fpp 0.01 \
+  --keys <(head -20000 "$dir/all")
+"$cuckoo" info "$dir/ip5.cf" | grep -q "^growth  *in place: 8 doublings" || fail "ip5: $("$cuckoo" info "$dir/ip5.cf")"
+# A bound the doublings reach: the message says which, and what to change.
+expect 0 "$cuckoo" create "$dir/ip6.cf" --capacity 100 --grow=inplace --fingerprint-bits 15
+expect 2 "$cuckoo" add "$dir/ip6.cf" --keys <(head -20000 "$dir/all"); one_line_error
+err_has "the filter cannot double again"
+err_has "would pass --fpp 0.001 with 15-bit slots after 2 doublings"
+[[ -e $dir/bad.cf ]] && fail "a refused create wrote a file"
 [[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"
 
 finish

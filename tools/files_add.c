@@ -61,6 +61,17 @@ int files_add_failed(const files_adder *a, const char *file, const char *outcome
         return cli_error("%s: %s is stored %u times already, the most a key can be (both its "
                          "buckets of %u hold only it); %s (use --unique to skip keys present)",
                          file, a->where, 2 * st.bucket_size, st.bucket_size, outcome);
+    /* An in-place filter stops doubling where a doubling would let the
+     * FPP of its full table pass its bound, or pass max_bytes. */
+    if (a->failure == CF_E_FULL && (st.flags & CF_GROW) && st.growth_mode == CF_GROWTH_INPLACE &&
+        !(st.max_bytes != 0 && 2 * st.table_bytes > st.max_bytes))
+        return cli_error("%s: %s: the filter cannot double again (%llu items, %.1f%% of its "
+                         "slots): the FPP of its full table would pass --fpp %g with %u-bit "
+                         "slots after %llu doublings; %s (rebuild with a larger --fpp, or "
+                         "--fingerprint-bits 32)",
+                         file, a->where, (unsigned long long)st.items, 100 * st.load_factor,
+                         st.target_fpp, st.bits_per_slot, (unsigned long long)st.doublings,
+                         outcome);
     /* A growing filter that is full hit a limit (tables, widths); more
      * growth is not the advice then. */
     if (a->failure == CF_E_FULL)

@@ -35,7 +35,21 @@ static unsigned width_for_target(const cf_config *cfg) {
 static void explain_param(const files_opts *o) {
     const cf_config *c = &o->cfg;
     unsigned want = o->has_fbits ? c->fingerprint_bits : width_for_target(c);
-    if (!o->has_fbits && want > CF_MAX_FINGERPRINT_BITS) {
+    bool inplace = (c->flags & CF_GROW) && c->growth_mode == CF_GROWTH_INPLACE;
+    /* An in-place filter's slots are not a plain table's: its own reasons. */
+    if (inplace && o->has_fbits && want != 15 && want != 16 && want != 32) {
+        cli_error("--grow=inplace takes slots of 15, 16 or 32 bits, not --fingerprint-bits %u "
+                  "(leave it out to derive the width from --fpp)",
+                  want);
+    } else if (inplace && o->has_fbits) {
+        cli_error("--fingerprint-bits %u with --grow=inplace: a full first table's FPP must "
+                  "stay under --fpp %g (ask for a larger --fpp, or leave the width out)",
+                  want, c->target_fpp);
+    } else if (inplace) {
+        cli_error("--fpp %g is too small for --grow=inplace: not even 32-bit slots keep it over "
+                  "the doublings they are made for (ask for a larger --fpp)",
+                  c->target_fpp);
+    } else if (!o->has_fbits && want > CF_MAX_FINGERPRINT_BITS) {
         cli_error("--fpp %g needs %u-bit fingerprints (at most %d); ask for %g or more",
                   c->target_fpp, want, CF_MAX_FINGERPRINT_BITS,
                   ldexp(c->target_fpp, (int)(want - CF_MAX_FINGERPRINT_BITS)));

@@ -190,9 +190,11 @@ bool files_parse(int argc, char **argv, unsigned accepted, files_opts *o) {
     o->file = argv[1];
     o->keys = argv + 2;
     o->nkeys = npos - 1;
-    if (o->has_fpp && o->has_fbits)
+    /* A filter grown in place takes both: the slot width, and the bound
+     * every doubling keeps. */
+    if (o->has_fpp && o->has_fbits && o->cfg.growth_mode != CF_GROWTH_INPLACE)
         return cli_error("--fpp and --fingerprint-bits exclude each other (the width sets the "
-                         "false-positive rate)"),
+                         "false-positive rate; with --grow=inplace they go together)"),
                false;
     /* export --shards takes FILE and NAME; NAME is no key. */
     int named = (accepted & FILES_OPT_SHARDS) ? 1 : 0;
