@@ -64,6 +64,11 @@ typedef enum cfpy_context { CFPY_CREATE, CFPY_READ, CFPY_WRITE } cfpy_context;
  * the failed call left it (used for CF_E_IO; 0 = unknown); path (may be
  * NULL) names the file. */
 PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_no, PyObject *path);
+/* The detail of a CF_E_FULL from inserting hash h into f, written to buf:
+ * a filter grown in place that cannot double again says why (its bound,
+ * slot width and doublings); NULL for any other cause (h's copies filling
+ * its buckets, max_bytes, a plain table). */
+const char *cfpy_full_detail(const cf_filter *f, uint64_t h, char *buf, size_t n);
 int cfpy_errors_init(PyObject *module);
 
 /* --------------------------------------------------------------- objects */

@@ -199,8 +199,8 @@ static void hashes_release(hashes *hs) {
 
 /* ------------------------------------------------------------ one batch */
 
-static PyObject *raise_full(cf_status s, size_t inserted) {
-    cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+static PyObject *raise_full(cf_status s, size_t inserted, const char *detail) {
+    cfpy_raise(s, CFPY_WRITE, detail, 0, NULL);
     if (s != CF_E_FULL) return NULL;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -342,6 +342,16 @@ static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *foun
     Py_BEGIN_ALLOW_THREADS bad = cfpy_guarded(self, do_run, &r);
     asked = now_ns();
     Py_END_ALLOW_THREADS if (now_ns() - asked > CFPY_CONTENDED_NS) b->contended = true;
+    /* Why the run stopped, read while the filter is still this thread's:
+     * the failing key is the run's r.inserted-th (a chunk hashes its keys
+     * CFPY_SUB at a time, and every sub-run before the failing one went in
+     * whole). */
+    char buf[256];
+    const char *detail = NULL;
+    if (!bad && r.s == CF_E_FULL) {
+        uint64_t failed = c != NULL ? c->hash[r.inserted % CFPY_SUB] : h[r.inserted];
+        detail = cfpy_full_detail(self->f, failed, buf, sizeof buf);
+    }
     cfpy_lock_end(self);
     if (bad) {
         cfpy_raise_sigbus(self);
@@ -350,7 +360,7 @@ static int batch_run(batch *b, chunk *c, const uint64_t *h, size_t n, bool *foun
     if (b->lookup) return add_answers(b, found, n);
     b->inserted += r.inserted;
     if (r.s != CF_OK) {
-        raise_full(r.s, b->inserted);
+        raise_full(r.s, b->inserted, detail);
         return -1;
     }
     return 0;

@@ -190,12 +190,23 @@ static void end_key(one_key *o) {
     Py_DECREF(o->obj);
 }
 
+/* The exception for a failed single-key insert of o (still held). */
+static PyObject *raise_insert(cfpy_filter *self, cf_status s, const one_key *o) {
+    char buf[256];
+    const char *detail =
+        s == CF_E_FULL
+            ? cfpy_full_detail(self->f, cf_hash(self->f, o->k.ptr, o->k.len), buf, sizeof buf)
+            : NULL;
+    return cfpy_raise(s, CFPY_WRITE, detail, 0, NULL);
+}
+
 static PyObject *filter_add(cfpy_filter *self, PyObject *key) {
     one_key o;
     if (begin_key(self, key, &o) < 0) return NULL;
     cf_status s = cf_insert(self->f, o.k.ptr, o.k.len);
+    PyObject *r = s == CF_OK ? NULL : raise_insert(self, s, &o);
     end_key(&o);
-    if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+    if (s != CF_OK) return r;
     Py_RETURN_NONE;
 }
 
@@ -203,9 +214,10 @@ static PyObject *filter_add_unique(cfpy_filter *self, PyObject *key) {
     one_key o;
     if (begin_key(self, key, &o) < 0) return NULL;
     cf_status s = cf_insert_unique(self->f, o.k.ptr, o.k.len);
+    PyObject *r = s == CF_OK || s == CF_E_EXISTS ? NULL : raise_insert(self, s, &o);
     end_key(&o);
     if (s == CF_E_EXISTS) Py_RETURN_FALSE;
-    if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+    if (s != CF_OK) return r;
     Py_RETURN_TRUE;
 }
 

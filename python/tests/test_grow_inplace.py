@@ -125,3 +125,26 @@ def test_refusals_say_why():
     for spelled in (b"inplace", bytearray(b"chain")):
         with pytest.raises(TypeError, match=r"the growth mode is a str"):
             cf.CuckooFilter(capacity=1000, grow=spelled)
+
+
+def test_the_last_doubling_says_why():
+    """A bound the doublings reach (15-bit slots held to 0.1%: two doublings)
+    stops add() and update() with the reason and what to change; one key's
+    copies filling its buckets keep the plain message."""
+    why = (r"cannot double again: the FPP of its full table would pass fpp=0.001 with 15-bit "
+           r"slots after 2 doublings \(ask for a larger fpp, or fingerprint_bits=32\)")
+    f = cf.CuckooFilter(capacity=100, fpp=0.001, grow="inplace", fingerprint_bits=15)
+    with pytest.raises(cf.FilterFullError, match=why):
+        for i in range(100_000):
+            f.add(i)
+    assert f.stats.doublings == 2 and all(f.contains_many(range(len(f))))
+    for keys in (range(100_000), [str(i) for i in range(100_000)]):
+        g = cf.CuckooFilter(capacity=100, fpp=0.001, grow="inplace", fingerprint_bits=15)
+        with pytest.raises(cf.FilterFullError, match=why) as e:
+            g.update(keys)
+        assert e.value.inserted == len(g) > 0
+    h = cf.CuckooFilter(capacity=100, fpp=0.01, grow="inplace")
+    with pytest.raises(cf.FilterFullError) as e:
+        for _ in range(20):
+            h.add("same")
+    assert "double" not in str(e.value)
