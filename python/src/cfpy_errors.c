@@ -131,9 +131,10 @@ int cfpy_errors_init(PyObject *module) {
         return -1;
     if (add_exception(module, &cfpy_FilterFullError, "FilterFullError", cfpy_Error,
                       "No free slot was reachable within max_kicks (or 2 * bucket_size\n"
-                      "copies of the key fill both its buckets).  The filter is unchanged\n"
-                      "by the failed insert; bulk calls set `inserted` to the keys of the\n"
-                      "call that went in before it.") < 0)
+                      "copies of the key fill both its buckets, or a growing filter reached\n"
+                      "a limit: a filter grown in place says when a doubling would pass its\n"
+                      "fpp).  The filter is unchanged by the failed insert; bulk calls set\n"
+                      "`inserted` to the keys of the call that went in before it.") < 0)
         return -1;
     if (add_exception(module, &cfpy_ReadOnlyError, "ReadOnlyError", cfpy_Error,
                       "A write to a filter opened with CuckooFilter.map (read-only).") < 0)
