@@ -9,7 +9,9 @@
  *   lookup:  two buckets (grow_inplace.h, inlined in api/ops.c's switch)
  *   delete:  the longest matching entry of the two buckets
  *
- * Lookups test four slots at once; the rarer paths here read slot by slot.
+ * Lookups, the free-slot test, placing an entry and the split read a
+ * bucket as its word(s); the rarer paths (the 32-bit free-slot test, moves,
+ * deletes, counts) read slot by slot.
  */
 #include <math.h>
 
@@ -34,15 +36,15 @@ static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) 
 }
 
 /* Bucket i as its one or two 64-bit words (slot s at bit s * w of the pair;
- * a 60-bit bucket in the low end of word 0). */
+ * a narrow bucket in the low end of word 0). */
 static inline void cf__ip_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
     unsigned w = f->ip->w;
-    if (w == 15) {
-        word[0] = cf__bits_at(f->table, i * 60) & CF__IP_MASK60, word[1] = 0;
+    if (w != 32) {
+        word[0] = cf__ip_narrow_word(f->table, i, w), word[1] = 0;
         return;
     }
-    const uint8_t *p = f->table + cf__ip_bucket_bit(w, i) / 8;
-    word[0] = cf__load64le(p), word[1] = w == 32 ? cf__load64le(p + 8) : 0;
+    const uint8_t *p = f->table + i * 16;
+    word[0] = cf__load64le(p), word[1] = cf__load64le(p + 8);
 }
 
 /* Slot s of a bucket read by cf__ip_bucket_read. */
@@ -53,15 +55,15 @@ static inline uint64_t cf__ip_lane(const uint64_t word[2], unsigned s, unsigned 
 /* Writes bucket i whole (the bits of a 60-bit bucket's neighbours kept). */
 static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
     unsigned w = f->ip->w;
-    if (w == 15) {
-        cf__bitpos p = cf__bitpos_of(f->table, i * 60);
-        uint64_t mask = CF__IP_MASK60 << p.shift;
+    if (w != 32) {
+        cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
+        uint64_t mask = cf__ip_bucket_mask(w) << p.shift;
         cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (word[0] << p.shift));
         return;
     }
-    uint8_t *p = f->table + cf__ip_bucket_bit(w, i) / 8;
+    uint8_t *p = f->table + i * 16;
     cf__store64le(p, word[0]);
-    if (w == 32) cf__store64le(p + 8, word[1]);
+    cf__store64le(p + 8, word[1]);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -94,25 +96,27 @@ static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *
     return v;
 }
 
-/* The top bit of every empty lane of bucket i (W = 15 or 16). */
-static inline uint64_t cf__ip_empty_lanes(const cf_filter *f, uint64_t i) {
-    uint64_t w[2];
-    cf__ip_bucket_read(f, i, w);
-    uint64_t highs = f->ip->w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
-    return ~cf__ip_nonzero(w[0], highs) & highs;
-}
-
-/* The slot whose lane holds bit b (W = 15 or 16), without a division by a
- * variable. */
-static inline unsigned cf__ip_lane_of(unsigned w, unsigned b) {
-    return w == 15 ? b / 15 : b >> 4;
+/* Narrow tables (W = 15 or 16): the first empty slot of bucket i, found
+ * in its word all at once, or -1; *p and *word are where that word is and
+ * the 64 bits loaded there.  An empty lane's top bit is at W s + W - 1, in
+ * slot s (no division by a variable). */
+static inline int cf__ip_first_empty(const cf_filter *f, uint64_t i, cf__bitpos *p,
+                                     uint64_t *word) {
+    unsigned w = f->ip->w;
+    uint64_t highs = cf__ip_highs(w);
+    *p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
+    *word = cf__load64le(p->at);
+    uint64_t z = ~cf__ip_nonzero((*word >> p->shift) & cf__ip_bucket_mask(w), highs) & highs;
+    if (z == 0) return -1;
+    unsigned b = (unsigned)__builtin_ctzll(z);
+    return (int)(w == 15 ? b / 15 : b >> 4);
 }
 
 static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
-    unsigned w = f->ip->w;
-    if (w != 32) {
-        uint64_t z = cf__ip_empty_lanes(f, i);
-        return z == 0 ? -1 : (int)cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z));
+    if (f->ip->w != 32) {
+        cf__bitpos p;
+        uint64_t word;
+        return cf__ip_first_empty(f, i, &p, &word);
     }
     for (unsigned s = 0; s < CF__IP_SLOTS; s++)
         if (cf__ip_get(f, i, s) == 0) return (int)s;
@@ -122,16 +126,13 @@ static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
 static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
     unsigned w = f->ip->w;
     if (w != 32) {
-        /* The first empty lane of the bucket's word, found all at once (its
-         * top bit is at W s + W - 1: in slot s); the lane is zero, so v is
-         * or-ed into the word as loaded (a 60-bit bucket's neighbours kept). */
-        cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
-        uint64_t word = cf__load64le(p.at), highs = w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
-        uint64_t bucket = (word >> p.shift) & (w == 15 ? CF__IP_MASK60 : ~(uint64_t)0);
-        uint64_t z = ~cf__ip_nonzero(bucket, highs) & highs;
-        if (z == 0) return false;
-        unsigned at = cf__ip_lane_of(w, (unsigned)__builtin_ctzll(z)) * w + p.shift;
-        cf__store64le(p.at, word | (v << at));
+        /* The lane is zero, so v is or-ed into the word as loaded (a 60-bit
+         * bucket's neighbours kept). */
+        cf__bitpos p;
+        uint64_t word;
+        int s = cf__ip_first_empty(f, i, &p, &word);
+        if (s < 0) return false;
+        cf__store64le(p.at, word | (v << ((unsigned)s * w + p.shift)));
         return true;
     }
     int s = cf__ip_free_slot(f, i);
