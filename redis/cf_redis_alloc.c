@@ -11,7 +11,6 @@
 #include "cf_redismodule.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- memory: all through the Redis allocator, so MEMORY USAGE is real ---- */
 
@@ -63,20 +62,21 @@ static void *cfr_calloc_cb(void *ctx, size_t n) {
     return RedisModule_Calloc(1, n);
 }
 
-/* TryRealloc (Redis 7.4) returns NULL on failure.  A server with TryAlloc
- * but not TryRealloc gets a new block, a copy and a free, so that a refused
- * doubling still answers instead of aborting; one without either aborts on
- * a refusal, as its Alloc does. */
+/* TryRealloc (Redis 7.4) returns NULL on failure; a server without
+ * TryAlloc aborts on a refusal, as its Alloc does. */
 static void *cfr_realloc_cb(void *ctx, void *p, size_t old_size, size_t n) {
-    (void)ctx;
+    (void)ctx, (void)old_size;
     if (cfr_libc_malloc) return realloc(p, n);
     if (RedisModule_TryRealloc) return RedisModule_TryRealloc(p, n);
-    if (!RedisModule_TryAlloc) return RedisModule_Realloc(p, n);
-    void *q = RedisModule_TryAlloc(n);
-    if (q == NULL) return NULL;
-    memcpy(q, p, old_size < n ? old_size : n);
-    RedisModule_Free(p);
-    return q;
+    return RedisModule_Realloc(p, n);
 }
 
-const cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb, cfr_realloc_cb};
+cf_allocator cfr_allocator = {cfr_alloc_cb, cfr_free_cb, NULL, cfr_calloc_cb, cfr_realloc_cb};
+
+void cfr_alloc_init(void) {
+    /* A server with TryAlloc but not TryRealloc: no realloc, so that the
+     * library grows a table by a new block from TryAlloc, a copy and a
+     * free, and a refused doubling answers instead of aborting. */
+    if (!cfr_libc_malloc && RedisModule_TryAlloc && !RedisModule_TryRealloc)
+        cfr_allocator.realloc = NULL;
+}

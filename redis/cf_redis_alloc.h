@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* For the library (cf_config.allocator, cf_deserialize). */
-extern const cf_allocator cfr_allocator;
+/* For the library (cf_config.allocator, cf_deserialize); cfr_alloc_init
+ * completes it once the module's API is resolved and its arguments read. */
+extern cf_allocator cfr_allocator;
+void cfr_alloc_init(void);
 /* NULL on failure (never aborts the server where Redis has TryAlloc). */
 void *cfr_alloc(size_t n);
 void cfr_free(void *p);

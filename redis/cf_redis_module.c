@@ -102,6 +102,7 @@ int RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (cfr_api_init(ctx, CFR_MODULE_NAME, CFR_MODULE_VERSION) != REDISMODULE_OK)
         return REDISMODULE_ERR;
     if (parse_args(ctx, argv, argc) != REDISMODULE_OK) return REDISMODULE_ERR;
+    cfr_alloc_init();
     /* Without this option a truncated RDB value makes the server exit; with
      * it our rdb_load sees the error and returns NULL. */
     if (RedisModule_SetModuleOptions)
