@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks the formatting (scripts/format.sh), then builds and runs the whole
 # test suite twice: a gcc build with -Werror, and a clang AddressSanitizer +
-# UndefinedBehaviorSanitizer build; then the unit tests and fuzz replays once
-# more under valgrind (uninitialised reads, which ASan misses).
+# UndefinedBehaviorSanitizer build of the scalar code paths (CF_NO_SIMD: the
+# gcc build runs the SSE2 ones, so every test runs once per path); then the
+# unit tests and fuzz replays once more under valgrind (uninitialised reads,
+# which ASan misses).
 # The builds are CMakePresets.json's test-gcc and test-asan (build/<preset>),
 # and test-tsan for the concurrency tests under ThreadSanitizer.
 # CTest runs the Python package's pytest suite in both builds (python/tests/;
@@ -27,7 +29,7 @@ echo "== layers: the use graph of src/ (scripts/layers.sh, on the gcc build's ob
 scripts/layers.sh build/test-gcc
 echo "== gcc: the long tests (label long: growth from 1,000 to 10,000,000 items)"
 ctest --preset test-gcc -L long
-echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer, scalar code paths (CF_NO_SIMD)"
 run_suite test-asan
 echo "== clang, ThreadSanitizer: the concurrency tests (label concurrency)"
 # The preset builds test_concurrent only and runs the tests labelled

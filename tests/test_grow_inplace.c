@@ -76,6 +76,74 @@ static void cf__put_le64(uint8_t *p, uint64_t v) {
     for (unsigned i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Sets the table's bits [bit, bit + n) to v, one at a time. */
+static void put_bits(uint8_t *table, uint64_t bit, unsigned n, uint64_t v) {
+    for (unsigned b = 0; b < n; b++) {
+        uint8_t m = (uint8_t)(1u << ((bit + b) % 8));
+        table[(bit + b) / 8] = (uint8_t)((table[(bit + b) / 8] & ~m) | (((v >> b) & 1) ? m : 0));
+    }
+}
+
+/* The lane semantics, one slot: nonzero and equal to q above its marker. */
+static bool lane_matches(uint64_t v, uint64_t q) {
+    return v != 0 && ((v ^ q) >> (__builtin_ctzll(v) + 1)) == 0;
+}
+
+/* A slot of width w: empty, or an entry of tag t, 0..E index bits and its
+ * marker, where E = w - 1 - tb. */
+static uint64_t random_slot(unsigned w, unsigned tb, uint64_t *seed) {
+    uint64_t r = test_rand(seed);
+    if (r % 4 == 0) return 0;
+    unsigned e_max = w - 1 - tb, len = (unsigned)(r >> 8) % (e_max + 1);
+    uint64_t t = (r >> 16) & ((1u << tb) - 1), e = (r >> 32) & ((1ull << len) - 1);
+    return t << (w - tb) | e << (w - tb - len) | (uint64_t)1 << (w - 1 - tb - len);
+}
+
+/* A query string for a bucket: half the time one that agrees with slot v
+ * above its marker (when v is an entry), with the rest random. */
+static uint64_t random_query(unsigned w, uint64_t v, uint64_t *seed) {
+    uint64_t r = test_rand(seed), q = (r & ((1ull << (w - 1)) - 1)) << 1;
+    if (v == 0 || (r >> 63)) return q;
+    uint64_t above = ~(((uint64_t)2 << __builtin_ctzll(v)) - 1);
+    return (v & above) | (q & ~above);
+}
+
+/* The two-bucket probe (SIMD or scalar, whichever this build compiled)
+ * against the lane semantics, on random buckets (empty lanes, entries of
+ * every length, neighbours' bits around a 60-bit bucket) and queries that
+ * match about half the time. */
+static void test_probe_matches_lanes(void) {
+    static const unsigned widths[] = {15, 16, 32};
+    uint64_t seed = 11;
+    for (size_t wi = 0; wi < 3; wi++) {
+        unsigned w = widths[wi], tb = w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
+        size_t hits = 0, trials = 20000;
+        for (size_t trial = 0; trial < trials; trial++) {
+            uint8_t table[4 * 16 + 16] = {0};
+            uint64_t slot[4][4];
+            for (uint64_t i = 0; i < 4; i++)
+                for (unsigned s = 0; s < 4; s++) {
+                    slot[i][s] = random_slot(w, tb, &seed);
+                    put_bits(table, cf__ip_bucket_bit(w, i) + s * w, w, slot[i][s]);
+                }
+            for (size_t b = 4 * 4 * w / 8; b < sizeof table; b++)
+                table[b] = (uint8_t)test_rand(&seed);
+            uint64_t r = test_rand(&seed);
+            cf__ip_loc l = {r % 4, (r >> 8) % 4, 0, 0};
+            l.q1 = random_query(w, slot[l.i1][(r >> 16) % 4], &seed);
+            l.q2 = random_query(w, slot[l.i2][(r >> 24) % 4], &seed);
+            bool want = false;
+            for (unsigned s = 0; s < 4; s++)
+                want |= lane_matches(slot[l.i1][s], l.q1) || lane_matches(slot[l.i2][s], l.q2);
+            bool got = w == 32 ? cf__ip_probe32(table, l) : cf__ip_probe_narrow(table, l, w);
+            CHECK_EQ(got, want);
+            hits += want;
+        }
+        /* Both outcomes exercised. */
+        CHECK(hits > trials / 4 && hits < trials * 3 / 4);
+    }
+}
+
 static uint64_t *keys_of(size_t n, uint64_t seed) {
     uint64_t *k = malloc(n * sizeof *k);
     REQUIRE(k != NULL);
@@ -1119,10 +1187,10 @@ static void test_long_10m(void) {
     free(in), free(out);
 }
 
-TEST_MAIN(TEST(test_golden), TEST(test_spec_reader), TEST(test_long_10m), TEST(test_roundtrip),
-          TEST(test_bad_inputs), TEST(test_grows_15), TEST(test_grows_16), TEST(test_grows_32),
-          TEST(test_double_keeps_fpp), TEST(test_deletes), TEST(test_copies), TEST(test_max_bytes),
-          TEST(test_alloc_failures), TEST(test_allocator_realloc), TEST(test_range),
-          TEST(test_range_across_a_change), TEST(test_set_limits), TEST(test_deterministic),
-          TEST(test_batch_and_clear), TEST(test_params), TEST(test_merge),
-          TEST(test_merge_failures))
+TEST_MAIN(TEST(test_probe_matches_lanes), TEST(test_golden), TEST(test_spec_reader),
+          TEST(test_long_10m), TEST(test_roundtrip), TEST(test_bad_inputs), TEST(test_grows_15),
+          TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
+          TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures),
+          TEST(test_allocator_realloc), TEST(test_range), TEST(test_range_across_a_change),
+          TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),
+          TEST(test_params), TEST(test_merge), TEST(test_merge_failures))

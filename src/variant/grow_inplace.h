@@ -25,8 +25,9 @@
  * compares, in each slot, the bits above the marker with the same bits of
  * its own full-length string for that bucket (t, then the E bits of X for
  * i1, of X ^ H(t) for i2, after the top k): a shorter entry is a prefix;
- * all four slots of a bucket at once (SWAR: the marker is the lowest set
- * bit, -(2 * marker) masks the bits above it, lane by lane).
+ * all slots of both buckets at once (SSE2 lanes, or SWAR in 64-bit words
+ * without SIMD: the marker is the lowest set bit, v ^ (v - 1) masks it and
+ * the bits below, lane by lane).
  *
  * Doubling (k -> k + 1): bucket i becomes buckets 2i and 2i + 1; an entry
  * goes to 2i + e_0, and the bits below t shift up by one (e_0 leaves, the
@@ -117,32 +118,10 @@ static inline uint64_t cf__ip_mix(uint64_t t) {
     return m * CF__GOLDEN;
 }
 
-/* (y + 1) mod 2^W in every lane, no carry between lanes. */
-static inline uint64_t cf__ip_add1(uint64_t y, uint64_t ones, uint64_t highs) {
-    return ((y & ~highs) + ones) ^ (y & highs);
-}
-
 /* The top bit of every nonzero lane of x, exactly. */
 static inline uint64_t cf__ip_nonzero(uint64_t x, uint64_t highs) {
     uint64_t lows = ~highs;
     return (((x & lows) + lows) | x) & highs;
-}
-
-/* Nonzero when some lane of w holds an entry matching the query string q
- * (the same string in every lane; bits at and below a lane's marker are
- * ignored).  Lane by lane (no borrow crosses lanes): w - 1 flips the
- * marker and the zeros under it, so w ^ (w - 1) masks exactly those bits;
- * an empty lane (0) becomes all ones with its top bit newly set, which
- * marks it as a mismatch; then a lane of d that is zero is a match, and
- * the classic has-a-zero-lane test (exact as to whether one exists) ends
- * it: 14 operations per bucket word.  Bits above the lanes (the top 4 of a
- * 60-bit bucket) must be zero; no lane's top is there, so a borrow into
- * them changes nothing. */
-static inline uint64_t cf__ip_match(uint64_t w, uint64_t q, uint64_t ones, uint64_t highs) {
-    uint64_t wm1 = ((w | highs) - ones) ^ (~w & highs);
-    uint64_t empty = wm1 & ~w & highs;
-    uint64_t d = ((w ^ q) & ~(w ^ wm1)) | empty;
-    return (d - ones) & ~d & highs;
 }
 
 /* A key's query string in one lane for the bucket whose infinite index is
@@ -177,12 +156,8 @@ static inline uint64_t cf__ip_bucket_bit(unsigned w, uint64_t i) {
     return i * (CF__IP_SLOTS * w);
 }
 
-/* A narrow bucket (W = 15 or 16, one word): its lane units and tops, and
- * the mask of its bits in the word it is read from (60 of 64 for W = 15). */
-static inline uint64_t cf__ip_ones(unsigned w) {
-    return w == 15 ? CF__IP_ONES15 : CF__IP_ONES16;
-}
-
+/* A narrow bucket (W = 15 or 16, one word): its lane tops and the mask of
+ * its bits in the word it is read from (60 of 64 for W = 15). */
 static inline uint64_t cf__ip_highs(unsigned w) {
     return w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
 }
@@ -200,8 +175,109 @@ __attribute__((always_inline)) static inline uint64_t cf__ip_narrow_word(const u
     return cf__bits_at(table, cf__ip_bucket_bit(w, i)) & cf__ip_bucket_mask(w);
 }
 
-/* The two-bucket probe of a narrow table, w a constant in each instance:
- * both buckets' words are read before either is tested. */
+/* The two-bucket probe: cf__ip_probe_narrow (W = 15 or 16, w a constant in
+ * each instance) and cf__ip_probe32.  A lane matches when it is nonzero
+ * and agrees with the query above its marker (the lowest set bit):
+ * v != 0 and ((v ^ q) & ~(v ^ (v - 1))) == 0, as cf__ip_lane_matches
+ * (grow_inplace.c) tests one slot.
+ *
+ * Why SIMD: at DRAM latency a lookup's time is set by how many lookups
+ * have their loads in flight at once, and the operations that wait on a
+ * load fill the core's scheduler; the fewer there are, the more lookups
+ * overlap.  With SSE2 (every x86-64 compiler's default; -DCF_NO_SIMD, the
+ * CMake option CF_NO_SIMD, builds the scalar code, and CI tests both) the
+ * two buckets share one register of 16-bit lanes (two of 32-bit lanes for
+ * W = 32), where the lane arithmetic needs no fences against carries:
+ * about 20 operations wait on the loads where the scalar code has ~45
+ * (W = 15) or ~60 (W = 32).  docs/BENCHMARKS.md, "In-place lookups". */
+#if defined(__SSE2__) && defined(__x86_64__) && !defined(CF_NO_SIMD)
+#include <emmintrin.h>
+
+/* Two 64-bit words as one register, lo in the low half (moved from
+ * general registers: through memory, gcc's two stores and a 16-byte load
+ * would stall the load). */
+static inline __m128i cf__ip_pair(uint64_t lo, uint64_t hi) {
+    return _mm_unpacklo_epi64(_mm_cvtsi64_si128((long long)lo), _mm_cvtsi64_si128((long long)hi));
+}
+
+/* The 8 bytes at p as the low half of a register. */
+static inline __m128i cf__ip_load8(const uint8_t *p) {
+    return _mm_loadl_epi64((const __m128i *)(const void *)p);
+}
+
+/* 16-bit lanes of v matching the query lanes q: all ones where they do. */
+static inline __m128i cf__ip_match16(__m128i v, __m128i q) {
+    __m128i zero = _mm_setzero_si128();
+    __m128i vm1 = _mm_sub_epi16(v, _mm_set1_epi16(1));
+    __m128i d = _mm_andnot_si128(_mm_xor_si128(v, vm1), _mm_xor_si128(v, q));
+    return _mm_andnot_si128(_mm_cmpeq_epi16(v, zero), _mm_cmpeq_epi16(d, zero));
+}
+
+static inline __m128i cf__ip_match32(__m128i v, __m128i q) {
+    __m128i zero = _mm_setzero_si128();
+    __m128i vm1 = _mm_sub_epi32(v, _mm_set1_epi32(1));
+    __m128i d = _mm_andnot_si128(_mm_xor_si128(v, vm1), _mm_xor_si128(v, q));
+    return _mm_andnot_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpeq_epi32(d, zero));
+}
+
+/* A 60-bit bucket's lanes spread to 16 bits: lane s is bits 15 s ..
+ * 15 s + 14 of the word, which start s bits into the word's 16-bit chunk
+ * c_s, so lane s = (c_s << s | c_(s-1) >> (16 - s)) & 0x7fff: the low half
+ * of c_s * 2^s or-ed with the high half of c_(s-1) * 2^s (the register
+ * shifted up one chunk; chunk 0 of a bucket gets the other bucket's chunk
+ * 3 times 1, whose high half is 0).  The bits above the bucket fall out
+ * of lane 3's mask. */
+static inline __m128i cf__ip_spread15(__m128i c) {
+    const __m128i pow = _mm_set_epi16(8, 4, 2, 1, 8, 4, 2, 1);
+    __m128i up = _mm_mulhi_epu16(_mm_slli_si128(c, 2), pow);
+    return _mm_and_si128(_mm_or_si128(_mm_mullo_epi16(c, pow), up), _mm_set1_epi16(0x7fff));
+}
+
+__attribute__((always_inline)) static inline bool cf__ip_probe_narrow(const uint8_t *table,
+                                                                      cf__ip_loc l, unsigned w) {
+    __m128i v;
+    if (w == 16) {
+        v = _mm_unpacklo_epi64(cf__ip_load8(table + l.i1 * 8), cf__ip_load8(table + l.i2 * 8));
+    } else {
+        v = cf__ip_spread15(cf__ip_pair(cf__bits_at(table, cf__ip_bucket_bit(w, l.i1)),
+                                        cf__bits_at(table, cf__ip_bucket_bit(w, l.i2))));
+    }
+    __m128i q = cf__ip_pair(l.q1 * CF__IP_ONES16, l.q2 * CF__IP_ONES16);
+    return _mm_movemask_epi8(cf__ip_match16(v, q)) != 0;
+}
+
+static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(table + l.i1 * 16));
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(table + l.i2 * 16));
+    __m128i q1 = cf__ip_pair(l.q1 * CF__IP_ONES32, l.q1 * CF__IP_ONES32);
+    __m128i q2 = cf__ip_pair(l.q2 * CF__IP_ONES32, l.q2 * CF__IP_ONES32);
+    return _mm_movemask_epi8(_mm_or_si128(cf__ip_match32(v1, q1), cf__ip_match32(v2, q2))) != 0;
+}
+
+#else /* scalar: lanes in 64-bit words (SWAR) */
+
+static inline uint64_t cf__ip_ones(unsigned w) {
+    return w == 15 ? CF__IP_ONES15 : CF__IP_ONES16;
+}
+
+/* Nonzero when some lane of w holds an entry matching the query string q
+ * (the same string in every lane; bits at and below a lane's marker are
+ * ignored).  Lane by lane (no borrow crosses lanes): w - 1 flips the
+ * marker and the zeros under it, so w ^ (w - 1) masks exactly those bits;
+ * an empty lane (0) becomes all ones with its top bit newly set, which
+ * marks it as a mismatch; then a lane of d that is zero is a match, and
+ * the classic has-a-zero-lane test (exact as to whether one exists) ends
+ * it: 14 operations per bucket word.  Bits above the lanes (the top 4 of a
+ * 60-bit bucket) must be zero; no lane's top is there, so a borrow into
+ * them changes nothing. */
+static inline uint64_t cf__ip_match(uint64_t w, uint64_t q, uint64_t ones, uint64_t highs) {
+    uint64_t wm1 = ((w | highs) - ones) ^ (~w & highs);
+    uint64_t empty = wm1 & ~w & highs;
+    uint64_t d = ((w ^ q) & ~(w ^ wm1)) | empty;
+    return (d - ones) & ~d & highs;
+}
+
+/* Both buckets' words are read before either is tested. */
 __attribute__((always_inline)) static inline bool cf__ip_probe_narrow(const uint8_t *table,
                                                                       cf__ip_loc l, unsigned w) {
     uint64_t ones = cf__ip_ones(w), highs = cf__ip_highs(w);
@@ -222,6 +298,8 @@ static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
                  cf__ip_match(c2, q2, CF__IP_ONES32, CF__IP_HIGHS32);
     return m != 0;
 }
+
+#endif /* SSE2 */
 
 static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__ip *ip = f->ip;
