@@ -201,12 +201,19 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
     if (p->i2 != p->i1) q[n++] = (cf__ip_node){p->i2, -1, 0};
     /* Every bucket queued is full: the roots were, and a bucket is queued
      * only when it had no free slot (nothing changes during the search). */
+    bool far = f->table_bytes > CF__NEAR_BYTES;
     for (int32_t head = 0; head < n; head++) {
-        uint64_t b = q[head].bucket, word[2];
+        uint64_t b = q[head].bucket, word[2], kid[CF__IP_SLOTS];
         cf__ip_bucket_read(f, b, word);
+        /* The four buckets the entries could move to, their misses started
+         * together (each is then tested for room, and queued: so a queued
+         * bucket is in cache when its turn comes). */
         for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-            uint64_t j;
-            cf__ip_move(f->ip, b, cf__ip_lane(word, s, f->ip->w), &j);
+            cf__ip_move(f->ip, b, cf__ip_lane(word, s, f->ip->w), &kid[s]);
+            if (far) __builtin_prefetch(f->table + cf__ip_bucket_bit(f->ip->w, kid[s]) / 8);
+        }
+        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+            uint64_t j = kid[s];
             if (j == b || cf__ip_on_path(q, head, j)) continue;
             if (cf__ip_free_slot(f, j) >= 0) {
                 cf__ip_apply(f, q, head, s, j, p);
@@ -310,6 +317,10 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
     for (unsigned tries = 0;; tries++) {
         cf__ip_loc l = cf__ip_locate(ip, h);
         cf__ip_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
+        /* As the plain kernel does: i2 is read only when i1 is full, but
+         * then its miss has already started (cf_internal.h, CF__NEAR_BYTES). */
+        if (f->table_bytes > CF__NEAR_BYTES)
+            __builtin_prefetch(f->table + cf__ip_bucket_bit(ip->w, l.i2) / 8);
         if (cf__ip_place(f, p.i1, p.v1) || cf__ip_place(f, p.i2, p.v2)) break;
         bool searched = ip->entries < ip->full;
         if (searched && cf__ip_evict(f, &p) == CF_OK) break;
