@@ -245,6 +245,24 @@ typedef struct cf_filter cf_filter;
  * growth; format version 2, which every reader of grown files knows). */
 #define CF_GROWTH_CHAIN 0u
 #define CF_GROWTH_INPLACE 1u
+/* cf_stats.growth_limit: what stops a CF_GROW filter from growing now,
+ * which is why an insert it has no room for returns CF_E_FULL (the other
+ * reason being one key's copies filling its buckets: cf_count says).
+ * CF_GROWTH_OPEN: it can grow (and every filter without CF_GROW).
+ * CF_GROWTH_LIMIT_BYTES: the next table (chain) or the doubled table (in
+ * place) would pass max_bytes.
+ * CF_GROWTH_LIMIT_TABLES: a chain holds max_tables (cf_grow_set_limits)
+ * or CF_MAX_TABLES tables.
+ * CF_GROWTH_LIMIT_FPP: target_fpp: a chain has too little of it left for a
+ * table of any fingerprint width, or an in-place table, doubled and then
+ * filled, could pass it (a larger target_fpp or wider slots move it).
+ * CF_GROWTH_LIMIT_SIZE: the next size is past what the library addresses
+ * (an in-place table of 2^(65 - W) buckets; a chain's 2^64 buckets). */
+#define CF_GROWTH_OPEN 0u
+#define CF_GROWTH_LIMIT_BYTES 1u
+#define CF_GROWTH_LIMIT_TABLES 2u
+#define CF_GROWTH_LIMIT_FPP 3u
+#define CF_GROWTH_LIMIT_SIZE 4u
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
 #define CF_MAX_TABLES 64
 #define CF_DEFAULT_GROWTH 2
@@ -589,6 +607,9 @@ typedef struct cf_stats {
      * FPP once every free slot is filled, tables 1, growth 2. */
     unsigned growth_mode;
     uint64_t doublings;
+    /* CF_GROWTH_OPEN, or what stops the filter growing now
+     * (CF_GROWTH_LIMIT_*, above). */
+    unsigned growth_limit;
 } cf_stats;
 
 /* Fills *out.  f and out must not be NULL. */

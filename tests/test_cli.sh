@@ -371,6 +371,14 @@ expect 0 "$cuckoo" create "$dir/ip6.cf" --capacity 100 --grow=inplace --fingerpr
 expect 2 "$cuckoo" add "$dir/ip6.cf" --keys <(head -20000 "$dir/all"); one_line_error
 err_has "the filter cannot double again"
 err_has "would pass --fpp 0.001 with 15-bit slots after 2 doublings"
+# (The failed add saved nothing.)  400 keys take it to that bound: info says so.
+"$cuckoo" info "$dir/ip6.cf" | grep -q "; can grow$" || fail "ip6: $("$cuckoo" info "$dir/ip6.cf")"
+expect 0 "$cuckoo" add "$dir/ip6.cf" --keys <(head -400 "$dir/all")
+"$cuckoo" info "$dir/ip6.cf" |
+  grep -q "^growth  *in place: 2 doublings.*; cannot grow: growing could pass the target FPP$" ||
+  fail "ip6: $("$cuckoo" info "$dir/ip6.cf")"
+"$cuckoo" info "$dir/ip6.cf" --json | grep -q '"growth_limit": "fpp"' ||
+  fail "ip6 json: $("$cuckoo" info "$dir/ip6.cf" --json)"
 [[ -e $dir/bad.cf ]] && fail "a refused create wrote a file"
 [[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"
 

@@ -68,14 +68,25 @@ static void test_range_of_grown_filter(void) {
     cf_free(f);
 }
 
+static unsigned growth_limit_of(const cf_filter *f) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    return st.growth_limit;
+}
+
+/* cf_stats.growth_limit names each limit that refuses a table (and only
+ * then: cf_grow_add_table fails exactly when it is not CF_GROWTH_OPEN). */
 static void test_add_table_and_limits(void) {
     cf_filter *f = grown(2, 10);
     CHECK_EQ(tables_of(f), 1);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_OPEN);
     CHECK_STATUS(cf_grow_add_table(f), CF_OK);
     CHECK_EQ(tables_of(f), 2);
     /* The table cap held by the handle. */
     CHECK_STATUS(cf_grow_set_limits(f, 3, 0), CF_OK);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_OPEN);
     CHECK_STATUS(cf_grow_add_table(f), CF_OK);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_LIMIT_TABLES);
     CHECK_STATUS(cf_grow_add_table(f), CF_E_FULL);
     CHECK_EQ(tables_of(f), 3);
     uint64_t k = 0;
@@ -94,8 +105,10 @@ static void test_add_table_and_limits(void) {
     CHECK_STATUS(cf_grow_set_limits(f, 0, st.table_bytes - 1), CF_E_PARAM);
     CHECK_STATUS(cf_grow_set_limits(f, CF_MAX_TABLES + 1, 0), CF_E_PARAM);
     CHECK_STATUS(cf_grow_set_limits(f, 0, st.table_bytes), CF_OK);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_LIMIT_BYTES);
     CHECK_STATUS(cf_grow_add_table(f), CF_E_FULL);
     CHECK_STATUS(cf_grow_set_limits(f, 0, 0), CF_OK);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_OPEN);
     CHECK_STATUS(cf_grow_add_table(f), CF_OK);
     CHECK_EQ(tables_of(f), 4);
     /* Not a grown filter. */
@@ -104,6 +117,7 @@ static void test_add_table_and_limits(void) {
     cfg.capacity = 100;
     cf_filter *plain;
     REQUIRE(cf_new(&cfg, &plain) == CF_OK);
+    CHECK_EQ(growth_limit_of(plain), CF_GROWTH_OPEN);
     CHECK_STATUS(cf_grow_add_table(plain), CF_E_PARAM);
     CHECK_STATUS(cf_grow_set_limits(plain, 1, 0), CF_E_PARAM);
     CHECK_STATUS(cf_grow_trim(plain, NULL), CF_E_PARAM);

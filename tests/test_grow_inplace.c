@@ -292,6 +292,7 @@ static void test_max_bytes(void) {
     cf_stats st;
     cf_get_stats(f, &st);
     CHECK_EQ(st.table_bytes, 7680);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_LIMIT_BYTES);
     CHECK(n > 3800); /* over 93% of 4096 slots */
     CHECK_EQ(count_found(f, in, n), n);
     check_table(f);
@@ -440,6 +441,30 @@ static void test_range_across_a_change(void) {
 
 /* cf_grow_set_limits on an in-place filter: max_bytes bounds the doublings
  * from then on and is saved; below the table it is refused. */
+/* 15-bit slots at 0.1%: the FPP bound refuses the third doubling, and the
+ * stats say so (the refused insert changed nothing). */
+static void test_fpp_limit(void) {
+    cf_config cfg = inplace_config(100, 0.001);
+    cfg.fingerprint_bits = 15;
+    cf_filter *f = NULL;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats st;
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_OPEN);
+    uint64_t *in = keys_of(20000, 29);
+    size_t n = 0;
+    cf_status s = CF_OK;
+    while (n < 20000 && (s = cf_insert(f, &in[n], sizeof in[n])) == CF_OK) n++;
+    CHECK_STATUS(s, CF_E_FULL);
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_LIMIT_FPP);
+    CHECK_EQ(st.doublings, 2);
+    CHECK(st.fpp_bound <= 0.001);
+    CHECK_EQ(count_found(f, in, n), n);
+    free(in);
+    cf_free(f);
+}
+
 static void test_set_limits(void) {
     cf_filter *f = new_inplace(100, 0.01, NULL);
     cf_stats st;
@@ -447,6 +472,8 @@ static void test_set_limits(void) {
     CHECK_STATUS(cf_grow_set_limits(f, 0, st.table_bytes - 1), CF_E_PARAM);
     CHECK_STATUS(cf_grow_set_limits(f, CF_MAX_TABLES + 1, 0), CF_E_PARAM);
     CHECK_STATUS(cf_grow_set_limits(f, 1, 4 * st.table_bytes), CF_OK);
+    cf_get_stats(f, &st);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_OPEN);
     uint64_t *in = keys_of(10000, 23);
     size_t n = 0;
     cf_status s;
@@ -456,6 +483,7 @@ static void test_set_limits(void) {
     cf_get_stats(f, &st);
     CHECK_EQ(st.table_bytes, limit);
     CHECK_EQ(st.max_bytes, limit);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_LIMIT_BYTES);
     size_t len;
     uint8_t *buf = test_serialize(f, &len);
     cf_filter *g = NULL;
@@ -464,6 +492,8 @@ static void test_set_limits(void) {
     CHECK_EQ(st.max_bytes, limit);
     /* Raised: the refused key now goes in (the table doubles). */
     CHECK_STATUS(cf_grow_set_limits(g, 0, 0), CF_OK);
+    cf_get_stats(g, &st);
+    CHECK_EQ(st.growth_limit, CF_GROWTH_OPEN);
     CHECK_STATUS(cf_insert(g, &in[n], sizeof in[n]), CF_OK);
     cf_get_stats(g, &st);
     CHECK_EQ(st.table_bytes, 2 * limit);
@@ -1192,5 +1222,6 @@ TEST_MAIN(TEST(test_probe_matches_lanes), TEST(test_golden), TEST(test_spec_read
           TEST(test_grows_16), TEST(test_grows_32), TEST(test_double_keeps_fpp), TEST(test_deletes),
           TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures),
           TEST(test_allocator_realloc), TEST(test_range), TEST(test_range_across_a_change),
-          TEST(test_set_limits), TEST(test_deterministic), TEST(test_batch_and_clear),
-          TEST(test_params), TEST(test_merge), TEST(test_merge_failures))
+          TEST(test_set_limits), TEST(test_fpp_limit), TEST(test_deterministic),
+          TEST(test_batch_and_clear), TEST(test_params), TEST(test_merge),
+          TEST(test_merge_failures))

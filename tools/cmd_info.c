@@ -41,6 +41,29 @@ static void print_tables(const cf_filter *f, unsigned n, bool json) {
     if (json) printf("]");
 }
 
+/* cf_stats.growth_limit in words: JSON's name, and the text's reason. */
+static const char *growth_limit_name(unsigned limit) {
+    switch (limit) {
+    case CF_GROWTH_OPEN: return "open";
+    case CF_GROWTH_LIMIT_BYTES: return "max_bytes";
+    case CF_GROWTH_LIMIT_TABLES: return "tables";
+    case CF_GROWTH_LIMIT_FPP: return "fpp";
+    case CF_GROWTH_LIMIT_SIZE: return "size";
+    }
+    return "unknown";
+}
+
+static const char *growth_limit_text(unsigned limit) {
+    switch (limit) {
+    case CF_GROWTH_OPEN: return "can grow";
+    case CF_GROWTH_LIMIT_BYTES: return "cannot grow: max bytes reached";
+    case CF_GROWTH_LIMIT_TABLES: return "cannot grow: the most tables it may hold";
+    case CF_GROWTH_LIMIT_FPP: return "cannot grow: growing could pass the target FPP";
+    case CF_GROWTH_LIMIT_SIZE: return "cannot grow: the largest size it can address";
+    }
+    return "unknown";
+}
+
 int cli_cmd_info(int argc, char **argv) {
     files_opts o;
     if (!files_parse(argc, argv, FILES_OPT_JSON, &o)) return CLI_ERROR;
@@ -76,10 +99,11 @@ int cli_cmd_info(int argc, char **argv) {
         files_json_string(stdout, check);
         if (st.flags & CF_GROW) {
             printf(", \"growth\": %u, \"max_bytes\": %llu, \"target_fpp\": %.6g, "
-                   "\"fpp_bound\": %.6g, \"growth_mode\": \"%s\", \"doublings\": %llu",
+                   "\"fpp_bound\": %.6g, \"growth_mode\": \"%s\", \"doublings\": %llu, "
+                   "\"growth_limit\": \"%s\"",
                    st.growth, (unsigned long long)st.max_bytes, st.target_fpp, st.fpp_bound,
                    st.growth_mode == CF_GROWTH_INPLACE ? "inplace" : "chain",
-                   (unsigned long long)st.doublings);
+                   (unsigned long long)st.doublings, growth_limit_name(st.growth_limit));
             print_tables(f, st.tables, true);
         }
         printf("}\n");
@@ -106,14 +130,14 @@ int cli_cmd_info(int argc, char **argv) {
         printf("checksum          %s\n", check);
         if (st.flags & CF_GROW && st.growth_mode == CF_GROWTH_INPLACE) {
             printf("growth            in place: %llu doublings (FPP bound %.3g < target %.3g, "
-                   "max bytes %llu)\n",
+                   "max bytes %llu); %s\n",
                    (unsigned long long)st.doublings, st.fpp_bound, st.target_fpp,
-                   (unsigned long long)st.max_bytes);
+                   (unsigned long long)st.max_bytes, growth_limit_text(st.growth_limit));
         } else if (st.flags & CF_GROW) {
             printf("tables            %u (growth %u, FPP bound %.3g < target %.3g, max bytes "
-                   "%llu)\n",
+                   "%llu); %s\n",
                    st.tables, st.growth, st.fpp_bound, st.target_fpp,
-                   (unsigned long long)st.max_bytes);
+                   (unsigned long long)st.max_bytes, growth_limit_text(st.growth_limit));
             print_tables(f, st.tables, false);
         }
     }

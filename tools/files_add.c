@@ -62,9 +62,9 @@ int files_add_failed(const files_adder *a, const char *file, const char *outcome
                          "buckets of %u hold only it); %s (use --unique to skip keys present)",
                          file, a->where, 2 * st.bucket_size, st.bucket_size, outcome);
     /* An in-place filter stops doubling where a doubling would let the
-     * FPP of its full table pass its bound, or pass max_bytes. */
-    if (a->failure == CF_E_FULL && (st.flags & CF_GROW) && st.growth_mode == CF_GROWTH_INPLACE &&
-        !(st.max_bytes != 0 && 2 * st.table_bytes > st.max_bytes))
+     * FPP of its full table pass its bound (or max_bytes, or its size). */
+    if (a->failure == CF_E_FULL && st.growth_mode == CF_GROWTH_INPLACE &&
+        st.growth_limit == CF_GROWTH_LIMIT_FPP)
         return cli_error("%s: %s: the filter cannot double again (%llu items, %.1f%% of its "
                          "slots): the FPP of its full table would pass --fpp %g with %u-bit "
                          "slots after %llu doublings; %s (rebuild with a larger --fpp, or "

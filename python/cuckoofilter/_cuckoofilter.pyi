@@ -24,6 +24,11 @@ SEMI_SORT: int
 GROW: int
 GROWTH_CHAIN: int
 GROWTH_INPLACE: int
+GROWTH_OPEN: int
+GROWTH_LIMIT_BYTES: int
+GROWTH_LIMIT_TABLES: int
+GROWTH_LIMIT_FPP: int
+GROWTH_LIMIT_SIZE: int
 CONCURRENT: int
 MAX_FINGERPRINT_BITS: int
 MAX_BUCKET_SIZE: int
@@ -43,13 +48,13 @@ class ReadOnlyError(Error): ...
 # _asdict() or _replace().
 @final
 class Stats(structseq[Any], tuple[int, int, int, int, int, int, int, int, float, float, int,
-                                  float, int, int, int, int, bool, int, int]):
+                                  float, int, int, int, int, bool, int, int, int]):
     if sys.version_info >= (3, 10):
         __match_args__: Final = ("items", "num_buckets", "slots", "bucket_size",
                                  "fingerprint_bits", "max_kicks", "flags", "seed", "load_factor",
                                  "bits_per_item", "bits_per_slot", "expected_fpp", "table_bytes",
                                  "memory_bytes", "total_kicks", "failed_inserts", "read_only",
-                                 "growth_mode", "doublings")
+                                 "growth_mode", "doublings", "growth_limit")
     @property
     def items(self) -> int: ...
     @property
@@ -88,6 +93,8 @@ class Stats(structseq[Any], tuple[int, int, int, int, int, int, int, int, float,
     def growth_mode(self) -> int: ...
     @property
     def doublings(self) -> int: ...
+    @property
+    def growth_limit(self) -> int: ...
 
 @final
 class BloomStats(structseq[Any], tuple[int, int, int, float, float, int]):

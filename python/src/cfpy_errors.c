@@ -104,8 +104,7 @@ PyObject *cfpy_raise(cf_status s, cfpy_context ctx, const char *detail, int err_
 const char *cfpy_full_detail(const cf_filter *f, uint64_t h, char *buf, size_t n) {
     cf_stats st;
     cf_get_stats(f, &st);
-    if (!(st.flags & CF_GROW) || st.growth_mode != CF_GROWTH_INPLACE) return NULL;
-    if (st.max_bytes != 0 && 2 * st.table_bytes > st.max_bytes) return NULL;
+    if (st.growth_mode != CF_GROWTH_INPLACE || st.growth_limit != CF_GROWTH_LIMIT_FPP) return NULL;
     if (cf_count_hash(f, h) >= 2 * (size_t)st.bucket_size) return NULL;
     PyOS_snprintf(buf, n,
                   "it cannot double again: the FPP of its full table would pass fpp=%g with "

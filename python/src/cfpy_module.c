@@ -52,7 +52,12 @@ static int add_constants(PyObject *m) {
         PyModule_AddIntConstant(m, "MAX_BUCKET_SIZE", CF_MAX_BUCKET_SIZE) < 0 ||
         PyModule_AddIntConstant(m, "MAX_KICKS_LIMIT", CF_MAX_KICKS_LIMIT) < 0 ||
         PyModule_AddIntConstant(m, "GROWTH_CHAIN", CF_GROWTH_CHAIN) < 0 ||
-        PyModule_AddIntConstant(m, "GROWTH_INPLACE", CF_GROWTH_INPLACE) < 0)
+        PyModule_AddIntConstant(m, "GROWTH_INPLACE", CF_GROWTH_INPLACE) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_OPEN", CF_GROWTH_OPEN) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_LIMIT_BYTES", CF_GROWTH_LIMIT_BYTES) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_LIMIT_TABLES", CF_GROWTH_LIMIT_TABLES) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_LIMIT_FPP", CF_GROWTH_LIMIT_FPP) < 0 ||
+        PyModule_AddIntConstant(m, "GROWTH_LIMIT_SIZE", CF_GROWTH_LIMIT_SIZE) < 0)
         return -1;
 #ifdef CF_GROW
     if (PyModule_AddIntConstant(m, "GROW", CF_GROW) < 0) return -1;

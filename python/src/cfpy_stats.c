@@ -26,6 +26,7 @@ static PyStructSequence_Field stats_fields[] = {
     {"read_only", "True for a mapped filter"},
     {"growth_mode", "GROWTH_CHAIN, or GROWTH_INPLACE for grow='inplace'"},
     {"doublings", "grow='inplace': times the table doubled since creation"},
+    {"growth_limit", "GROWTH_OPEN, or GROWTH_LIMIT_BYTES/TABLES/FPP/SIZE: what stops it growing"},
     {NULL, NULL},
 };
 
@@ -33,7 +34,7 @@ static PyStructSequence_Desc stats_desc = {
     "cuckoofilter.Stats",
     "A cuckoo filter's parameters and statistics (the C library's cf_stats).",
     stats_fields,
-    19,
+    20,
 };
 
 static PyStructSequence_Field bloom_fields[] = {
@@ -70,7 +71,7 @@ static PyObject *fill(PyTypeObject *type, PyObject **values, Py_ssize_t n) {
 }
 
 PyObject *cfpy_stats_new(const cf_stats *st) {
-    PyObject *v[19] = {
+    PyObject *v[20] = {
         PyLong_FromUnsignedLongLong(st->items),
         PyLong_FromUnsignedLongLong(st->num_buckets),
         PyLong_FromUnsignedLongLong(st->slots),
@@ -90,8 +91,9 @@ PyObject *cfpy_stats_new(const cf_stats *st) {
         PyBool_FromLong(st->read_only),
         PyLong_FromUnsignedLong(st->growth_mode),
         PyLong_FromUnsignedLongLong(st->doublings),
+        PyLong_FromUnsignedLong(st->growth_limit),
     };
-    return fill(cfpy_StatsType, v, 19);
+    return fill(cfpy_StatsType, v, 20);
 }
 
 PyObject *cfpy_bloom_stats_new(const cf_bloom_stats *st) {

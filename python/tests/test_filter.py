@@ -196,7 +196,8 @@ def test_stats_fields():
     assert s.memory_bytes >= s.table_bytes and s.read_only is False
     assert s.failed_inserts == 0 and s.total_kicks >= 0
     assert s.growth_mode == cf.GROWTH_CHAIN and s.doublings == 0
-    assert len(s) == 19 and s[0] == s.items and s[16] is s.read_only and s[-1] == s.doublings
+    assert s.growth_limit == cf.GROWTH_OPEN
+    assert len(s) == 20 and s[0] == s.items and s[16] is s.read_only and s[-1] == s.growth_limit
 
 
 def test_options_reach_the_library():

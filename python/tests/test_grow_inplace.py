@@ -134,10 +134,12 @@ def test_the_last_doubling_says_why():
     why = (r"cannot double again: the FPP of its full table would pass fpp=0.001 with 15-bit "
            r"slots after 2 doublings \(ask for a larger fpp, or fingerprint_bits=32\)")
     f = cf.CuckooFilter(capacity=100, fpp=0.001, grow="inplace", fingerprint_bits=15)
+    assert f.stats.growth_limit == cf.GROWTH_OPEN
     with pytest.raises(cf.FilterFullError, match=why):
         for i in range(100_000):
             f.add(i)
     assert f.stats.doublings == 2 and all(f.contains_many(range(len(f))))
+    assert f.stats.growth_limit == cf.GROWTH_LIMIT_FPP
     for keys in (range(100_000), [str(i) for i in range(100_000)]):
         g = cf.CuckooFilter(capacity=100, fpp=0.001, grow="inplace", fingerprint_bits=15)
         with pytest.raises(cf.FilterFullError, match=why) as e:
@@ -148,3 +150,4 @@ def test_the_last_doubling_says_why():
         for _ in range(20):
             h.add("same")
     assert "double" not in str(e.value)
+    assert h.stats.growth_limit == cf.GROWTH_OPEN

@@ -84,14 +84,14 @@ size_t cf__grow_table_bytes(const cf__chain *c) {
 
 /* Table k > 0's configuration: growth times the newest table's buckets,
  * the widest of (what cf__resolve_config derives from the budget, one more
- * bit while the full-load FPP is above the budget).  CF_E_FULL when no
- * table can be added: CF_MAX_TABLES, 32-bit fingerprints, an unaddressable
- * size or max_bytes. */
-static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
+ * bit while the full-load FPP is above the budget).  CF_GROWTH_OPEN, or
+ * why no table can be added (cf_stats.growth_limit): the table cap, no
+ * budget for 32-bit fingerprints, an unaddressable size or max_bytes. */
+static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_FULL);
-    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_E_FULL);
+    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_GROWTH_LIMIT_TABLES);
+    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_GROWTH_LIMIT_SIZE);
     cf__config_defaults(cfg);
     cfg->num_buckets = newest->num_buckets * c->growth;
     cfg->bucket_size = newest->bucket_size;
@@ -99,19 +99,22 @@ static cf_status cf__next_config(const cf_filter *f, cf_config *cfg) {
     cfg->seed = newest->seed;
     cfg->allocator = &f->alloc;
     double budget = (c->target_fpp - cf__grow_spent(c)) * CF__GROW_SHARE;
-    CF__RETURN_IF(!(budget > 0.0), CF_E_FULL);
+    CF__RETURN_IF(!(budget > 0.0), CF_GROWTH_LIMIT_FPP);
     cfg->target_fpp = budget;
     unsigned fbits, b, kicks;
     uint64_t nb;
-    CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_E_FULL);
+    /* (The budget is in (0, 1) and the shape is the newest table's: what
+     * can fail is the size.) */
+    CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_GROWTH_LIMIT_SIZE);
     while (fbits < CF_MAX_FINGERPRINT_BITS && cf__fpp(fbits, b, 1.0) > budget) fbits++;
-    CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_E_FULL);
+    CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_GROWTH_LIMIT_FPP);
     cfg->fingerprint_bits = fbits;
     if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
-    CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_E_FULL);
-    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c), CF_E_FULL);
-    return CF_OK;
+    CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_GROWTH_LIMIT_SIZE);
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c),
+                  CF_GROWTH_LIMIT_BYTES);
+    return CF_GROWTH_OPEN;
 }
 
 cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
@@ -147,7 +150,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 /* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
 cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
-    CF__FORWARD_IF_ERROR(cf__next_config(f, &cfg));
+    CF__RETURN_IF(cf__next_config(f, &cfg) != CF_GROWTH_OPEN, CF_E_FULL);
     CF__FORWARD_IF_ERROR(cf__table_new(&cfg, added));
     cf__grow_attach(f, *added);
     return CF_OK;
@@ -287,6 +290,8 @@ void cf__grow_stats(const cf_filter *f, cf_stats *out) {
     out->max_bytes = c->max_bytes;
     out->fpp_bound = cf__grow_spent(c);
     out->target_fpp = c->target_fpp;
+    cf_config next;
+    out->growth_limit = cf__next_config(f, &next);
 }
 
 /* The bound a table made growable gets when the caller names none: the one

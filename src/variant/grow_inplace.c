@@ -280,16 +280,26 @@ static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
     return dups;
 }
 
+/* CF_GROWTH_OPEN, or why the table cannot double (cf_stats.growth_limit):
+ * the level that keeps X's index bits clear of t, an unaddressable size,
+ * max_bytes, or the FPP bound of the doubled table filled. */
+static unsigned cf__ip_double_limit(const cf_filter *f) {
+    const cf__ip *ip = f->ip;
+    size_t old = f->table_bytes;
+    CF__RETURN_IF(ip->level >= ip->max_level, CF_GROWTH_LIMIT_SIZE);
+    CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_GROWTH_LIMIT_SIZE);
+    CF__RETURN_IF(ip->max_bytes != 0 && 2 * old > ip->max_bytes, CF_GROWTH_LIMIT_BYTES);
+    CF__RETURN_IF(cf__ip_full_fpp(ip, 2 * f->num_buckets, 2 * ip->weight, ip->entries) >
+                      ip->target_fpp,
+                  CF_GROWTH_LIMIT_FPP);
+    return CF_GROWTH_OPEN;
+}
+
 cf_status cf__ip_double(cf_filter *f) {
     cf__ip *ip = f->ip;
-    CF__RETURN_IF(ip->level >= ip->max_level, CF_E_FULL);
-    size_t old = f->table_bytes;
-    CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_E_FULL);
-    size_t bytes = 2 * old;
-    CF__RETURN_IF(ip->max_bytes != 0 && bytes > ip->max_bytes, CF_E_FULL);
+    CF__RETURN_IF(cf__ip_double_limit(f) != CF_GROWTH_OPEN, CF_E_FULL);
+    size_t old = f->table_bytes, bytes = 2 * old;
     uint64_t nb = f->num_buckets;
-    CF__RETURN_IF(cf__ip_full_fpp(ip, 2 * nb, 2 * ip->weight, ip->entries) > ip->target_fpp,
-                  CF_E_FULL);
     uint8_t *t = cf__realloc(&f->alloc, f->table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
     CF__RETURN_IF(t == NULL, CF_E_NOMEM);
     f->table = t;
@@ -544,6 +554,7 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
     out->target_fpp = ip->target_fpp;
     out->growth_mode = CF_GROWTH_INPLACE;
     out->doublings = ip->doublings;
+    out->growth_limit = cf__ip_double_limit(f);
 }
 
 /* ---- creation ---- */
