@@ -246,18 +246,22 @@ typedef struct cf_filter cf_filter;
 #define CF_GROWTH_CHAIN 0u
 #define CF_GROWTH_INPLACE 1u
 /* cf_stats.growth_limit: what stops a CF_GROW filter from growing now,
- * which is why an insert it has no room for returns CF_E_FULL (the other
- * reason being one key's copies filling its buckets: cf_count says).
+ * which is why an insert it has no room for returns CF_E_FULL.  (Its other
+ * reasons: one key's copies filling its buckets, which cf_count shows;
+ * and, in place, a key still without room after the one doubling an
+ * insert may make, a knot of a tiny table: growth_limit stays OPEN.)  A
+ * mapped filter reports what would stop it were it writable.
  * CF_GROWTH_OPEN: it can grow (and every filter without CF_GROW).
- * CF_GROWTH_LIMIT_BYTES: the next table (chain) or the doubled table (in
- * place) would pass max_bytes.
+ * CF_GROWTH_LIMIT_BYTES: the tables with the next one (chain), or the
+ * doubled table (in place), would pass max_bytes.
  * CF_GROWTH_LIMIT_TABLES: a chain holds max_tables (cf_grow_set_limits)
  * or CF_MAX_TABLES tables.
  * CF_GROWTH_LIMIT_FPP: target_fpp: a chain has too little of it left for a
- * table of any fingerprint width, or an in-place table, doubled and then
+ * table of 32-bit fingerprints, or an in-place table, doubled and then
  * filled, could pass it (a larger target_fpp or wider slots move it).
  * CF_GROWTH_LIMIT_SIZE: the next size is past what the library addresses
- * (an in-place table of 2^(65 - W) buckets; a chain's 2^64 buckets). */
+ * (an in-place table of 2^(65 - W) buckets; a chain's next table past
+ * PTRDIFF_MAX / 2 bytes). */
 #define CF_GROWTH_OPEN 0u
 #define CF_GROWTH_LIMIT_BYTES 1u
 #define CF_GROWTH_LIMIT_TABLES 2u

@@ -124,6 +124,25 @@ static void test_add_table_and_limits(void) {
     CHECK_STATUS(cf_grow_add_table(NULL), CF_E_PARAM);
     cf_free(plain);
     cf_free(f);
+    /* A bound so small that the budget runs out before the table cap: the
+     * chain stops when no width up to 32 bits fits what is left. */
+    cf_config_init(&cfg);
+    cfg.flags = CF_GROW;
+    cfg.capacity = 100;
+    cfg.target_fpp = 1e-7;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    for (;;) {
+        unsigned limit = growth_limit_of(f);
+        cf_status s = cf_grow_add_table(f);
+        CHECK_EQ(s == CF_OK, limit == CF_GROWTH_OPEN);
+        if (s != CF_OK) break;
+    }
+    CHECK(tables_of(f) < CF_MAX_TABLES);
+    CHECK_EQ(growth_limit_of(f), CF_GROWTH_LIMIT_FPP);
+    cf_stats st2;
+    cf_get_stats(f, &st2);
+    CHECK_EQ(st2.fingerprint_bits, CF_MAX_FINGERPRINT_BITS);
+    cf_free(f);
 }
 
 /* One key's copies: cf_insert refuses past 2b in the newest table, an

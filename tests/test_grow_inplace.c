@@ -90,10 +90,15 @@ static bool lane_matches(uint64_t v, uint64_t q) {
 }
 
 /* A slot of width w: empty, or an entry of tag t, 0..E index bits and its
- * marker, where E = w - 1 - tb. */
+ * marker, where E = w - 1 - tb; one in eight any W bits (what a corrupt
+ * table could hold: a marker in the tag, or the top bit). */
 static uint64_t random_slot(unsigned w, unsigned tb, uint64_t *seed) {
     uint64_t r = test_rand(seed);
     if (r % 4 == 0) return 0;
+    if (r % 8 == 1) {
+        unsigned marker = (unsigned)(r >> 58) % w;
+        return ((r >> 8) << (marker + 1) | (uint64_t)1 << marker) & ((1ull << w) - 1);
+    }
     unsigned e_max = w - 1 - tb, len = (unsigned)(r >> 8) % (e_max + 1);
     uint64_t t = (r >> 16) & ((1u << tb) - 1), e = (r >> 32) & ((1ull << len) - 1);
     return t << (w - tb) | e << (w - tb - len) | (uint64_t)1 << (w - 1 - tb - len);
@@ -439,8 +444,6 @@ static void test_range_across_a_change(void) {
     }
 }
 
-/* cf_grow_set_limits on an in-place filter: max_bytes bounds the doublings
- * from then on and is saved; below the table it is refused. */
 /* 15-bit slots at 0.1%: the FPP bound refuses the third doubling, and the
  * stats say so (the refused insert changed nothing). */
 static void test_fpp_limit(void) {
@@ -465,6 +468,8 @@ static void test_fpp_limit(void) {
     cf_free(f);
 }
 
+/* cf_grow_set_limits on an in-place filter: max_bytes bounds the doublings
+ * from then on and is saved; below the table it is refused. */
 static void test_set_limits(void) {
     cf_filter *f = new_inplace(100, 0.01, NULL);
     cf_stats st;

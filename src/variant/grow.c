@@ -103,9 +103,11 @@ static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     cfg->target_fpp = budget;
     unsigned fbits, b, kicks;
     uint64_t nb;
-    /* (The budget is in (0, 1) and the shape is the newest table's: what
-     * can fail is the size.) */
-    CF__RETURN_IF(cf__resolve_config(cfg, &fbits, &b, &nb, &kicks) != CF_OK, CF_GROWTH_LIMIT_SIZE);
+    /* The shape is the newest table's and the budget in (0, 1): what can
+     * fail is the width the budget needs (past 32 bits) or the size. */
+    cf_status s = cf__resolve_config(cfg, &fbits, &b, &nb, &kicks);
+    CF__RETURN_IF(s == CF_E_TOO_LARGE, CF_GROWTH_LIMIT_SIZE);
+    CF__RETURN_IF(s != CF_OK, CF_GROWTH_LIMIT_FPP);
     while (fbits < CF_MAX_FINGERPRINT_BITS && cf__fpp(fbits, b, 1.0) > budget) fbits++;
     CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_GROWTH_LIMIT_FPP);
     cfg->fingerprint_bits = fbits;
