@@ -13,6 +13,10 @@
  *   batch         cf_contains_batch of those hashes
  *   delete        cf_delete of L inserted keys
  *
+ * Then, for each --grown count N, the same phases (insert_batch aside) on
+ * CF_GROW filters created for 1,000 keys at 1% and fed N keys: a chain,
+ * and one table doubled in place (the insert phase includes the growth).
+ *
  * every phase runs on BASE and on HEAD back to back, the first of the two
  * alternating by round, so both see the same machine within a second.  A
  * phase shorter than ~2M operations (inserts into a small table) repeats
@@ -70,8 +74,8 @@ enum { BASE, HEAD, SIDES };
 static const ab_side *const sides[SIDES] = {&ab_side_base, &ab_side_head};
 
 typedef struct ab_opts {
-    uint64_t nb[AB_MAX_NB];
-    size_t n_nb;
+    uint64_t nb[AB_MAX_NB], grown[AB_MAX_NB];
+    size_t n_nb, n_grown;
     unsigned rounds;
     uint64_t lookups;
     const char *names[SIDES];
@@ -168,12 +172,23 @@ static void *xmalloc(size_t n) {
     return p;
 }
 
+/* What a round fills: a table of nb buckets, or a growing filter. */
+enum { AB_TABLE, AB_CHAIN, AB_INPLACE };
+
 typedef struct ab_round_data {
+    int kind; /* AB_TABLE, AB_CHAIN or AB_INPLACE */
     uint64_t nb, n, lookups, inner;
     uint64_t *pos_keys, *neg_keys, *hashes[SIDES][2]; /* [side][present, absent] */
     bool *out;
     uint64_t fp_hits[SIDES]; /* absent keys found, per side */
 } ab_round_data;
+
+static struct cf_filter *make_filter(const ab_side *s, const ab_round_data *d) {
+    struct cf_filter *f = d->kind == AB_TABLE ? s->make(d->nb, AB_FP_BITS, AB_SEED)
+                                              : s->make_grown(d->kind == AB_INPLACE, AB_SEED);
+    if (f == NULL) die("cannot create a filter (memory?)");
+    return f;
+}
 
 /* One side's whole round; `filter` keeps the fill for the lookups. */
 static struct cf_filter *fill(int side, ab_round_data *d, unsigned r) {
@@ -183,11 +198,10 @@ static struct cf_filter *fill(int side, ab_round_data *d, unsigned r) {
     uint64_t failed = 0;
     for (uint64_t k = 0; k < d->inner; k++) {
         if (f != NULL) s->free(f);
-        f = s->make(d->nb, AB_FP_BITS, AB_SEED);
-        if (f == NULL) die("cannot create a filter (memory?)");
+        f = make_filter(s, d);
         t += phase_insert(s, f, d->n, &failed);
     }
-    if (failed) die("an insert failed below 95% load");
+    if (failed) die("an insert failed (below 95% load, or a growing filter)");
     samples[OP_INSERT][side][r] = t / (double)(d->n * d->inner);
     return f;
 }
@@ -197,8 +211,7 @@ static void fill_batch(int side, ab_round_data *d, unsigned r) {
     double t = 0;
     uint64_t failed = 0;
     for (uint64_t k = 0; k < d->inner; k++) {
-        struct cf_filter *f = s->make(d->nb, AB_FP_BITS, AB_SEED);
-        if (f == NULL) die("cannot create a filter (memory?)");
+        struct cf_filter *f = make_filter(s, d);
         t += phase_insert_batch(s, f, d->n, &failed);
         s->free(f);
     }
@@ -246,18 +259,17 @@ static void deletes(int side, ab_round_data *d, struct cf_filter *f, unsigned r)
     samples[OP_DELETE][side][r] = t / (double)(del * reps);
 }
 
-/* Runs every round at nb buckets and prints the table; the number of
- * operations flagged. */
-static int run_size(const ab_opts *o, uint64_t nb) {
-    ab_round_data d = {0};
-    d.nb = nb;
-    d.n = (uint64_t)(AB_LOAD * (double)(nb * 4));
+/* Runs every round of d (kind, nb or n set) and prints the table; the
+ * number of operations flagged.  title names what was filled. */
+static int run(const ab_opts *o, ab_round_data d, const char *title) {
     d.lookups = o->lookups;
     d.inner = d.n >= AB_MIN_OPS ? 1 : (AB_MIN_OPS + d.n - 1) / d.n;
-    double table = (double)nb * 4 * AB_FP_BITS / 8;
+    /* A grown table: at most 32 bits a slot at 47.5% load. */
+    double table =
+        d.kind == AB_TABLE ? (double)d.nb * 4 * AB_FP_BITS / 8 : (double)d.n * 32 / 8 / 0.475;
     double need = 3 * table + (double)d.lookups * (2 * 8 + 4 * 8 + 1);
     if (need > 0.8 * bench_available_bytes()) {
-        printf("== nb = %" PRIu64 ": skipped, needs %.0f MB\n", nb, need / 1e6);
+        printf("== %s: skipped, needs %.0f MB\n", title, need / 1e6);
         return 0;
     }
     d.pos_keys = xmalloc(d.lookups * sizeof(uint64_t));
@@ -265,7 +277,7 @@ static int run_size(const ab_opts *o, uint64_t nb) {
     for (int side = 0; side < SIDES; side++)
         for (int k = 0; k < 2; k++) d.hashes[side][k] = xmalloc(d.lookups * sizeof(uint64_t));
     d.out = xmalloc(d.lookups * sizeof(bool));
-    uint64_t rng = 0x9e3779b97f4a7c15ull ^ nb;
+    uint64_t rng = 0x9e3779b97f4a7c15ull ^ d.nb ^ d.n;
     for (uint64_t i = 0; i < d.lookups; i++) {
         d.pos_keys[i] = key_at(PRESENT, bench_below(bench_xorshift64s(&rng), d.n));
         d.neg_keys[i] = key_at(ABSENT, i);
@@ -275,20 +287,21 @@ static int run_size(const ab_opts *o, uint64_t nb) {
         int order[SIDES] = {(int)(r % 2), (int)(1 - r % 2)};
         struct cf_filter *f[SIDES];
         for (int k = 0; k < SIDES; k++) f[order[k]] = fill(order[k], &d, r);
-        for (int k = 0; k < SIDES; k++) fill_batch(order[k], &d, r);
+        if (d.kind == AB_TABLE)
+            for (int k = 0; k < SIDES; k++) fill_batch(order[k], &d, r);
         for (int k = 0; k < SIDES; k++) lookups(order[k], &d, f[order[k]], r);
         for (int k = 0; k < SIDES; k++) deletes(order[k], &d, f[order[k]], r);
         for (int side = 0; side < SIDES; side++) sides[side]->free(f[side]);
-        fprintf(stderr, "cf-ab: nb %" PRIu64 " round %u/%u done\n", nb, r + 1, o->rounds);
+        fprintf(stderr, "cf-ab: %s: round %u/%u done\n", title, r + 1, o->rounds);
     }
 
-    printf("== nb = %" PRIu64 " buckets x 4 x %d bits (%.1f MB), %" PRIu64 " keys (95%%), %" PRIu64
-           " lookups and deletes per phase, medians of %u rounds ==\n",
-           nb, AB_FP_BITS, table / 1e6, d.n, d.lookups, o->rounds);
+    printf("== %s, %" PRIu64 " lookups and deletes per phase, medians of %u rounds ==\n", title,
+           d.lookups, o->rounds);
     printf("%-24s %10s %10s %10s  %-15s\n", "ns per operation (medians)", o->names[BASE],
            o->names[HEAD], "head/base", "rounds' range");
     int flagged = 0;
     for (int op = 0; op < OP_COUNT; op++) {
+        if (op == OP_INSERT_BATCH && d.kind != AB_TABLE) continue;
         double ratios[AB_MAX_ROUNDS], lo = 1e300, hi = 0;
         for (unsigned r = 0; r < o->rounds; r++) {
             ratios[r] = samples[op][HEAD][r] / samples[op][BASE][r];
@@ -315,12 +328,48 @@ static int run_size(const ab_opts *o, uint64_t nb) {
     return flagged;
 }
 
+static int run_size(const ab_opts *o, uint64_t nb) {
+    ab_round_data d = {.kind = AB_TABLE, .nb = nb, .n = (uint64_t)(AB_LOAD * (double)(nb * 4))};
+    char title[160];
+    snprintf(title, sizeof title,
+             "nb = %" PRIu64 " buckets x 4 x %d bits (%.1f MB), %" PRIu64 " keys (95%%)", nb,
+             AB_FP_BITS, (double)nb * 4 * AB_FP_BITS / 8 / 1e6, d.n);
+    return run(o, d, title);
+}
+
+/* Both growth modes fed n keys; a mode one side's library lacks is
+ * skipped (the report says so). */
+static int run_grown(const ab_opts *o, uint64_t n) {
+    int flagged = 0;
+    for (int kind = AB_CHAIN; kind <= AB_INPLACE; kind++) {
+        const char *mode = kind == AB_INPLACE ? "in place" : "a chain";
+        char title[160];
+        snprintf(title, sizeof title,
+                 "CF_GROW, %s: created for %d keys at %g%%, fed %" PRIu64 " keys", mode,
+                 AB_GROWN_CAPACITY, 100 * AB_GROWN_FPP, n);
+        bool both = true;
+        for (int side = 0; side < SIDES; side++) {
+            struct cf_filter *f = sides[side]->make_grown(kind == AB_INPLACE, AB_SEED);
+            both = both && f != NULL;
+            if (f != NULL) sides[side]->free(f);
+        }
+        if (!both) {
+            printf("== %s: skipped, a side's library has no such filter\n\n", title);
+            continue;
+        }
+        flagged += run(o, (ab_round_data){.kind = kind, .n = n}, title);
+    }
+    return flagged;
+}
+
 static void usage(FILE *out) {
     fprintf(out,
             "usage: cf-ab [options]   (bench/ab.sh builds it; run that)\n"
             "  --nb LIST        table sizes in buckets, 2^K or a number (default 2^14,2^25:\n"
             "                   in cache and a 201 MB table)\n"
             "  --rounds R       rounds, medians reported (default 5, max %d)\n"
+            "  --grown LIST     key counts fed to growing filters created for 1,000 keys\n"
+            "                   at 1%%, a chain and in place (default 2^20; 'none')\n"
             "  --lookups L      keys per lookup and delete phase (default 2M)\n"
             "  --names B,H      the two sides' names in the report (default base,head)\n"
             "  --no-fail        exit 0 even when a ratio is above %.2f\n",
@@ -343,6 +392,8 @@ static void parse(int argc, char **argv, ab_opts *o) {
     o->nb[0] = 1ull << 14;
     o->nb[1] = 1ull << 25;
     o->n_nb = 2;
+    o->grown[0] = 1ull << 20;
+    o->n_grown = 1;
     o->rounds = 5;
     o->lookups = 2000000;
     o->names[BASE] = "base";
@@ -371,6 +422,18 @@ static void parse(int argc, char **argv, ab_opts *o) {
             o->names[BASE] = names;
             o->names[HEAD] = comma + 1;
             i++;
+        } else if (v != NULL && strcmp(a, "--grown") == 0) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", v);
+            o->n_grown = 0;
+            for (char *t = strtok(buf, ","); strcmp(v, "none") != 0 && t != NULL;
+                 t = strtok(NULL, ",")) {
+                if (o->n_grown == AB_MAX_NB || !parse_nb(t, &o->grown[o->n_grown]))
+                    die("--grown wants up to 8 key counts of 64 or more, as 2^K or a number, or "
+                        "'none'");
+                o->n_grown++;
+            }
+            i++;
         } else if (v != NULL && strcmp(a, "--nb") == 0) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", v);
@@ -395,6 +458,7 @@ int main(int argc, char **argv) {
            o.names[HEAD], BENCH_COMPILER);
     int flagged = 0;
     for (size_t k = 0; k < o.n_nb; k++) flagged += run_size(&o, o.nb[k]);
+    for (size_t k = 0; k < o.n_grown; k++) flagged += run_grown(&o, o.grown[k]);
     if (flagged) printf("cf-ab: %d operation(s) of HEAD above %.2fx BASE\n", flagged, AB_LIMIT);
     return flagged && !o.no_fail ? 1 : 0;
 }

@@ -9,8 +9,8 @@
 # usage: bench/ab.sh BASE [HEAD] [-- cf-ab options]
 #   BASE, HEAD  git revisions (HEAD defaults to HEAD); "." is the working
 #               tree as it is, uncommitted changes included
-#   options     passed to cf-ab: --nb 2^14,2^25 --rounds 5 --lookups 2M
-#               --no-fail (bench/ab.c; cf-ab --help)
+#   options     passed to cf-ab: --nb 2^14,2^25 --grown 2^20 --rounds 5
+#               --lookups 2M --no-fail (bench/ab.c; cf-ab --help)
 # Exit status: 0, or 1 when an operation is flagged, 2 on an error.
 #
 # Each side is the revision's own static library, built with its own CMake

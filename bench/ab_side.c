@@ -2,7 +2,8 @@
  * ab_side.c -- one side of bench/ab.c: the wrappers of ab_side.h over one
  * commit's library.  Compiled by bench/ab.sh with that commit's include/ and
  * -DAB_SIDE=ab_side_base or ab_side_head; uses only the public API (and
- * only functions every version since 0.1.0 has).
+ * only functions every version since 0.1.0 has; growing filters where the
+ * header has them).
  *
  * Keys are 64-bit values given to the library as their 8 bytes, as a caller
  * with integer keys does.
@@ -26,6 +27,27 @@ static struct cf_filter *make(uint64_t nb, unsigned fp_bits, uint64_t seed) {
     cfg.seed = seed;
     cf_filter *f;
     return cf_new(&cfg, &f) == CF_OK ? f : NULL;
+}
+
+static struct cf_filter *make_grown(bool inplace, uint64_t seed) {
+#ifdef CF_GROW
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = AB_GROWN_CAPACITY;
+    cfg.target_fpp = AB_GROWN_FPP;
+    cfg.flags = CF_GROW;
+    cfg.seed = seed;
+#ifdef CF_GROWTH_INPLACE
+    cfg.growth_mode = inplace ? CF_GROWTH_INPLACE : CF_GROWTH_CHAIN;
+#else
+    if (inplace) return NULL;
+#endif
+    cf_filter *f;
+    return cf_new(&cfg, &f) == CF_OK ? f : NULL;
+#else
+    (void)inplace, (void)seed;
+    return NULL;
+#endif
 }
 
 static void destroy(struct cf_filter *f) {
@@ -76,6 +98,6 @@ static size_t contains_batch(const struct cf_filter *f, const uint64_t *hashes, 
     return cf_contains_batch(f, hashes, n, out);
 }
 
-const ab_side AB_SIDE = {
-    make,          destroy,           items,         hash, insert, remove_key, contains,
-    contains_hash, insert_keys_batch, contains_batch};
+const ab_side AB_SIDE = {make,          make_grown, destroy,  items,         hash,
+                         insert,        remove_key, contains, contains_hash, insert_keys_batch,
+                         contains_batch};

@@ -20,9 +20,16 @@
 
 struct cf_filter;
 
+#define AB_GROWN_CAPACITY 1000
+#define AB_GROWN_FPP 0.01
+
 typedef struct ab_side {
     /* A filter of nb buckets x 4 slots x fp_bits bits, or NULL. */
     struct cf_filter *(*make)(uint64_t nb, unsigned fp_bits, uint64_t seed);
+    /* A CF_GROW filter created for AB_GROWN_CAPACITY keys at AB_GROWN_FPP,
+     * a chain or (inplace) one table doubled in place; NULL when this
+     * side's library has no such mode. */
+    struct cf_filter *(*make_grown)(bool inplace, uint64_t seed);
     void (*free)(struct cf_filter *f);
     uint64_t (*items)(const struct cf_filter *f);
     uint64_t (*hash)(const struct cf_filter *f, uint64_t key);
