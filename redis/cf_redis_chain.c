@@ -199,8 +199,7 @@ static cfr_result inplace_insert(cfr_chain *c, uint64_t h) {
     c->flags |= CFR_CHAIN_EXHAUSTED;
     cf_stats st;
     cf_get_stats(c->f, &st);
-    bool at_bytes = st.max_bytes != 0 && st.table_bytes > st.max_bytes / 2;
-    return at_bytes ? CFR_NOMEM : CFR_MAX_FILTERS;
+    return st.growth_limit == CF_GROWTH_LIMIT_BYTES ? CFR_NOMEM : CFR_MAX_FILTERS;
 }
 
 /* Whether a refused insert of h shows the filter full.  A refusal of an
