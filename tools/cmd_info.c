@@ -41,27 +41,26 @@ static void print_tables(const cf_filter *f, unsigned n, bool json) {
     if (json) printf("]");
 }
 
-/* cf_stats.growth_limit in words: JSON's name, and the text's reason. */
+/* cf_stats.growth_limit in words, by its value: JSON's name, and the
+ * text's reason. */
+static const struct {
+    const char *name, *text;
+} growth_limits[] = {
+    [CF_GROWTH_OPEN] = {"open", "can grow"},
+    [CF_GROWTH_LIMIT_BYTES] = {"max_bytes", "cannot grow: max bytes reached"},
+    [CF_GROWTH_LIMIT_TABLES] = {"tables", "cannot grow: the most tables it may hold"},
+    [CF_GROWTH_LIMIT_FPP] = {"fpp", "cannot grow: growing could pass the target FPP"},
+    [CF_GROWTH_LIMIT_SIZE] = {"size", "cannot grow: the largest size it can address"},
+};
+
 static const char *growth_limit_name(unsigned limit) {
-    switch (limit) {
-    case CF_GROWTH_OPEN: return "open";
-    case CF_GROWTH_LIMIT_BYTES: return "max_bytes";
-    case CF_GROWTH_LIMIT_TABLES: return "tables";
-    case CF_GROWTH_LIMIT_FPP: return "fpp";
-    case CF_GROWTH_LIMIT_SIZE: return "size";
-    }
-    return "unknown";
+    return limit < sizeof growth_limits / sizeof growth_limits[0] ? growth_limits[limit].name
+                                                                  : "unknown";
 }
 
 static const char *growth_limit_text(unsigned limit) {
-    switch (limit) {
-    case CF_GROWTH_OPEN: return "can grow";
-    case CF_GROWTH_LIMIT_BYTES: return "cannot grow: max bytes reached";
-    case CF_GROWTH_LIMIT_TABLES: return "cannot grow: the most tables it may hold";
-    case CF_GROWTH_LIMIT_FPP: return "cannot grow: growing could pass the target FPP";
-    case CF_GROWTH_LIMIT_SIZE: return "cannot grow: the largest size it can address";
-    }
-    return "unknown";
+    return limit < sizeof growth_limits / sizeof growth_limits[0] ? growth_limits[limit].text
+                                                                  : "unknown";
 }
 
 int cli_cmd_info(int argc, char **argv) {

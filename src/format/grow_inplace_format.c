@@ -84,7 +84,7 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     ip->tag_bits = buf[CF__IP_OFF_TAG_BITS];
     ip->level = buf[CF__IP_OFF_LEVEL];
     CF__RETURN_IF(ip->w != 15 && ip->w != 16 && ip->w != 32, CF_E_CORRUPT);
-    CF__RETURN_IF(ip->tag_bits != (ip->w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW), CF_E_CORRUPT);
+    CF__RETURN_IF(ip->tag_bits != cf__ip_tag_bits(ip->w), CF_E_CORRUPT);
     ip->max_level = 65 - ip->w;
     CF__RETURN_IF(ip->level < 1 || ip->level > ip->max_level, CF_E_CORRUPT);
     CF__RETURN_IF(buf[CF__IP_OFF_RESERVED] != 0 || cf__get_le(buf + CF__IP_OFF_FLAGS, 2) != 0,
@@ -108,7 +108,7 @@ cf_status cf__ip_header_decode(const uint8_t *buf, uint64_t len, cf__ip_hdr *h) 
     CF__RETURN_IF(nb / 2 >
                       (SIZE_MAX - CF__IP_HEADER_SIZE - CF__TRAILER_SIZE - CF__TABLE_PAD) / ip->w,
                   CF_E_TOO_LARGE);
-    h->table_bytes = (size_t)(nb / 2) * ip->w; /* 4 W bits a bucket, nb even */
+    h->table_bytes = (size_t)cf__ip_table_bytes(ip->w, nb);
     h->total_size = CF__IP_HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
     CF__RETURN_IF(ip->max_bytes != 0 && ip->max_bytes < h->table_bytes, CF_E_CORRUPT);
     CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries, CF_E_CORRUPT);
@@ -131,12 +131,11 @@ uint64_t cf__ip_checksum(const uint8_t *header, const uint8_t *table, size_t byt
  * the header states. */
 cf_status cf__ip_check_table(const cf_filter *f) {
     const cf__ip *ip = f->ip;
-    uint64_t entries = 0, weight = 0, lane = ((uint64_t)1 << ip->w) - 1;
+    uint64_t entries = 0, weight = 0;
     unsigned most = ip->w - 1 - ip->tag_bits; /* the highest marker position */
     uint64_t slots = f->num_buckets * CF__IP_SLOTS;
     for (uint64_t at = 0; at < slots; at++) {
-        uint64_t bit = cf__ip_bucket_bit(ip->w, at / CF__IP_SLOTS) + at % CF__IP_SLOTS * ip->w;
-        uint64_t v = cf__bits_at(f->table, bit) & lane;
+        uint64_t v = cf__ip_get(f, at / CF__IP_SLOTS, at % CF__IP_SLOTS);
         if (v == 0) continue;
         unsigned p = (unsigned)__builtin_ctzll(v);
         CF__RETURN_IF(p > most, CF_E_CORRUPT);

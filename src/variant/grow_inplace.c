@@ -20,14 +20,8 @@
 
 /* ---- one slot at a time ---- */
 
-/* Slot s of bucket i lives at bit cf__ip_bucket_bit(w, i) + s * w: a load
- * at its byte and a shift of at most 7 hold it (w <= 32). */
-static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
-    unsigned w = f->ip->w;
-    uint64_t v = cf__bits_at(f->table, cf__ip_bucket_bit(w, i) + s * w);
-    return v & (((uint64_t)1 << w) - 1);
-}
-
+/* (cf__ip_get, the reader, is grow_inplace.h's: format/ checks tables
+ * with it.) */
 static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
     unsigned w = f->ip->w;
     cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i) + s * w);
@@ -64,6 +58,17 @@ static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t 
     uint8_t *p = f->table + i * 16;
     cf__store64le(p, word[0]);
     cf__store64le(p + 8, word[1]);
+}
+
+/* Tables past CF__NEAR_BYTES: a bucket's miss is worth starting early
+ * (cf_internal.h; the plain kernels test cf_filter.far, which an in-place
+ * table outgrows as it doubles). */
+static inline bool cf__ip_far(const cf_filter *f) {
+    return f->table_bytes > CF__NEAR_BYTES;
+}
+
+static inline void cf__ip_prefetch(const cf_filter *f, uint64_t i) {
+    __builtin_prefetch(f->table + cf__ip_bucket_bit(f->ip->w, i) / 8);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -201,7 +206,7 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
     if (p->i2 != p->i1) q[n++] = (cf__ip_node){p->i2, -1, 0};
     /* Every bucket queued is full: the roots were, and a bucket is queued
      * only when it had no free slot (nothing changes during the search). */
-    bool far = f->table_bytes > CF__NEAR_BYTES;
+    bool far = cf__ip_far(f);
     for (int32_t head = 0; head < n; head++) {
         uint64_t b = q[head].bucket, word[2], kid[CF__IP_SLOTS];
         cf__ip_bucket_read(f, b, word);
@@ -210,7 +215,7 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
          * bucket is in cache when its turn comes). */
         for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
             cf__ip_move(f->ip, b, cf__ip_lane(word, s, f->ip->w), &kid[s]);
-            if (far) __builtin_prefetch(f->table + cf__ip_bucket_bit(f->ip->w, kid[s]) / 8);
+            if (far) cf__ip_prefetch(f, kid[s]);
         }
         for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
             uint64_t j = kid[s];
@@ -328,9 +333,8 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
         cf__ip_loc l = cf__ip_locate(ip, h);
         cf__ip_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
         /* As the plain kernel does: i2 is read only when i1 is full, but
-         * then its miss has already started (cf_internal.h, CF__NEAR_BYTES). */
-        if (f->table_bytes > CF__NEAR_BYTES)
-            __builtin_prefetch(f->table + cf__ip_bucket_bit(ip->w, l.i2) / 8);
+         * then its miss has already started. */
+        if (cf__ip_far(f)) cf__ip_prefetch(f, l.i2);
         if (cf__ip_place(f, p.i1, p.v1) || cf__ip_place(f, p.i2, p.v2)) break;
         bool searched = ip->entries < ip->full;
         if (searched && cf__ip_evict(f, &p) == CF_OK) break;
@@ -395,17 +399,16 @@ size_t cf__ip_count_hash(const cf_filter *f, uint64_t h) {
 size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     const cf__ip *ip = f->ip;
     size_t found = 0;
-    unsigned w = ip->w;
     for (size_t j = 0; j < n && j < CF__IP_AHEAD; j++) {
         cf__ip_loc l = cf__ip_locate(ip, hashes[j]);
-        __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i1) / 8);
-        __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i2) / 8);
+        cf__ip_prefetch(f, l.i1);
+        cf__ip_prefetch(f, l.i2);
     }
     for (size_t j = 0; j < n; j++) {
         if (j + CF__IP_AHEAD < n) {
             cf__ip_loc l = cf__ip_locate(ip, hashes[j + CF__IP_AHEAD]);
-            __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i1) / 8);
-            __builtin_prefetch(f->table + cf__ip_bucket_bit(w, l.i2) / 8);
+            cf__ip_prefetch(f, l.i1);
+            cf__ip_prefetch(f, l.i2);
         }
         bool hit = cf__ip_contains_hash(f, hashes[j]);
         found += hit;
@@ -597,7 +600,7 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(k > max_level, CF_E_TOO_LARGE);
     nb = (uint64_t)1 << k;
     CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / w * 2, CF_E_TOO_LARGE);
-    size_t bytes = (size_t)nb / 2 * w; /* nb >= 2: 4 W bits a bucket */
+    size_t bytes = (size_t)cf__ip_table_bytes(w, nb);
     CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
 
     cf_filter *f;
@@ -613,7 +616,7 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     memset(f->ip, 0, sizeof *f->ip);
     f->ip->level = k;
     f->ip->w = w;
-    f->ip->tag_bits = w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
+    f->ip->tag_bits = cf__ip_tag_bits(w);
     f->ip->max_level = max_level;
     f->ip->max_bytes = cfg->max_bytes;
     f->ip->target_fpp = cfg->target_fpp;

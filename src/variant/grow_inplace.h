@@ -156,6 +156,25 @@ static inline uint64_t cf__ip_bucket_bit(unsigned w, uint64_t i) {
     return i * (CF__IP_SLOTS * w);
 }
 
+/* Bytes of a table of nb >= 2 buckets (a power of two): 4 W bits each.
+ * Callers check first that the product fits their size_t budget. */
+static inline uint64_t cf__ip_table_bytes(unsigned w, uint64_t nb) {
+    return nb / 2 * w;
+}
+
+/* T for slot width W. */
+static inline unsigned cf__ip_tag_bits(unsigned w) {
+    return w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
+}
+
+/* Slot s of bucket i of f's table (any W: a load at its byte and a shift
+ * of at most 7 hold it, w <= 32). */
+static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
+    unsigned w = f->ip->w;
+    uint64_t v = cf__bits_at(f->table, cf__ip_bucket_bit(w, i) + s * w);
+    return v & (((uint64_t)1 << w) - 1);
+}
+
 /* A narrow bucket (W = 15 or 16, one word): its lane tops and the mask of
  * its bits in the word it is read from (60 of 64 for W = 15). */
 static inline uint64_t cf__ip_highs(unsigned w) {
