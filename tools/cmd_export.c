@@ -4,6 +4,7 @@
  * a sharded filter for a Redis Cluster (redis_shards.c).
  */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cf_redis_dump.h"
@@ -25,11 +26,12 @@ static void usage_export(void) {
                                  "                        (default 1)\n"
                                  "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 "
                                  "MiB)\n"
-                                 "  --output OUT          write to OUT instead of stdout\n"
+                                 "  --output OUT          write to OUT instead of stdout (all or "
+                                 "nothing)\n"
                                  "  --shards S            split into a sharded filter's S shards, "
                                  "for a\n"
                                  "                        Redis Cluster (cuckoo export --shards 1 "
-                                 "--help)\n" HELP_HELP,
+                                 "--help)\n" FORCE_HELP_OF("OUT") WAIT_HELP_OF("OUT") HELP_HELP,
           stdout);
 }
 
@@ -47,18 +49,22 @@ static void usage_export_shards(void) {
           "built from (each must be in FILE, and as many as FILE's items).\n"
           "options:\n"
           "  --shards S            number of shards, 1..1024\n"
-          "  --output-dir DIR      where the streams and files go (created if absent)\n"
+          "  --output-dir DIR      where the streams and files go (created if absent;\n"
+          "                        written all or nothing)\n"
           "  --routing-seed N      the routing hash's seed (default 0x6366726f75746531);\n"
           "                        must differ from FILE's seed\n"
           "  --expansion E         each shard key's EXPANSION (default 1)\n"
           "  --chunk-bytes N       bytes per chunk, 16..512 MiB (default 1 MiB)\n" KEYS_HELP
-              HELP_HELP,
+              FORCE_HELP_OF("export in DIR") WAIT_HELP_OF("files of DIR") HELP_HELP,
           stdout);
 }
 
 static int export_shards(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_EXPORT | FILES_OPT_SHARDS, &o))
+    if (!files_parse(argc, argv,
+                     FILES_OPT_KEYS | FILES_OPT_EXPORT | FILES_OPT_SHARDS | FILES_OPT_FORCE |
+                         FILES_OPT_WAIT,
+                     &o))
         return CLI_ERROR;
     if (o.help) return usage_export_shards(), CLI_OK;
     if (o.nkeys != 1)
@@ -72,10 +78,38 @@ static int export_shards(int argc, char **argv) {
     return rc;
 }
 
+/* --output OUT: a regular file (or none yet) is written all or nothing, as
+ * a filter file is (a failed export leaves OUT as it was; --force to
+ * replace one); a FIFO or device is a stream, written as it comes. */
+static int export_to(const files_opts *o, const cf_filter *f, const char *key, uint32_t expansion,
+                     size_t chunk) {
+    struct stat st;
+    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        FILE *out = fopen(o->output, "wb");
+        if (!out) return cli_error("%s: cannot open for writing", o->output);
+        int rc = redis_io_export_filter(f, key, expansion, chunk, out);
+        bool failed = ferror(out) != 0; /* fclose may not say it again */
+        if (fclose(out) != 0 || failed) rc = cli_error("%s: write failed", o->output);
+        return rc;
+    }
+    files_set *set = files_set_new(o->force, o->wait_ms);
+    int at = set ? files_set_add(set, o->output) : -1;
+    FILE *out = at >= 0 && files_set_lock(set) ? files_set_open(set, at) : NULL;
+    int rc = CLI_ERROR;
+    if (out) {
+        rc = redis_io_export_filter(f, key, expansion, chunk, out);
+        if (!files_set_close(set, at, out)) rc = CLI_ERROR;
+        if (rc == CLI_OK && !files_set_commit(set)) rc = CLI_ERROR;
+    }
+    files_set_free(set);
+    return rc;
+}
+
 int cli_cmd_export(int argc, char **argv) {
     if (cli_given(argc, argv, "--shards")) return export_shards(argc, argv);
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_EXPORT, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_EXPORT | FILES_OPT_FORCE | FILES_OPT_WAIT, &o))
+        return CLI_ERROR;
     if (o.help) return usage_export(), CLI_OK;
     if (o.nkeys != 1)
         return o.nkeys == 0 ? cli_error("export: wants FILE and KEY (see --help)")
@@ -102,16 +136,8 @@ int cli_cmd_export(int argc, char **argv) {
         }
         expansion = st.growth;
     }
-    FILE *out = output ? fopen(output, "wb") : stdout;
-    if (!out) {
-        cf_free(f);
-        return cli_error("%s: cannot open for writing", output);
-    }
-    int rc = redis_io_export_filter(f, key, expansion, (size_t)chunk, out);
+    int rc = output ? export_to(&o, f, key, expansion, (size_t)chunk)
+                    : redis_io_export_filter(f, key, expansion, (size_t)chunk, stdout);
     cf_free(f);
-    if (output) {
-        bool write_failed = ferror(out) != 0; /* fclose may not say it again */
-        if (fclose(out) != 0 || write_failed) rc = cli_error("%s: write failed", output);
-    }
     return rc;
 }

@@ -30,7 +30,9 @@ static void usage_import_shards(void) {
           "`cuckoo export --shards` or an AOF rewrite writes them) and its shards'\n"
           "CF.LOADCHUNK commands (a SCANDUMP capture or rewritten AOFs, concatenated)\n"
           "from the file STREAM and writes DIR/meta.resp and DIR/shard-K.cf for every\n"
-          "shard.  STREAM is read once per shard (and twice more).\n"
+          "shard, all or nothing: a failure leaves DIR as it was.  Files of shards\n"
+          "beyond the stream's count (another, larger import) are removed with --force.\n"
+          "STREAM is read once per shard (and twice more).\n"
           "options:\n"
           "  --key NAME            the filter's name when STREAM holds several\n" FORCE_HELP_OF(
               "shard files") WAIT_HELP_OF("shard files") HELP_HELP,

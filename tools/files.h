@@ -184,15 +184,45 @@ bool files_save_locked(const cf_filter *f, const cf_file_lock *l, const char *sh
  * reads --wait / --no-wait into wait_ms).  files_lock (for a FILE that must
  * exist: add, delete) prints the error and returns NULL on failure. */
 cf_file_lock *files_lock(const char *path, int wait_ms);
+/* The same for a file that may not exist yet (a writer creating it). */
+cf_file_lock *files_lock_target(const char *path, int wait_ms);
 void files_unlock(cf_file_lock *l);
 
 /* True if create or build may write path: absent, or a regular file and
  * force.  Never a FIFO, device or directory.  Prints why not. */
 bool files_may_replace(const char *path, bool force);
+/* The same for path, with messages naming shown (the user's spelling of a
+ * path a lock resolved). */
+bool files_may_replace_as(const char *path, const char *shown, bool force);
 
 /* For commands that write FILE without reading it (create, build): takes
  * the lock, checks files_may_replace again under it, saves, releases. */
 bool files_replace(const cf_filter *f, const files_opts *o);
+
+/* files_set.c: several files written all or nothing (import --shards,
+ * export --shards, export --output).  Name every target first
+ * (files_set_add: new contents; files_set_remove: a file that must be gone
+ * afterwards), then files_set_lock takes every target's writers' lock, in
+ * name order, and checks each may be replaced (force); then write each new
+ * file to its temporary name (files_set_save for a filter, files_set_open
+ * and files_set_close for a stream), and files_set_commit puts them all in
+ * place, or, if one rename fails, puts every old file back.  files_set_free
+ * removes what was not committed and releases the locks.  Each function
+ * prints its error and returns false (or NULL, or -1) on failure. */
+typedef struct files_set files_set;
+files_set *files_set_new(bool force, int wait_ms);
+int files_set_add(files_set *s, const char *path); /* its index, or -1 */
+/* A target no lock of its own guards: a stream that only commands holding
+ * another target of the set write (export's shard-K.resp, under meta.resp's
+ * lock), so it gets no FILE.lock beside it; links are replaced, not followed. */
+int files_set_add_stream(files_set *s, const char *path);
+bool files_set_remove(files_set *s, const char *path);
+bool files_set_lock(files_set *s);
+bool files_set_save(const files_set *s, int i, const cf_filter *f);
+FILE *files_set_open(const files_set *s, int i);
+bool files_set_close(const files_set *s, int i, FILE *out);
+bool files_set_commit(files_set *s);
+void files_set_free(files_set *s);
 
 /* After a file is mapped: SIGBUS (the file truncated in place by another
  * program) prints a one-line error and exits 2 instead of crashing. */

@@ -47,12 +47,15 @@ cf_file_lock *files_lock(const char *path, int wait_ms) {
     return lock_or_say(path, wait_ms);
 }
 
+cf_file_lock *files_lock_target(const char *path, int wait_ms) {
+    return lock_or_say(path, wait_ms);
+}
+
 void files_unlock(cf_file_lock *l) {
     cf_unlock_file(l);
 }
 
-/* files_may_replace of path, messages naming shown. */
-static bool may_replace_as(const char *path, const char *shown, bool force) {
+bool files_may_replace_as(const char *path, const char *shown, bool force) {
     struct stat st;
     if (stat(path, &st) != 0) {
         if (lstat(path, &st) == 0) /* a symbolic link to nowhere */
@@ -68,7 +71,7 @@ static bool may_replace_as(const char *path, const char *shown, bool force) {
 }
 
 bool files_may_replace(const char *path, bool force) {
-    return may_replace_as(path, path, force);
+    return files_may_replace_as(path, path, force);
 }
 
 bool files_replace(const cf_filter *f, const files_opts *o) {
@@ -77,8 +80,8 @@ bool files_replace(const cf_filter *f, const files_opts *o) {
     /* Checked again under the lock: another writer may have created the
      * file since the command started.  A failed save of a new file leaves
      * no FILE.lock behind (cf_unlock_file removes it). */
-    bool ok =
-        may_replace_as(cf_file_lock_path(l), o->file, o->force) && files_save_locked(f, l, o->file);
+    bool ok = files_may_replace_as(cf_file_lock_path(l), o->file, o->force) &&
+              files_save_locked(f, l, o->file);
     files_unlock(l);
     return ok;
 }

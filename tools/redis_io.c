@@ -206,26 +206,32 @@ static int read_stream(FILE *in, importer *im) {
     return CLI_OK;
 }
 
-static int import_to(const importer *im, const files_opts *o) {
+/* The key's filter, validated, from the chunks read. */
+static int import_filter(const importer *im, cf_filter **out) {
     if (!im->have_header) return cli_error("import: no CF.LOADCHUNK header in the input");
     if (im->received != im->body_len)
         return cli_error("import: the dump ends after %zu of %llu bytes", im->received,
                          (unsigned long long)im->body_len);
-    cf_filter *f;
-    cf_status s = cf_deserialize(im->body, im->received, NULL, &f);
+    cf_status s = cf_deserialize(im->body, im->received, NULL, out);
     if (s != CF_OK) return cli_error("import: the key's filter is invalid: %s", cf_strerror(s));
-    bool ok = files_replace(f, o); /* locked, checked and saved as create does */
-    cf_free(f);
-    return ok ? CLI_OK : CLI_ERROR;
+    return CLI_OK;
 }
 
-/* Reads key's chunks from in and writes its filter as o->file. */
-int redis_io_import_key(FILE *in, const char *key, const files_opts *o) {
+int redis_io_read_key(FILE *in, const char *key, cf_filter **out) {
     importer im = {0};
     im.want_key = key;
+    *out = NULL;
     int rc = read_stream(in, &im);
-    if (rc == CLI_OK) rc = import_to(&im, o);
+    if (rc == CLI_OK) rc = import_filter(&im, out);
     free(im.key);
     free(im.body);
+    return rc;
+}
+
+int redis_io_import_key(FILE *in, const char *key, const files_opts *o) {
+    cf_filter *f;
+    int rc = redis_io_read_key(in, key, &f);
+    if (rc == CLI_OK && !files_replace(f, o)) rc = CLI_ERROR; /* locked, checked, as create */
+    cf_free(f);
     return rc;
 }

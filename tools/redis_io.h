@@ -32,6 +32,9 @@ uint8_t *redis_io_read_bulk(FILE *in, size_t *len);
  * first key's, and an error if the stream holds another) and writes its
  * filter to o->file as `cuckoo import` does (validated, atomic, --force). */
 int redis_io_import_key(FILE *in, const char *key, const files_opts *o);
+/* The same chunks into a validated filter (*out; NULL on failure), for a
+ * caller that writes it itself (import --shards). */
+int redis_io_read_key(FILE *in, const char *key, cf_filter **out);
 
 /* redis_shards.c: the sharded forms (export --shards, import --shards).
  * redis_shards_export splits f, built from the keys o gives (stdin or

@@ -40,7 +40,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cuckoofilter.h"
@@ -100,8 +102,11 @@ static unsigned route(const cf_filter *router, unsigned shards, const void *key,
     return (unsigned)(((unsigned __int128)cf_hash(router, key, len) * shards) >> 64);
 }
 
-static bool make_dir(const char *dir) {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+/* Makes dir unless it is there; *made says whether this call made it (to
+ * be removed again when the command fails). */
+static bool make_dir(const char *dir, bool *made) {
+    *made = mkdir(dir, 0777) == 0;
+    if (*made || errno == EEXIST) {
         struct stat st;
         if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return true;
     }
@@ -159,10 +164,9 @@ static void meta_free(meta *m) {
     m->n = 0;
 }
 
-/* DEL NAME, then HSET NAME field value ... */
-static int write_meta(const char *path, const char *name, const meta *m) {
-    FILE *out = fopen(path, "wb");
-    if (!out) return cli_error("%s: cannot open for writing", path);
+/* DEL NAME, then HSET NAME field value ...; false on a failed write (or
+ * no memory), which the caller reports. */
+static bool write_meta(FILE *out, const char *name, const meta *m) {
     int n = 2 + 2 * m->n;
     const char **a = malloc(sizeof *a * (size_t)n);
     size_t *l = malloc(sizeof *l * (size_t)n);
@@ -177,9 +181,62 @@ static int write_meta(const char *path, const char *name, const meta *m) {
     }
     free(a);
     free(l);
-    bool failed = ferror(out) != 0;
-    if (fclose(out) != 0 || failed || !ok) return cli_error("%s: write failed", path);
-    return CLI_OK;
+    return ok;
+}
+
+/* The files a sharded filter's directory holds, by name pattern: K < shards
+ * are this command's, the others (of a filter with more shards that was
+ * there before) are to go.  The filter files take their writers' lock
+ * (cuckoo add may write them); the streams are export's alone, guarded by
+ * meta.resp's lock, which every export and import takes. */
+static const char *const shard_patterns[] = {"shard-%u.cf", "shard-%u.resp"};
+
+/* Names every target of dir in set: meta.resp (index *meta_at), extra
+ * (when not NULL, index *extra_at), the files of the first npatterns
+ * shard_patterns for K < shards (pattern p of shard K at index first +
+ * K * npatterns + p), and, to be removed, the files of those patterns for
+ * K >= shards that dir holds (left by a filter of more shards).  Then
+ * locks them all. */
+static int name_targets(files_set *set, const char *dir, unsigned shards, size_t npatterns,
+                        int *meta_at, int *first, const char *extra, int *extra_at) {
+    char *mp = path_in(dir, "meta.resp", 0);
+    *meta_at = mp ? files_set_add(set, mp) : -1;
+    free(mp);
+    if (*meta_at < 0) return CLI_ERROR;
+    if (extra) {
+        char *ep = path_in(dir, extra, 0);
+        *extra_at = ep ? files_set_add_stream(set, ep) : -1;
+        free(ep);
+        if (*extra_at < 0) return CLI_ERROR;
+    }
+    *first = -1;
+    for (unsigned k = 0; k < shards; k++)
+        for (size_t p = 0; p < npatterns; p++) {
+            char *path = path_in(dir, shard_patterns[p], k);
+            int i = !path    ? -1
+                    : p == 0 ? files_set_add(set, path)
+                             : files_set_add_stream(set, path);
+            free(path);
+            if (i < 0) return CLI_ERROR;
+            if (*first < 0) *first = i;
+        }
+    DIR *d = opendir(dir);
+    if (!d) return cli_error("%s: cannot read the directory: %s", dir, strerror(errno));
+    int rc = CLI_OK;
+    for (struct dirent *ent; rc == CLI_OK && (ent = readdir(d)) != NULL;)
+        for (size_t p = 0; p < npatterns; p++) {
+            unsigned k;
+            char back[64];
+            if (sscanf(ent->d_name, p == 0 ? "shard-%u.cf" : "shard-%u.resp", &k) != 1) continue;
+            snprintf(back, sizeof back, shard_patterns[p], k);
+            if (strcmp(back, ent->d_name) != 0 || k < shards) continue;
+            char *path = path_in(dir, shard_patterns[p], k);
+            if (!path || !files_set_remove(set, path)) rc = CLI_ERROR;
+            free(path);
+        }
+    closedir(d);
+    if (rc == CLI_OK && !files_set_lock(set)) rc = CLI_ERROR;
+    return rc;
 }
 
 /* ------------------------------------------------------------ export */
@@ -227,54 +284,44 @@ static bool shard_config(const cf_stats *st, unsigned shards, cf_config *cfg) {
     return true;
 }
 
-static int write_shards(const char *name, cf_filter *const *sh, const files_opts *o, meta *m) {
-    char *tsv_path = path_in(o->output_dir, "shards.tsv", 0);
-    FILE *tsv = tsv_path ? fopen(tsv_path, "wb") : NULL;
-    if (!tsv) {
-        free(tsv_path);
-        return cli_error("%s/shards.tsv: cannot open for writing", o->output_dir);
-    }
+/* Writes every file of the export into set (named by name_targets with
+ * both patterns and shards.tsv): shard K's stream and file, shards.tsv,
+ * then meta.resp, whose fields gain each shard's key. */
+static int write_shards(files_set *set, const char *name, cf_filter *const *sh, const files_opts *o,
+                        meta *m, int meta_at, int first, int tsv_at) {
+    FILE *tsv = files_set_open(set, tsv_at);
+    if (!tsv) return CLI_ERROR;
     int rc = CLI_OK;
     uint32_t expansion = o->has_expansion ? o->expansion : 1;
     size_t chunk = (size_t)(o->chunk_bytes ? o->chunk_bytes : SH_DEFAULT_CHUNK);
     for (unsigned k = 0; k < o->shards && rc == CLI_OK; k++) {
         unsigned slot;
         char field[32];
+        int cf_at = first + 2 * (int)k, resp_at = cf_at + 1;
         char *key = shard_key(name, o->shards, k, &slot);
-        char *resp = path_in(o->output_dir, "shard-%u.resp", k),
-             *cf = path_in(o->output_dir, "shard-%u.cf", k);
-        FILE *out = resp ? fopen(resp, "wb") : NULL;
-        if (!key || !cf || !out) {
-            rc = cli_error("%s: cannot write shard %u", o->output_dir, k);
+        FILE *out = key ? files_set_open(set, resp_at) : NULL;
+        if (!key || !out) {
+            rc = key ? CLI_ERROR : cli_error("export: out of memory");
         } else {
             rc = put_del(out, key) ? redis_io_export_filter(sh[k], key, expansion, chunk, out)
                                    : CLI_ERROR;
-            bool failed = ferror(out) != 0;
-            if (fclose(out) != 0 || failed) rc = cli_error("%s: write failed", resp);
-            out = NULL;
-            if (rc == CLI_OK && !files_save(sh[k], cf)) rc = CLI_ERROR;
+            if (!files_set_close(set, resp_at, out)) rc = CLI_ERROR;
+            if (rc == CLI_OK && !files_set_save(set, cf_at, sh[k])) rc = CLI_ERROR;
             snprintf(field, sizeof field, "key.%u", k);
             if (rc == CLI_OK && !meta_add(m, field, key)) rc = cli_error("export: out of memory");
             fprintf(tsv, "%u\t%u\t%s\tshard-%u.resp\n", k, slot, key, k);
         }
-        if (out) fclose(out);
-        free(key), free(resp), free(cf);
+        free(key);
     }
-    bool failed = ferror(tsv) != 0;
-    if (fclose(tsv) != 0 || failed) rc = cli_error("%s: write failed", tsv_path);
-    free(tsv_path);
-    return rc;
-}
-
-/* shards.tsv's last row: the metadata, loaded after every shard. */
-static int append_meta_row(const char *dir, const char *name) {
-    char *path = path_in(dir, "shards.tsv", 0);
-    FILE *tsv = path ? fopen(path, "ab") : NULL;
-    int rc = tsv && fprintf(tsv, "meta\t%u\t%s\tmeta.resp\n", key_slot(name), name) > 0
-                 ? CLI_OK
-                 : cli_error("%s/shards.tsv: write failed", dir);
-    if (tsv && fclose(tsv) != 0) rc = cli_error("%s/shards.tsv: write failed", dir);
-    free(path);
+    /* The metadata's row last: it is loaded after every shard. */
+    fprintf(tsv, "meta\t%u\t%s\tmeta.resp\n", key_slot(name), name);
+    if (!files_set_close(set, tsv_at, tsv)) rc = CLI_ERROR;
+    FILE *mo = rc == CLI_OK ? files_set_open(set, meta_at) : NULL;
+    if (rc == CLI_OK && !mo) rc = CLI_ERROR;
+    if (mo) {
+        bool ok = write_meta(mo, name, m);
+        if (!files_set_close(set, meta_at, mo) || !ok) rc = CLI_ERROR;
+    }
     return rc;
 }
 
@@ -312,7 +359,15 @@ int redis_shards_export(const files_opts *o, const cf_filter *f) {
                        "exactly the keys it was built from",
                        o->file, st.items, sp.keys);
     meta m = {0};
-    if (rc == CLI_OK && make_dir(o->output_dir)) {
+    bool made = false;
+    files_set *set = NULL;
+    if (rc == CLI_OK && !make_dir(o->output_dir, &made)) rc = CLI_ERROR;
+    if (rc == CLI_OK && !(set = files_set_new(o->force, o->wait_ms))) rc = CLI_ERROR;
+    int meta_at = -1, first = -1, tsv_at = -1;
+    if (rc == CLI_OK)
+        rc =
+            name_targets(set, o->output_dir, o->shards, 2, &meta_at, &first, "shards.tsv", &tsv_at);
+    if (rc == CLI_OK) {
         cf_stats s0;
         cf_get_stats(sh[0], &s0);
         uint64_t per = (uint64_t)((double)s0.slots * cf_default_max_load(s0.bucket_size));
@@ -332,14 +387,11 @@ int redis_shards_export(const files_opts *o, const cf_filter *f) {
                                 buf[3],    buf[4], buf[5], buf[6],     buf[7]};
         for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
             if (!meta_add(&m, fields[i], values[i])) rc = cli_error("export: out of memory");
-        if (rc == CLI_OK) rc = write_shards(name, sh, o, &m);
-        char *mp = path_in(o->output_dir, "meta.resp", 0);
-        if (rc == CLI_OK) rc = mp ? write_meta(mp, name, &m) : cli_error("export: out of memory");
-        free(mp);
-        if (rc == CLI_OK) rc = append_meta_row(o->output_dir, name);
-    } else if (rc == CLI_OK) {
-        rc = CLI_ERROR;
+        if (rc == CLI_OK) rc = write_shards(set, name, sh, o, &m, meta_at, first, tsv_at);
+        if (rc == CLI_OK && !files_set_commit(set)) rc = CLI_ERROR;
     }
+    files_set_free(set);
+    if (rc != CLI_OK && made) rmdir(o->output_dir); /* as it was: absent */
     meta_free(&m);
     for (unsigned k = 0; sh && k < o->shards; k++) cf_free(sh[k]);
     free(sh);
@@ -434,28 +486,38 @@ int redis_shards_import(const files_opts *o, FILE *in) {
     if (rc == CLI_OK && (!v || strcmp(v, "1") != 0 || !r || strcmp(r, SH_ROUTING) != 0 || !n ||
                          !cli_parse_unsigned(n, 1, REDIS_SHARDS_MAX, &shards)))
         rc = cli_error("import: '%s': an unknown version, routing or shard count", name);
-    if (rc == CLI_OK && !make_dir(o->file)) rc = CLI_ERROR;
-    char *mp = rc == CLI_OK ? path_in(o->file, "meta.resp", 0) : NULL;
-    if (rc == CLI_OK) rc = mp ? write_meta(mp, name, &m) : cli_error("import: out of memory");
-    free(mp);
+    /* Every file is written under a temporary name and put in place only
+     * when all are: a DIR that holds another import keeps it whole when
+     * this one is refused or fails. */
+    bool made = false;
+    files_set *set = NULL;
+    if (rc == CLI_OK && !make_dir(o->file, &made)) rc = CLI_ERROR;
+    if (rc == CLI_OK && !(set = files_set_new(o->force, o->wait_ms))) rc = CLI_ERROR;
+    int meta_at = -1, first = -1;
+    if (rc == CLI_OK) rc = name_targets(set, o->file, shards, 1, &meta_at, &first, NULL, NULL);
     for (unsigned k = 0; k < shards && rc == CLI_OK; k++) {
         char field[32];
         snprintf(field, sizeof field, "key.%u", k);
         const char *key = meta_get(&m, field);
-        char *path = path_in(o->file, "shard-%u.cf", k);
-        if (!key || !path) {
+        cf_filter *f = NULL;
+        if (!key) {
             rc = cli_error("import: '%s' has no %s", name, field);
         } else {
-            files_opts ko = *o;
-            ko.file = path;
             rewind(in);
-            if (!files_may_replace(path, o->force))
-                rc = CLI_ERROR;
-            else
-                rc = redis_io_import_key(in, key, &ko);
+            rc = redis_io_read_key(in, key, &f);
         }
-        free(path);
+        if (rc == CLI_OK && !files_set_save(set, first + (int)k, f)) rc = CLI_ERROR;
+        cf_free(f);
     }
+    FILE *mo = rc == CLI_OK ? files_set_open(set, meta_at) : NULL;
+    if (rc == CLI_OK && !mo) rc = CLI_ERROR;
+    if (mo) {
+        bool ok = write_meta(mo, name, &m);
+        if (!files_set_close(set, meta_at, mo) || !ok) rc = CLI_ERROR;
+    }
+    if (rc == CLI_OK && !files_set_commit(set)) rc = CLI_ERROR;
+    files_set_free(set);
+    if (rc != CLI_OK && made) rmdir(o->file); /* as it was: absent */
     free(name);
     meta_free(&m);
     return rc;
