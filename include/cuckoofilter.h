@@ -673,6 +673,62 @@ CF_API cf_status cf_clear(cf_filter *f);
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------
+ * Inspecting a table: where a key goes, what a bucket holds, and the moves
+ * an insert makes (teaching and debugging tools, e.g. the playground that
+ * draws a filter at work).  Single-table filters only: plain ones, also
+ * semi-sorted or mapped (cf_insert_traced needs a writable one); the
+ * growing and concurrent kinds return CF_E_PARAM.
+ * ---------------------------------------------------------------------- */
+
+/* A key's place: its fingerprint (the f-bit value stored, 1..2^f - 1) and
+ * its two candidate buckets (equal when the partner map sends the bucket to
+ * itself). */
+typedef struct cf_location {
+    uint32_t fingerprint;
+    uint64_t bucket1, bucket2;
+} cf_location;
+
+/* Sets *out to key's (or hash h's) place in f.  Returns CF_OK, or
+ * CF_E_PARAM (NULL f or out, a NULL key with len > 0, or f not a single
+ * table). */
+CF_API cf_status cf_locate(const cf_filter *f, const void *key, size_t len, cf_location *out);
+CF_API cf_status cf_locate_hash(const cf_filter *f, uint64_t h, cf_location *out);
+
+/* Copies bucket `bucket`'s slots to slots[0 .. bucket_size): each the
+ * fingerprint stored there, 0 for a free slot.  Slot order is the table's:
+ * a semi-sorted bucket (CF_SEMI_SORT) keeps its fingerprints in ascending
+ * order, free slots first.  Returns CF_OK, or CF_E_PARAM (NULL f or slots,
+ * cap below the bucket size, bucket >= num_buckets, or f not a single
+ * table). */
+CF_API cf_status cf_read_bucket(const cf_filter *f, uint64_t bucket, uint32_t *slots, size_t cap);
+
+/* One fingerprint written by an insert: moved from slot from_slot of
+ * from_bucket to slot to_slot of to_bucket, or, for the new key's own
+ * fingerprint, stored (from_bucket = CF_NO_BUCKET, from_slot 0). */
+#define CF_NO_BUCKET UINT64_MAX
+typedef struct cf_move {
+    uint64_t from_bucket, to_bucket;
+    uint32_t fingerprint;
+    uint8_t from_slot, to_slot;
+} cf_move;
+
+/* cf_insert (cf_insert_hash), reporting what it wrote: the moves of the
+ * eviction path in the order made, from its free end back to the key's
+ * bucket, then the key's fingerprint (CF_NO_BUCKET) last; an insert that
+ * found a free slot reports that one entry.  The table and the counters
+ * change exactly as cf_insert changes them.  moves[0 .. cap) receive the
+ * first cap entries (moves may be NULL when cap is 0) and *nmoves, when not
+ * NULL, their number, also when it exceeds cap (as snprintf counts).
+ * Slot numbers are those of the moment of the write: a semi-sorted bucket
+ * sorts itself after each (cf_read_bucket shows where things are).
+ * Returns the statuses of cf_insert, with *nmoves = 0 on failure (nothing
+ * changed), and CF_E_PARAM also when f is not a single table. */
+CF_API cf_status cf_insert_traced(cf_filter *f, const void *key, size_t len, cf_move *moves,
+                                  size_t cap, size_t *nmoves);
+CF_API cf_status cf_insert_traced_hash(cf_filter *f, uint64_t h, cf_move *moves, size_t cap,
+                                       size_t *nmoves);
+
+/* ------------------------------------------------------------------------
  * Serialization (format documented in docs/FORMAT.md).  The file is a
  * header followed by the bucket table exactly as it sits in memory, so a
  * read-only filter can use a mapped file in place.  A CF_GROW filter is

@@ -258,10 +258,30 @@ void cf__derive_layout(cf_filter *f);
 cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
                            unsigned flags, unsigned max_kicks, cf_filter **out);
 
+/* The writes of one insert, as cf_insert_traced reports them: the first
+ * cap go to moves, n counts them all. */
+typedef struct cf__trace {
+    cf_move *moves;
+    size_t cap, n;
+} cf__trace;
+
+static inline void cf__trace_put(cf__trace *t, uint64_t from, unsigned from_slot, uint64_t to,
+                                 unsigned to_slot, uint32_t fp) {
+    if (t->n < t->cap)
+        t->moves[t->n] = (cf_move){.from_bucket = from,
+                                   .to_bucket = to,
+                                   .fingerprint = fp,
+                                   .from_slot = (uint8_t)from_slot,
+                                   .to_slot = (uint8_t)to_slot};
+    t->n++;
+}
+
 /* Stores fp in bucket i1 or i2 after moving residents along the shortest
- * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
- * filter is unchanged. */
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+ * eviction path (evict.c), each write reported to trace when it is not
+ * NULL.  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the filter is
+ * unchanged. */
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
+                           cf__trace *trace);
 
 /* Counts nonzero slots, slot by slot (tests compare it with the loader's
  * faster count). */

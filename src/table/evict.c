@@ -28,14 +28,17 @@
 #include "bfs.h"
 
 /* Moves fingerprints along the path ending at `end`, then stores fp in the
- * freed root slot. */
-static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end, uint32_t fp) {
+ * freed root slot; each write goes to trace too, when there is one. */
+static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end, uint32_t fp,
+                           cf__trace *trace) {
     int32_t at = end.at;
     unsigned slot = end.slot, dst_slot = (unsigned)end.dst_slot;
     uint64_t dst = end.dst;
     for (;;) {
         const cf__bfs_node *n = &q[at];
-        cf__slot_set(f, dst, dst_slot, cf__slot_get(f, n->bucket, slot));
+        uint32_t moved = cf__slot_get(f, n->bucket, slot);
+        cf__slot_set(f, dst, dst_slot, moved);
+        if (trace) cf__trace_put(trace, n->bucket, slot, dst, dst_slot, moved);
         f->total_kicks++;
         dst = n->bucket;
         dst_slot = slot;
@@ -44,6 +47,7 @@ static void cf__apply_path(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
         at = n->parent;
     }
     cf__slot_set(f, dst, dst_slot, fp);
+    if (trace) cf__trace_put(trace, CF_NO_BUCKET, 0, dst, dst_slot, fp);
 }
 
 static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
@@ -80,7 +84,8 @@ static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, u
     return cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot, cf__alt_index);
 }
 
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
+                           cf__trace *trace) {
     cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
@@ -97,7 +102,7 @@ cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) 
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
         cap = need;
     }
-    if (end.at >= 0) cf__apply_path(f, q, end, fp);
+    if (end.at >= 0) cf__apply_path(f, q, end, fp, trace);
     if (q != on_stack) cf__free(&f->alloc, q);
     return end.at >= 0 ? CF_OK : CF_E_FULL;
 }
