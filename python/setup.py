@@ -37,12 +37,12 @@ class build_ext_with_library(build_ext):
 
 
 def library_sources():
-    """The library's sources and internal include folders, from the one list
+    """The library's sources and its internal include root, from the one list
     (src/sources.txt: one path under src/ a line, # comments)."""
     lines = (root / "src" / "sources.txt").read_text().splitlines()
     paths = [root / "src" / l.strip() for l in lines if l.strip() and not l.startswith("#")]
-    folders = list(dict.fromkeys(str(p.parent) for p in paths))
-    return [str(p) for p in paths], folders
+    # Internal headers are included by their layer's path from one root.
+    return [str(p) for p in paths], [str(root / "src")]
 
 
 def library_version():

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "concurrent.h"
+#include "kind/concurrent.h"
 
 static unsigned scale(void) {
     const char *s = getenv("CF_STRESS_SCALE");
@@ -82,12 +82,12 @@ static void test_memory_overhead(void) {
         cf_get_stats(plain, &st);
         size_t extra = cf_memory_usage(conc) - cf_memory_usage(plain);
         size_t per = sizeof(cf__stripe) + sizeof(uint32_t);
-        size_t stripes = (extra - sizeof(struct cf__cc)) / per;
-        CHECK_EQ(sizeof(struct cf__cc) + stripes * per, extra);
+        size_t stripes = (extra - sizeof(struct cf__concurrent)) / per;
+        CHECK_EQ(sizeof(struct cf__concurrent) + stripes * per, extra);
         CHECK_GE(stripes, 1);
-        CHECK_LE(stripes, CF__CC_MAX_STRIPES);
+        CHECK_LE(stripes, CF__CONCURRENT_MAX_STRIPES);
         if (stripes > 1) CHECK_LE(stripes * per, st.table_bytes / 100);
-        if (sizes[i] >= (50u << 20)) CHECK_LT(CF__CC_MAX_STRIPES, 2 * stripes);
+        if (sizes[i] >= (50u << 20)) CHECK_LT(CF__CONCURRENT_MAX_STRIPES, 2 * stripes);
         cf_free(plain);
         cf_free(conc);
     }
@@ -346,7 +346,7 @@ static void *snapshot_main(void *arg) {
 /* Occupied slots of each stripe's buckets, counted, against its counter. */
 static uint64_t stripes_off(const cf_filter *f) {
     uint64_t off = 0;
-    const struct cf__cc *cc = f->cc;
+    const struct cf__concurrent *cc = f->cc;
     for (uint64_t i = 0; i < cc->nstripes; i++) {
         uint64_t n = 0, first = i << cc->shift, end = (i + 1) << cc->shift;
         for (uint64_t bkt = first; bkt < end && bkt < f->num_buckets; bkt++)

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cf_format.h"
+#include "format/cf_format.h"
 #include "cuckoofilter.h"
 #include "test.h"
 

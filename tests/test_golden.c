@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "cf_format.h"
+#include "format/cf_format.h"
 #include "cuckoofilter.h"
 #include "test.h"
 

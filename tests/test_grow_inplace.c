@@ -2,7 +2,7 @@
  * test_grow_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
  * through many doublings (fingerprints used up included), FPP under the
  * target, deletes, copies, limits, allocation failures, determinism, and
- * the table's own invariants (src/variant/grow_inplace.h).
+ * the table's own invariants (src/kind/inplace.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "grow_inplace_format.h"
+#include "format/inplace_format.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -47,10 +47,10 @@ static uint64_t bits_of(const uint8_t *table, uint64_t bit, unsigned n) {
 /* Every slot empty or with its marker leaving at least the tag; entries and
  * weight as the filter counts them. */
 static void check_table(const cf_filter *f) {
-    const cf__ip *ip = f->ip;
+    const cf__inplace *ip = f->ip;
     uint64_t entries = 0, weight = 0;
     unsigned w = ip->w, bucket_bits = 4 * w;
-    for (uint64_t i = 0; i < f->num_buckets * CF__IP_SLOTS; i++) {
+    for (uint64_t i = 0; i < f->num_buckets * CF__INPLACE_SLOTS; i++) {
         uint64_t v = bits_of(f->table, i / 4 * bucket_bits + i % 4 * w, w);
         if (v == 0) continue;
         unsigned len = ip->w - 1 - (unsigned)__builtin_ctzll(v);
@@ -121,7 +121,7 @@ static void test_probe_matches_lanes(void) {
     static const unsigned widths[] = {15, 16, 32};
     uint64_t seed = 11;
     for (size_t wi = 0; wi < 3; wi++) {
-        unsigned w = widths[wi], tb = w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
+        unsigned w = widths[wi], tb = w == 32 ? CF__INPLACE_TAG32 : CF__INPLACE_TAG_NARROW;
         size_t hits = 0, trials = 20000;
         for (size_t trial = 0; trial < trials; trial++) {
             uint8_t table[4 * 16 + 16] = {0};
@@ -129,18 +129,18 @@ static void test_probe_matches_lanes(void) {
             for (uint64_t i = 0; i < 4; i++)
                 for (unsigned s = 0; s < 4; s++) {
                     slot[i][s] = random_slot(w, tb, &seed);
-                    put_bits(table, cf__ip_bucket_bit(w, i) + s * w, w, slot[i][s]);
+                    put_bits(table, cf__inplace_bucket_bit(w, i) + s * w, w, slot[i][s]);
                 }
             for (size_t b = 4 * 4 * w / 8; b < sizeof table; b++)
                 table[b] = (uint8_t)test_rand(&seed);
             uint64_t r = test_rand(&seed);
-            cf__ip_loc l = {r % 4, (r >> 8) % 4, 0, 0};
+            cf__inplace_loc l = {r % 4, (r >> 8) % 4, 0, 0};
             l.q1 = random_query(w, slot[l.i1][(r >> 16) % 4], &seed);
             l.q2 = random_query(w, slot[l.i2][(r >> 24) % 4], &seed);
             bool want = false;
             for (unsigned s = 0; s < 4; s++)
                 want |= lane_matches(slot[l.i1][s], l.q1) || lane_matches(slot[l.i2][s], l.q2);
-            bool got = w == 32 ? cf__ip_probe32(table, l) : cf__ip_probe_narrow(table, l, w);
+            bool got = w == 32 ? cf__inplace_probe32(table, l) : cf__inplace_probe_narrow(table, l, w);
             CHECK_EQ(got, want);
             hits += want;
         }
@@ -216,7 +216,7 @@ static void test_double_keeps_fpp(void) {
     for (int d = 0; d < 12; d++) {
         cf_stats a, b;
         cf_get_stats(f, &a);
-        REQUIRE(cf__ip_double(f) == CF_OK);
+        REQUIRE(cf__inplace_double(f) == CF_OK);
         cf_get_stats(f, &b);
         CHECK_EQ(b.num_buckets, 2 * a.num_buckets);
         CHECK_DBL_NEAR(b.expected_fpp, a.expected_fpp, 1e-15);
@@ -612,7 +612,7 @@ static void test_roundtrip(void) {
         for (size_t i = 0; i < 30000; i += 7) REQUIRE(cf_delete(f, &in[i], sizeof in[i]) == CF_OK);
         size_t n;
         uint8_t *buf = test_serialize(f, &n);
-        CHECK_EQ(n, CF__IP_HEADER_SIZE + f->table_bytes + 8);
+        CHECK_EQ(n, CF__INPLACE_HEADER_SIZE + f->table_bytes + 8);
         CHECK_EQ(cf__get_le16(buf + 8), CF__FORMAT_VERSION_INPLACE);
         cf_filter *g = NULL;
         REQUIRE(cf_deserialize(buf, n, NULL, &g) == CF_OK);
@@ -692,7 +692,7 @@ static void test_bad_inputs(void) {
     memcpy(b, good, n);
     b[n] = 0;
     CHECK_STATUS(cf_deserialize(b, n + 1, NULL, &g), CF_E_CORRUPT);
-    for (size_t at = 0; at < CF__IP_HEADER_SIZE; at++) {
+    for (size_t at = 0; at < CF__INPLACE_HEADER_SIZE; at++) {
         memcpy(b, good, n);
         b[at] ^= 0x40;
         cf_status s = cf_deserialize(b, n, NULL, &g);
@@ -701,7 +701,7 @@ static void test_bad_inputs(void) {
         if (at >= 10 && at < 124) CHECK_STATUS(s, CF_E_CHECKSUM); /* the header check */
     }
     memcpy(b, good, n);
-    b[CF__IP_HEADER_SIZE + 5] ^= 1;
+    b[CF__INPLACE_HEADER_SIZE + 5] ^= 1;
     CHECK_STATUS(cf_deserialize(b, n, NULL, &g), CF_E_CHECKSUM);
     /* With the checks recomputed: a level that does not match the size, a
      * slot whose marker leaves less than the tag, a wrong entry count. */
@@ -718,11 +718,11 @@ static void test_bad_inputs(void) {
         {14, 1, CF_E_CORRUPT},                    /* flags */
         {110, 1, CF_E_CORRUPT},                   /* reserved */
         {32, 0, CF_E_CORRUPT},                    /* entries */
-        {CF__IP_HEADER_SIZE, 0x80, CF_E_CORRUPT}, /* slot 0 = 0x..80: marker at bit 7 */
+        {CF__INPLACE_HEADER_SIZE, 0x80, CF_E_CORRUPT}, /* slot 0 = 0x..80: marker at bit 7 */
     };
     for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
         memcpy(b, good, n);
-        if (edits[e].at == CF__IP_HEADER_SIZE) {
+        if (edits[e].at == CF__INPLACE_HEADER_SIZE) {
             b[edits[e].at] = edits[e].value;
             b[edits[e].at + 1] = 0;
         } else {
@@ -837,7 +837,7 @@ static const golden_bad golden_bads[] = {
     {"entries_off.bin", CF_E_CORRUPT, "entries not the slots in use", 0, 32, 7, true, false},
     {"items_over_entries.bin", CF_E_CORRUPT, "items above entries", 0, 31, 1, true, false},
     {"slot_marker_high.bin", CF_E_CORRUPT, "a slot whose marker leaves under 6 tag bits", 0,
-     CF__IP_HEADER_SIZE + 1, 0x04, true, false},
+     CF__INPLACE_HEADER_SIZE + 1, 0x04, true, false},
 };
 
 static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n, uint8_t **out,
@@ -846,7 +846,7 @@ static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n,
     uint8_t *p = calloc(m, 1);
     REQUIRE(p != NULL);
     memcpy(p, good, m < n ? m : n);
-    if (b->at == CF__IP_HEADER_SIZE + 1) {
+    if (b->at == CF__INPLACE_HEADER_SIZE + 1) {
         p[b->at - 1] = 0; /* slot 0 of bucket 0 = 0x0400: marker at bit 10 > 15 - 1 - 6 */
         p[b->at] = (uint8_t)(b->value | (p[b->at] & 0x80));
     } else if (b->at) {
@@ -1107,7 +1107,7 @@ static void test_merge(void) {
     uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn);
     uint64_t bit = (part->num_buckets / 2) * 60; /* slot 0 of a 15-bit bucket mid-table */
     for (unsigned b = 0; b < 15; b++) {          /* = 1 << 14: length 0 */
-        uint8_t *at = file + CF__IP_HEADER_SIZE + (bit + b) / 8,
+        uint8_t *at = file + CF__INPLACE_HEADER_SIZE + (bit + b) / 8,
                 one = (uint8_t)(1u << ((bit + b) % 8));
         *at = (uint8_t)(b == 14 ? *at | one : *at & ~one);
     }

@@ -8,8 +8,8 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "test.h"
 
-#include "cf_internal.h"
-#include "grow_inplace.h"
+#include "table/cf_internal.h"
+#include "kind/inplace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,7 +151,7 @@ static void test_doubled_table_is_advised(void) {
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
     int before = thp_eligible(f->table + f->table_bytes / 2);
-    for (int i = 0; i < 3; i++) REQUIRE(cf__ip_double(f) == CF_OK); /* 8 MiB */
+    for (int i = 0; i < 3; i++) REQUIRE(cf__inplace_double(f) == CF_OK); /* 8 MiB */
     int after = thp_eligible(f->table + f->table_bytes / 2);
     /* The advice left malloc's mapping whole: advice on part of it would
      * split it, and realloc's mremap refuses a range over two mappings

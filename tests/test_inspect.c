@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bucket.h" /* cf__alt_index: the partner a move must reach */
+#include "table/bucket.h" /* cf__alt_index: the partner a move must reach */
 
 typedef struct shape {
     uint64_t nb;

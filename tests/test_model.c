@@ -16,7 +16,7 @@
  */
 #include "test.h"
 
-#include "bucket.h"
+#include "table/bucket.h"
 
 /* ---- the independent decoder: docs/FORMAT.md, nothing from src/ ---- */
 

@@ -8,7 +8,7 @@
 
 #include "test.h"
 
-#include "bucket.h"
+#include "table/bucket.h"
 
 static void test_code_table(void) {
     unsigned bad = 0, seen_max = 0;

@@ -5,8 +5,8 @@
  * The format is format/bloom_format.c's, the files io/bloom_io.c's; these
  * check the arguments.
  */
-#include "bloom_format.h"
-#include "bloom_io.h"
+#include "format/bloom_format.h"
+#include "io/bloom_io.h"
 
 size_t cf_bloom_serialized_size(const cf_bloom *b) {
     return b == NULL ? 0 : cf__bloom_image_size(b);

@@ -6,23 +6,23 @@
  * switch on the filter's kind, or on the input's version when reading
  * (cf__image_probe).
  */
-#include "concurrent.h"
-#include "grow_format.h"
-#include "grow_inplace_format.h"
-#include "kind.h"
+#include "kind/concurrent.h"
+#include "format/chain_format.h"
+#include "format/inplace_format.h"
+#include "api/kind.h"
 
 size_t cf_serialized_size(const cf_filter *f) {
     if (f == NULL) return 0;
     switch (f->kind) {
     case CF__PLAIN:
     case CF__CONCURRENT: return cf__image_size(f);
-    case CF__GROWN: return cf__grow_serialized_size(f);
-    case CF__INPLACE: return cf__ip_serialized_size(f);
+    case CF__CHAIN: return cf__chain_serialized_size(f);
+    case CF__INPLACE: return cf__inplace_serialized_size(f);
     }
     CF__NO_OTHER_KIND();
 }
 
-/* cf_serialize's destination, for cf__cc_with_view. */
+/* cf_serialize's destination, for cf__concurrent_with_view. */
 typedef struct cf__dst {
     uint8_t *p;
     size_t cap;
@@ -42,14 +42,14 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
     cf_status s = CF_OK;
     switch (f->kind) {
     case CF__PLAIN: s = cf__serialize_table(f, &d); break;
-    case CF__CONCURRENT: s = cf__cc_with_view(f, cf__serialize_table, &d); break;
-    case CF__GROWN:
-        s = cap < cf__grow_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
-        if (s == CF_OK) cf__grow_serialize(f, d.p);
+    case CF__CONCURRENT: s = cf__concurrent_with_view(f, cf__serialize_table, &d); break;
+    case CF__CHAIN:
+        s = cap < cf__chain_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
+        if (s == CF_OK) cf__chain_serialize(f, d.p);
         break;
     case CF__INPLACE:
-        s = cap < cf__ip_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
-        if (s == CF_OK) cf__ip_serialize(f, d.p);
+        s = cap < cf__inplace_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
+        if (s == CF_OK) cf__inplace_serialize(f, d.p);
         break;
     }
     if (s == CF_OK && written != NULL) *written = cf_serialized_size(f);
@@ -64,9 +64,9 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
         cf__image_range(f, offset, dst, len);
         return CF_OK;
-    case CF__GROWN:
+    case CF__CHAIN:
         CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
-        cf__grow_range(f, offset, dst, len);
+        cf__chain_range(f, offset, dst, len);
         return CF_OK;
     case CF__CONCURRENT:
         /* Read in place: not a table that other threads change meanwhile
@@ -74,7 +74,7 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         return cf__unsupported();
     case CF__INPLACE:
         CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
-        cf__ip_range(f, offset, dst, len);
+        cf__inplace_range(f, offset, dst, len);
         return CF_OK;
     }
     CF__NO_OTHER_KIND();
@@ -86,8 +86,8 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     CF__RETURN_IF(src == NULL, CF_E_PARAM);
     switch (cf__image_probe(src, len)) {
     case CF__IMAGE_TABLE: return cf__image_decode(src, len, a, out);
-    case CF__IMAGE_CHAIN: return cf__grow_deserialize(src, len, a, out);
-    case CF__IMAGE_INPLACE: return cf__ip_deserialize(src, len, a, out);
+    case CF__IMAGE_CHAIN: return cf__chain_deserialize(src, len, a, out);
+    case CF__IMAGE_INPLACE: return cf__inplace_deserialize(src, len, a, out);
     }
     CF__NO_OTHER_KIND();
 }

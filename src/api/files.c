@@ -3,9 +3,9 @@
  * io/ does the work and owns every descriptor and mapping; these check the
  * arguments and pick what a save writes by the filter's kind.
  */
-#include "concurrent.h"
-#include "file_io.h"
-#include "kind.h"
+#include "kind/concurrent.h"
+#include "io/file_io.h"
+#include "api/kind.h"
 
 cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
@@ -36,11 +36,11 @@ static cf_status cf__save_view(const cf_filter *view, void *arg) {
 static cf_status cf__save(const cf_filter *f, const char *path, const cf_file_lock *held) {
     switch (f->kind) {
     case CF__PLAIN: return cf__save_file(path, cf__image_write, f, held);
-    case CF__GROWN: return cf__save_file(path, cf__grow_write, f, held);
-    case CF__INPLACE: return cf__save_file(path, cf__ip_write, f, held);
+    case CF__CHAIN: return cf__save_file(path, cf__chain_write, f, held);
+    case CF__INPLACE: return cf__save_file(path, cf__inplace_write, f, held);
     case CF__CONCURRENT: {
         cf__save_to to = {path, held};
-        return cf__cc_with_view(f, cf__save_view, &to);
+        return cf__concurrent_with_view(f, cf__save_view, &to);
     }
     }
     CF__NO_OTHER_KIND();

@@ -2,7 +2,7 @@
  * grow_ctl.c -- making a filter growable, describing its tables, and
  * steering a CF_GROW filter from outside its inserts: adding a table on
  * request, limits held by the handle, appending a table built elsewhere,
- * and dropping empty newest tables (design: grow.h).
+ * and dropping empty newest tables (design: chain.h).
  *
  * These serve programs that keep their own growth policy on top of the
  * library's (the Redis module: RedisBloom grows a key for one item's
@@ -12,17 +12,17 @@
  * of full-load FPPs below target_fpp, max_bytes -- so what it leaves
  * serializes to a version-2 form cf_deserialize accepts.
  */
-#include "cf_format.h"
-#include "grow.h"
-#include "grow_inplace.h"
-#include "kind.h"
-#include "table.h"
+#include "format/cf_format.h"
+#include "kind/chain.h"
+#include "kind/inplace.h"
+#include "api/kind.h"
+#include "table/table.h"
 
 /* The statuses every cf_grow_* call starts with (the header's contract). */
-static cf_status cf__grown_writable(const cf_filter *f) {
+static cf_status cf__chain_writable(const cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     switch (f->kind) {
-    case CF__GROWN: return f->read_only ? CF_E_READONLY : CF_OK;
+    case CF__CHAIN: return f->read_only ? CF_E_READONLY : CF_OK;
     case CF__PLAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
@@ -33,8 +33,8 @@ static cf_status cf__grown_writable(const cf_filter *f) {
 cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     CF__RETURN_IF(fp == NULL || *fp == NULL || cfg == NULL, CF_E_PARAM);
     switch ((*fp)->kind) {
-    case CF__PLAIN: CF__RETURN_IF((*fp)->read_only, CF_E_PARAM); return cf__grow_wrap(fp, cfg);
-    case CF__GROWN:
+    case CF__PLAIN: CF__RETURN_IF((*fp)->read_only, CF_E_PARAM); return cf__chain_wrap(fp, cfg);
+    case CF__CHAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
     }
@@ -50,7 +50,7 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
         CF__RETURN_IF(k != 0, CF_E_PARAM);
         cf_get_stats(f, out);
         return CF_OK;
-    case CF__GROWN:
+    case CF__CHAIN:
         CF__RETURN_IF(k >= f->chain->count, CF_E_PARAM);
         cf__table_stats(f->chain->tables[k], out);
         out->format_version = CF__FORMAT_VERSION; /* each table is a version-1 record */
@@ -60,19 +60,19 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
 }
 
 cf_status cf_grow_add_table(cf_filter *f) {
-    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
+    CF__FORWARD_IF_ERROR(cf__chain_writable(f));
     cf_filter *added;
-    return cf__grow_add_table(f, &added);
+    return cf__chain_add_table(f, &added);
 }
 
 cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_bytes) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     switch (f->kind) {
-    case CF__GROWN:
+    case CF__CHAIN:
         CF__RETURN_IF(f->read_only, CF_E_READONLY);
         CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
         /* A limit below what the tables hold would make the saved form invalid. */
-        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__grow_table_bytes(f->chain), CF_E_PARAM);
+        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__chain_table_bytes(f->chain), CF_E_PARAM);
         f->chain->max_tables = max_tables;
         f->chain->max_bytes = max_bytes;
         return CF_OK;
@@ -91,14 +91,14 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
 }
 
 cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
-    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
+    CF__FORWARD_IF_ERROR(cf__chain_writable(f));
     CF__RETURN_IF(table == NULL, CF_E_PARAM);
     /* A concurrent table keeps its counts in its stripes, not in the handle
      * a chain serializes. */
     CF__RETURN_IF(table->kind != CF__PLAIN || table->read_only, CF_E_PARAM);
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_E_PARAM);
+    CF__RETURN_IF(c->count >= cf__chain_table_cap(c), CF_E_PARAM);
     /* One hash serves every table: they must agree on what turns it into
      * buckets and fingerprints, and sizes follow the growth factor. */
     CF__RETURN_IF(table->seed != newest->seed || table->bucket_size != newest->bucket_size ||
@@ -111,18 +111,18 @@ cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
     bool semi = (f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(table->bucket_size, table->fp_bits);
     CF__RETURN_IF(((table->flags & CF_SEMI_SORT) != 0) != semi, CF_E_PARAM);
     double fpp = cf__fpp(table->fp_bits, table->bucket_size, 1.0);
-    CF__RETURN_IF(!(cf__grow_spent(c) + fpp < c->target_fpp), CF_E_PARAM);
-    uint64_t bytes = table->table_bytes + cf__grow_table_bytes(c);
+    CF__RETURN_IF(!(cf__chain_spent(c) + fpp < c->target_fpp), CF_E_PARAM);
+    uint64_t bytes = table->table_bytes + cf__chain_table_bytes(c);
     CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes, CF_E_PARAM);
-    cf__grow_attach(f, table);
+    cf__chain_attach(f, table);
     return CF_OK;
 }
 
 cf_status cf_grow_trim(cf_filter *f, unsigned *dropped) {
-    CF__FORWARD_IF_ERROR(cf__grown_writable(f));
+    CF__FORWARD_IF_ERROR(cf__chain_writable(f));
     cf__chain *c = f->chain;
     unsigned n = 0;
-    for (; c->count > 1 && c->tables[c->count - 1]->items == 0; n++) cf__grow_drop_newest(f);
+    for (; c->count > 1 && c->tables[c->count - 1]->items == 0; n++) cf__chain_drop_newest(f);
     if (dropped != NULL) *dropped = n;
     return CF_OK;
 }

@@ -4,14 +4,14 @@
  * and the moves an insert makes.  Single tables only (plain filters); the
  * growing and concurrent kinds are refused (cf__unsupported).
  */
-#include "kernel.h"
-#include "kind.h"
+#include "table/kernel.h"
+#include "api/kind.h"
 
 cf_status cf_locate_hash(const cf_filter *f, uint64_t h, cf_location *out) {
     CF__RETURN_IF(f == NULL || out == NULL, CF_E_PARAM);
     switch (f->kind) {
     case CF__PLAIN: break;
-    case CF__GROWN:
+    case CF__CHAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
     }
@@ -29,7 +29,7 @@ cf_status cf_read_bucket(const cf_filter *f, uint64_t bucket, uint32_t *slots, s
     CF__RETURN_IF(f == NULL || slots == NULL, CF_E_PARAM);
     switch (f->kind) {
     case CF__PLAIN: break;
-    case CF__GROWN:
+    case CF__CHAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
     }
@@ -45,7 +45,7 @@ cf_status cf_insert_traced_hash(cf_filter *f, uint64_t h, cf_move *moves, size_t
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     switch (f->kind) {
     case CF__PLAIN: break;
-    case CF__GROWN:
+    case CF__CHAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
     }

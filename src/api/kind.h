@@ -10,7 +10,7 @@
 #ifndef CF_KIND_H
 #define CF_KIND_H
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 /* The header's documented status for an operation the filter's kind does
  * not support (e.g. cf_merge of a concurrent filter): CF_E_PARAM, as for

@@ -21,10 +21,10 @@
  * copy costs one table of memory for the duration of the call; undoing
  * evictions one by one would need a log as large in the worst case.
  */
-#include "grow.h"
-#include "grow_inplace.h"
-#include "kernel.h"
-#include "kind.h"
+#include "kind/chain.h"
+#include "kind/inplace.h"
+#include "table/kernel.h"
+#include "api/kind.h"
 
 /* The same buckets for every key: shape, seed, layout and partner map (a
  * table of 0.1.0's map and one of today's pair buckets differently). */
@@ -91,14 +91,14 @@ static cf_status cf__merge_grown(cf_filter *dst, const cf_filter *src) {
     uint64_t failed = dst->failed_inserts;
     for (unsigned k = 0; k < sc->count && st == CF_OK; k++) {
         cf_filter *t = k < dc->count ? dc->tables[k] : NULL;
-        if (t == NULL && (st = cf__grow_add_table(dst, &t)) != CF_OK) break;
+        if (t == NULL && (st = cf__chain_add_table(dst, &t)) != CF_OK) break;
         if (!cf__same_shape(t, sc->tables[k]))
             st = CF_E_PARAM;
         else
             st = cf__merge_table(t, sc->tables[k]);
     }
     if (st != CF_OK) {
-        while (dc->count > had) cf__grow_drop_newest(dst);
+        while (dc->count > had) cf__chain_drop_newest(dst);
         for (unsigned k = 0; k < n_saved; k++) cf__restore(dc->tables[k], &saved[k]);
         dst->failed_inserts = failed;
     }
@@ -127,9 +127,9 @@ cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(dst->kind != src->kind, cf__unsupported());
     switch (dst->kind) {
     case CF__PLAIN: return cf__merge_plain(dst, src);
-    case CF__GROWN: return cf__merge_grown(dst, src);
+    case CF__CHAIN: return cf__merge_grown(dst, src);
     case CF__CONCURRENT: return cf__unsupported(); /* changes under other threads: not yet */
-    case CF__INPLACE: return cf__ip_merge(dst, src);
+    case CF__INPLACE: return cf__inplace_merge(dst, src);
     }
     CF__NO_OTHER_KIND();
 }

@@ -24,12 +24,12 @@
  * table's last block cost ~25 more instructions a lookup, which lost more
  * than the page saved: docs/BENCHMARKS.md.)
  */
-#include "batch.h"
-#include "concurrent.h"
-#include "grow.h"
-#include "grow_inplace.h"
-#include "hash.h"
-#include "kind.h"
+#include "table/batch.h"
+#include "kind/concurrent.h"
+#include "kind/chain.h"
+#include "kind/inplace.h"
+#include "base/hash.h"
+#include "api/kind.h"
 
 static bool cf__bad_key(const void *key, size_t len) {
     return key == NULL && len != 0;
@@ -43,7 +43,7 @@ uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
 
 /* The kind of f for a switch: plain filters are the common case, so the
  * compiler lays their case out first.  Grown, concurrent and in-place
- * filters have their own code (variant/), reached by a tail call. */
+ * filters have their own code (kind/), reached by a tail call. */
 static inline cf__kind cf__kind_of(const cf_filter *f) {
     return (cf__kind)__builtin_expect(f->kind, CF__PLAIN);
 }
@@ -55,9 +55,9 @@ static inline cf__kind cf__kind_of(const cf_filter *f) {
 __attribute__((noinline)) static bool cf__contains_kind(const cf_filter *f, uint64_t h) {
     switch (f->kind) {
     case CF__PLAIN: return cf__contains_hashed(f, h);
-    case CF__GROWN: return cf__grow_contains_hash(f, h);
-    case CF__CONCURRENT: return cf__cc_contains(f, h);
-    case CF__INPLACE: return cf__ip_contains_hash(f, h);
+    case CF__CHAIN: return cf__chain_contains_hash(f, h);
+    case CF__CONCURRENT: return cf__concurrent_contains(f, h);
+    case CF__INPLACE: return cf__inplace_contains_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -87,9 +87,9 @@ __attribute__((noinline)) static cf_status cf__insert_kind(cf_filter *f, uint64_
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     switch (f->kind) {
     case CF__PLAIN: return cf__table_insert(f, h);
-    case CF__GROWN: return cf__grow_insert_hash(f, h);
-    case CF__CONCURRENT: return cf__cc_insert(f, h, false);
-    case CF__INPLACE: return cf__ip_insert_hash(f, h);
+    case CF__CHAIN: return cf__chain_insert_hash(f, h);
+    case CF__CONCURRENT: return cf__concurrent_insert(f, h, false);
+    case CF__INPLACE: return cf__inplace_insert_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -119,9 +119,9 @@ cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
         CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
         return cf__insert_slots(f, p.i1, p.i2, p.fp);
     }
-    case CF__GROWN: return cf__grow_insert_unique_hash(f, h);
-    case CF__CONCURRENT: return cf__cc_insert(f, h, true);
-    case CF__INPLACE: return cf__ip_insert_unique_hash(f, h);
+    case CF__CHAIN: return cf__chain_insert_unique_hash(f, h);
+    case CF__CONCURRENT: return cf__concurrent_insert(f, h, true);
+    case CF__INPLACE: return cf__inplace_insert_unique_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -137,9 +137,9 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
 __attribute__((noinline)) static cf_status cf__delete_kind(cf_filter *f, uint64_t h) {
     switch (f->kind) {
     case CF__PLAIN: return cf__table_delete(f, h);
-    case CF__GROWN: return cf__grow_delete_hash(f, h);
-    case CF__CONCURRENT: return cf__cc_delete(f, h);
-    case CF__INPLACE: return cf__ip_delete_hash(f, h);
+    case CF__CHAIN: return cf__chain_delete_hash(f, h);
+    case CF__CONCURRENT: return cf__concurrent_delete(f, h);
+    case CF__INPLACE: return cf__inplace_delete_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -164,9 +164,9 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
     switch (cf__kind_of(f)) {
     case CF__PLAIN: return cf__table_count(f, h);
-    case CF__GROWN: return cf__grow_count_hash(f, h);
-    case CF__CONCURRENT: return cf__cc_count(f, h);
-    case CF__INPLACE: return cf__ip_count_hash(f, h);
+    case CF__CHAIN: return cf__chain_count_hash(f, h);
+    case CF__CONCURRENT: return cf__concurrent_count(f, h);
+    case CF__INPLACE: return cf__inplace_count_hash(f, h);
     }
     CF__NO_OTHER_KIND();
 }
@@ -204,9 +204,9 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     switch (cf__kind_of(f)) {
     case CF__PLAIN: return cf__table_insert_batch(f, hashes, n, inserted);
-    case CF__GROWN: return cf__grow_insert_batch(f, hashes, n, inserted);
-    case CF__CONCURRENT: return cf__cc_insert_batch(f, hashes, n, inserted);
-    case CF__INPLACE: return cf__ip_insert_batch(f, hashes, n, inserted);
+    case CF__CHAIN: return cf__chain_insert_batch(f, hashes, n, inserted);
+    case CF__CONCURRENT: return cf__concurrent_insert_batch(f, hashes, n, inserted);
+    case CF__INPLACE: return cf__inplace_insert_batch(f, hashes, n, inserted);
     }
     CF__NO_OTHER_KIND();
 }
@@ -215,9 +215,9 @@ size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, b
     if (f == NULL || hashes == NULL) return 0;
     switch (cf__kind_of(f)) {
     case CF__PLAIN: return cf__table_contains_batch(f, hashes, n, out);
-    case CF__GROWN: return cf__grow_contains_batch(f, hashes, n, out);
-    case CF__CONCURRENT: return cf__cc_contains_batch(f, hashes, n, out);
-    case CF__INPLACE: return cf__ip_contains_batch(f, hashes, n, out);
+    case CF__CHAIN: return cf__chain_contains_batch(f, hashes, n, out);
+    case CF__CONCURRENT: return cf__concurrent_contains_batch(f, hashes, n, out);
+    case CF__INPLACE: return cf__inplace_contains_batch(f, hashes, n, out);
     }
     CF__NO_OTHER_KIND();
 }

@@ -5,7 +5,7 @@
  * format's constants, so programs that size or budget filters (the Redis
  * module's per-key limit, the CLI) ask here instead of keeping copies.
  */
-#include "cf_format.h"
+#include "format/cf_format.h"
 
 cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);

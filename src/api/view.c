@@ -8,7 +8,7 @@
  */
 #include "cuckoofilter_inline.h"
 
-#include "kind.h"
+#include "api/kind.h"
 
 /* A plain filter's lookup constants: grown, concurrent and in-place
  * filters look up by their own code. */
@@ -39,7 +39,7 @@ cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t 
     CF__RETURN_IF(v == NULL || f == NULL, CF_E_PARAM);
     switch (f->kind) {
     case CF__PLAIN: cf__view_of_table(v, f); return CF_OK;
-    case CF__GROWN:
+    case CF__CHAIN:
     case CF__CONCURRENT:
     case CF__INPLACE: return cf__unsupported();
     }

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "base/alloc.h"
 
 static void *cf__default_alloc(void *ctx, size_t size) {
     (void)ctx;

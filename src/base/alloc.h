@@ -6,7 +6,7 @@
 #ifndef CF_ALLOC_H
 #define CF_ALLOC_H
 
-#include "status.h"
+#include "base/status.h"
 
 /* *out = *in, or malloc/free when in is NULL or empty; CF_E_PARAM when in
  * has only one of alloc and free. */

@@ -25,7 +25,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "bits.h"
+#include "base/bits.h"
 
 #if XXH_VERSION_NUMBER < 800
 #error "xxHash 0.8 or newer is needed (XXH3 is stable from 0.8.0)"

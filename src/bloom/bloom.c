@@ -14,8 +14,8 @@
  */
 #include <math.h>
 
-#include "bloom.h"
-#include "hash.h"
+#include "bloom/bloom.h"
+#include "base/hash.h"
 
 void cf_bloom_config_init(cf_bloom_config *cfg) {
     memset(cfg, 0, sizeof *cfg);

@@ -6,7 +6,7 @@
 #ifndef CF_BLOOM_H
 #define CF_BLOOM_H
 
-#include "alloc.h"
+#include "base/alloc.h"
 
 struct cf_bloom {
     cf_allocator alloc;

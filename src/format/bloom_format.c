@@ -14,8 +14,8 @@
  * deterministic: the same adds in any order give the same bytes, except for
  * `items`, which counts them.
  */
-#include "bloom_format.h"
-#include "cf_format.h"
+#include "format/bloom_format.h"
+#include "format/cf_format.h"
 
 /* The cuckoo image's magic (serialize.c: PNG's trick against 7-bit
  * channels and newline translation) with 'B' for 'F' in the fourth byte:

@@ -6,7 +6,7 @@
 #ifndef CF_BLOOM_FORMAT_H
 #define CF_BLOOM_FORMAT_H
 
-#include "bloom.h"
+#include "bloom/bloom.h"
 
 #define CF__BLOOM_HEADER_SIZE 40u
 #define CF__BLOOM_FORMAT_VERSION 1u

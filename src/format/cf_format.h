@@ -23,13 +23,13 @@
 #endif
 #include <xxhash.h>
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 #define CF__HEADER_SIZE 64u
 #define CF__TRAILER_SIZE 8u
 #define CF__FORMAT_VERSION 1u
-#define CF__FORMAT_VERSION_GROWN 2u /* CF_GROW filters: grow_format.c */
-/* CF_GROW filters with CF_GROWTH_INPLACE: grow_inplace_format.c (version 3
+#define CF__FORMAT_VERSION_CHAIN 2u /* CF_GROW filters: chain_format.c */
+/* CF_GROW filters with CF_GROWTH_INPLACE: inplace_format.c (version 3
  * was never written: docs/FORMAT.md). */
 #define CF__FORMAT_VERSION_INPLACE 4u
 
@@ -86,8 +86,8 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
 /* Which reader an input is for: a version-1 image of one table
  * (cf__header_decode and serialize.c, also for every input that is no
  * filter at all: they say what is wrong), a version-2 chain of them
- * (grow_format.c) or a version-4 in-place grown table
- * (grow_inplace_format.c).  The one place that routes inputs by version. */
+ * (chain_format.c) or a version-4 in-place grown table
+ * (inplace_format.c).  The one place that routes inputs by version. */
 typedef enum cf__image_kind { CF__IMAGE_TABLE, CF__IMAGE_CHAIN, CF__IMAGE_INPLACE } cf__image_kind;
 
 /* The reader of an input of input_len bytes of which buf holds the first

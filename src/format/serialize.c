@@ -15,8 +15,8 @@
  * Writing is deterministic: the same filter always gives the same bytes, so
  * "serialize, deserialize, serialize" is byte-identical (the fuzzers check).
  */
-#include "cf_format.h"
-#include "table.h"
+#include "format/cf_format.h"
+#include "table/table.h"
 
 /* PNG's trick: a non-ASCII first byte (catches 7-bit channels and text
  * sniffing), CR LF (catches newline translation), ^Z (stops DOS `type`) and
@@ -90,7 +90,7 @@ cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len) {
     if (input_len < CF__OFF_VERSION + 2 || memcmp(buf, cf__magic, sizeof cf__magic) != 0)
         return CF__IMAGE_TABLE;
     switch (cf__get_le(buf + CF__OFF_VERSION, 2)) {
-    case CF__FORMAT_VERSION_GROWN: return CF__IMAGE_CHAIN;
+    case CF__FORMAT_VERSION_CHAIN: return CF__IMAGE_CHAIN;
     case CF__FORMAT_VERSION_INPLACE: return CF__IMAGE_INPLACE;
     default: return CF__IMAGE_TABLE;
     }

@@ -14,16 +14,16 @@
  * cf_deserialize.  A grown filter (version 2) is served table by table.
  * The public cf_serialize_range (api/bytes.c) checks the range first.
  */
-#include "cf_format.h"
-#include "grow_format.h"
+#include "format/cf_format.h"
+#include "format/chain_format.h"
 
 /* A grown filter's form (version 2) is its header, then each table's
  * version-1 image padded to a multiple of 64 bytes: the ranges of each
  * record come from that table, the padding is zeros.  The caller checked
  * the range against the whole form. */
-void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
+void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
     uint8_t header[CF__HEADER_SIZE];
-    cf__grow_header_encode(f, header);
+    cf__chain_header_encode(f, header);
     uint64_t start = 0, end = CF__HEADER_SIZE; /* the current piece: [start, end) */
     for (unsigned k = 0; len > 0; k++) {
         if (offset < end) {
@@ -44,7 +44,7 @@ void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t le
         }
         if (k < f->chain->count) {
             start = end;
-            end += cf__grow_record_size(cf__image_size(f->chain->tables[k]));
+            end += cf__chain_record_size(cf__image_size(f->chain->tables[k]));
         }
     }
 }

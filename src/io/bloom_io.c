@@ -22,10 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bloom_format.h"
-#include "bloom_io.h"
-#include "file_path.h"
-#include "file_sys.h"
+#include "format/bloom_format.h"
+#include "io/bloom_io.h"
+#include "io/file_path.h"
+#include "io/file_sys.h"
 
 cf_status cf__bloom_save_path(const cf_bloom *b, const char *path) {
     cf__temp t;

@@ -7,7 +7,7 @@
 #ifndef CF_BLOOM_IO_H
 #define CF_BLOOM_IO_H
 
-#include "bloom.h"
+#include "bloom/bloom.h"
 
 /* cf_bloom_save, cf_bloom_load and cf_bloom_map after their argument
  * checks. */

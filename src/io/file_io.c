@@ -25,10 +25,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "file_path.h"
-#include "file_sys.h"
-#include "table.h"
+#include "io/file_io.h"
+#include "io/file_path.h"
+#include "io/file_sys.h"
+#include "table/table.h"
 
 /* The version-1 path of cf__load_path, on the descriptor it opened (fd, a
  * regular file whose validated header is h, read into header); closes fd. */
@@ -94,8 +94,8 @@ cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out
     CF__FORWARD_IF_ERROR(cf__open_image(path, &fd, &size, header, &kind, &h));
     switch (kind) {
     case CF__IMAGE_TABLE: return cf__load_table(fd, header, &h, a, out);
-    case CF__IMAGE_CHAIN: return cf__grow_load(fd, size, header, a, out);
-    case CF__IMAGE_INPLACE: return cf__ip_load(fd, size, a, out);
+    case CF__IMAGE_CHAIN: return cf__chain_load(fd, size, header, a, out);
+    case CF__IMAGE_INPLACE: return cf__inplace_load(fd, size, a, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */
@@ -150,8 +150,8 @@ cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
     CF__FORWARD_IF_ERROR(cf__open_image(path, &fd, &size, header, &kind, &h));
     switch (kind) {
     case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, verify, out);
-    case CF__IMAGE_CHAIN: return cf__grow_map(fd, size, header, verify, out);
-    case CF__IMAGE_INPLACE: return cf__ip_map(fd, size, verify, out);
+    case CF__IMAGE_CHAIN: return cf__chain_map(fd, size, header, verify, out);
+    case CF__IMAGE_INPLACE: return cf__inplace_map(fd, size, verify, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */

@@ -1,13 +1,13 @@
 /*
  * file_io.h -- filters in files: load, map and save (file_io.c), with the
- * version-2 paths of grown filters (grow_io.c) and the version-4 paths of
- * in-place grown ones (grow_inplace_io.c).  api/files.c checks the
+ * version-2 paths of grown filters (chain_io.c) and the version-4 paths of
+ * in-place grown ones (inplace_io.c).  api/files.c checks the
  * arguments and picks the writer by the filter's kind.
  */
 #ifndef CF_FILE_IO_H
 #define CF_FILE_IO_H
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 /* cf_load and cf_map after their argument checks: either version. */
 cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out);
@@ -27,22 +27,22 @@ cf_status cf__save_file(const char *path, cf__file_writer write, const cf_filter
 int cf__lock_fd(const cf_file_lock *l);
 
 /* Writers for cf__save_file: one table's version-1 image (file_sys.c), a
- * grown filter's version-2 bytes (grow_io.c), an in-place grown filter's
- * version-4 bytes (grow_inplace_io.c). */
+ * grown filter's version-2 bytes (chain_io.c), an in-place grown filter's
+ * version-4 bytes (inplace_io.c). */
 bool cf__image_write(const cf_filter *t, int fd);
-bool cf__grow_write(const cf_filter *f, int fd);
-bool cf__ip_write(const cf_filter *f, int fd);
+bool cf__chain_write(const cf_filter *f, int fd);
+bool cf__inplace_write(const cf_filter *f, int fd);
 
 /* The version-2 paths of cf__load_path and cf__map_path, on the file it
  * opened (fd, a regular file of size bytes, whose first min(size, 64)
  * bytes are head).  They close fd. */
-cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
                         cf_filter **out);
-cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
+cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
 
-/* The version-4 paths, the same way (grow_inplace_io.c): they read the
+/* The version-4 paths, the same way (inplace_io.c): they read the
  * 128-byte header themselves, and close fd. */
-cf_status cf__ip_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
-cf_status cf__ip_map(int fd, uint64_t size, bool verify, cf_filter **out);
+cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
+cf_status cf__inplace_map(int fd, uint64_t size, bool verify, cf_filter **out);
 
 #endif /* CF_FILE_IO_H */

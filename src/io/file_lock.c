@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "file_path.h"
+#include "io/file_io.h"
+#include "io/file_path.h"
 
 struct cf_file_lock {
     cf_allocator alloc;

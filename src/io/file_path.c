@@ -17,7 +17,7 @@
  */
 #define _GNU_SOURCE /* O_TMPFILE */
 
-#include "file_path.h"
+#include "io/file_path.h"
 
 #include <ctype.h>
 #include <dirent.h>

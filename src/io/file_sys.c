@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_sys.h"
+#include "io/file_sys.h"
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0

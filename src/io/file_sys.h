@@ -1,11 +1,11 @@
 /*
  * file_sys.h -- the POSIX calls under every file of filters (file_sys.c),
- * shared by file_io.c (version 1) and grow_io.c (version 2).
+ * shared by file_io.c (version 1) and chain_io.c (version 2).
  */
 #ifndef CF_FILE_SYS_H
 #define CF_FILE_SYS_H
 
-#include "cf_format.h"
+#include "format/cf_format.h"
 
 /* write()/pread() loops over EINTR and short transfers.  cf__pread_all
  * returns the bytes read (short at EOF) or (size_t)-1. */

@@ -2,7 +2,7 @@
  * batch.c -- many hashes against one table: located and prefetched ahead of
  * their probes, so that the memory reads of many keys overlap.
  */
-#include "batch.h"
+#include "table/batch.h"
 
 /* Keys hashed and prefetched ahead of the probes: enough to keep the
  * memory system's ~30 outstanding misses per core busy, small enough to

@@ -4,7 +4,7 @@
 #ifndef CF_BATCH_H
 #define CF_BATCH_H
 
-#include "kernel.h"
+#include "table/kernel.h"
 
 /* How many of the n hashes the table holds; out[j] (when out is not NULL)
  * says whether hash j is found. */

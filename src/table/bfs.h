@@ -9,7 +9,7 @@
 #ifndef CF_BFS_H
 #define CF_BFS_H
 
-#include "bucket.h"
+#include "table/bucket.h"
 
 /* The fingerprints of a bucket, in slot order. */
 typedef void (*cf__bfs_read)(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]);

@@ -23,8 +23,8 @@
 #ifndef CF_BUCKET_H
 #define CF_BUCKET_H
 
-#include "cf_internal.h"
-#include "semisort.h"
+#include "table/cf_internal.h"
+#include "table/semisort.h"
 
 /* Where a hash puts its item: its fingerprint and its two buckets (the
  * same bucket twice when alt maps i1 to itself). */
@@ -201,7 +201,7 @@ __attribute__((noinline, unused)) static bool cf__contains_other(const cf_filter
 }
 
 /* Whether the plain table f holds p.fp in bucket p.i1 or p.i2: every
- * single-table lookup (api/ops.c) and each table of a grown one (grow.c).  Both
+ * single-table lookup (api/ops.c) and each table of a grown one (chain.c).  Both
  * buckets are read and tested without a branch between them, so the two
  * memory reads overlap and no misprediction on loaded data holds back the
  * next lookup. */

@@ -22,9 +22,9 @@
 #ifndef CF_INTERNAL_H
 #define CF_INTERNAL_H
 
-#include "alloc.h"
-#include "bits.h"
-#include "hash.h"
+#include "base/alloc.h"
+#include "base/bits.h"
+#include "base/hash.h"
 
 #define CF__TABLE_PAD 8
 
@@ -67,17 +67,17 @@ typedef struct cf__chain cf__chain;
 /* What a handle is.  api/ decides every operation with one switch on it
  * (the kinds x operations matrix of docs/ARCHITECTURE.md):
  *   CF__PLAIN       one table, the fields below (table/)
- *   CF__GROWN       a chain of plain tables (chain, variant/grow.c); the
+ *   CF__CHAIN       a chain of plain tables (chain, kind/chain.c); the
  *                   table fields of the handle itself are unused (zero)
  *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
- *                   variant/concurrent.c), which hold its counters
+ *                   kind/concurrent.c), which hold its counters
  *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
  *                   of variable-length fingerprints that doubles in place
- *                   (ip, variant/grow_inplace.c); table, table_bytes,
+ *                   (ip, kind/inplace.c); table, table_bytes,
  *                   num_buckets, items and the statistics are the handle's */
 typedef enum __attribute__((packed)) cf__kind {
     CF__PLAIN,
-    CF__GROWN,
+    CF__CHAIN,
     CF__CONCURRENT,
     CF__INPLACE
 } cf__kind;
@@ -119,9 +119,9 @@ struct cf_filter {
     /* What a kind needs beyond the table, one at a time (kind says which;
      * NULL in a plain handle). */
     union {
-        struct cf__chain *chain; /* CF__GROWN: the tables (grow.h); table is NULL */
-        struct cf__cc *cc;       /* CF__CONCURRENT: lock stripes (concurrent.h)  */
-        struct cf__ip *ip;       /* CF__INPLACE: growth state (grow_inplace.h)   */
+        struct cf__chain *chain; /* CF__CHAIN: the tables (chain.h); table is NULL */
+        struct cf__concurrent *cc;       /* CF__CONCURRENT: lock stripes (concurrent.h)  */
+        struct cf__inplace *ip;       /* CF__INPLACE: growth state (inplace.h)   */
     };
 };
 

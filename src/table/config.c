@@ -18,7 +18,7 @@
  */
 #include <math.h>
 
-#include "table.h"
+#include "table/table.h"
 
 void cf_config_init(cf_config *cfg) {
     cf__config_defaults(cfg);

@@ -25,7 +25,7 @@
  * same inserts hold identical tables.  It returns CF_E_FULL (no path) or
  * CF_E_NOMEM (no scratch for a search beyond the stack's), changing nothing.
  */
-#include "bfs.h"
+#include "table/bfs.h"
 
 /* Moves fingerprints along the path ending at `end`, then stores fp in the
  * freed root slot; each write goes to trace too, when there is one. */

@@ -10,13 +10,13 @@
  * An item may sit in either bucket after evictions, so delete and count look
  * at both.  When i1 == i2 (alt maps the bucket to itself) there is one bucket.
  * Lookups are bucket.h's cf__contains_at; batches are batch.c's.  These
- * work on one plain table: api/ops.c calls them for a plain filter, grow.c
+ * work on one plain table: api/ops.c calls them for a plain filter, chain.c
  * for each table of a grown one, merge.c to add another table's contents.
  */
 #ifndef CF_KERNEL_H
 #define CF_KERNEL_H
 
-#include "bucket.h"
+#include "table/bucket.h"
 
 /* SWAR layouts: stores fp in the first free slot of the bucket whose bits
  * start at p, if it has one.  Free lanes are zero lanes; bits above the

@@ -10,12 +10,12 @@
  * scratch of an eviction search that outgrows the stack, freed before the
  * insert returns: evict.c).  A mapped table (io/) points into a read-only
  * mapping instead and owns no table memory.  A plain filter is one table; a
- * grown one holds several (variant/grow.c); a concurrent one is a table with
- * lock stripes (variant/concurrent.c).
+ * grown one holds several (kind/chain.c); a concurrent one is a table with
+ * lock stripes (kind/concurrent.c).
  */
-#include "bucket.h"
-#include "hash.h"
-#include "table.h"
+#include "table/bucket.h"
+#include "base/hash.h"
+#include "table/table.h"
 
 void cf__derive_layout(cf_filter *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;

@@ -1,13 +1,13 @@
 /*
  * table.h -- one bit-packed table as a whole (table.c): creating, freeing,
  * clearing and describing it.  The operations on its keys are kernel.h's
- * (inline) and batch.h's; the variants (variant/) and the public functions
+ * (inline) and batch.h's; the variants (kind/) and the public functions
  * (api/) build on these, never on the public API.
  */
 #ifndef CF_TABLE_H
 #define CF_TABLE_H
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 /* A plain table as cfg describes it (cfg->flags: CF_SEMI_SORT at most, the
  * caller checked), zeroed.  CF_OK, CF_E_PARAM, CF_E_TOO_LARGE or CF_E_NOMEM. */

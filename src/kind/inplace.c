@@ -1,12 +1,12 @@
 /*
- * grow_inplace.c -- a CF_GROWTH_INPLACE filter: creating it, inserting
+ * inplace.c -- a CF_GROWTH_INPLACE filter: creating it, inserting
  * (with a breadth-first eviction search), doubling, deleting, counting and
- * describing it (design and arithmetic: grow_inplace.h).
+ * describing it (design and arithmetic: inplace.h).
  *
  *   insert:  free slot in i1 or i2 ─► else an eviction path ─► else double
  *            the table (one realloc, buckets split from the top down) and
  *            try again at the new level
- *   lookup:  two buckets (grow_inplace.h, inlined in api/ops.c's switch)
+ *   lookup:  two buckets (inplace.h, inlined in api/ops.c's switch)
  *   delete:  the longest matching entry of the two buckets
  *
  * Lookups, the free-slot test, placing an entry and the split read a
@@ -15,43 +15,43 @@
  */
 #include <math.h>
 
-#include "grow_inplace.h"
-#include "table.h"
+#include "kind/inplace.h"
+#include "table/table.h"
 
 /* ---- one slot at a time ---- */
 
-/* (cf__ip_get, the reader, is grow_inplace.h's: format/ checks tables
+/* (cf__inplace_get, the reader, is inplace.h's: format/ checks tables
  * with it.) */
-static inline void cf__ip_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
+static inline void cf__inplace_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
     unsigned w = f->ip->w;
-    cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i) + s * w);
+    cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i) + s * w);
     uint64_t mask = (((uint64_t)1 << w) - 1) << p.shift;
     cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (v << p.shift));
 }
 
 /* Bucket i as its one or two 64-bit words (slot s at bit s * w of the pair;
  * a narrow bucket in the low end of word 0). */
-static inline void cf__ip_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
+static inline void cf__inplace_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
     unsigned w = f->ip->w;
     if (w != 32) {
-        word[0] = cf__ip_narrow_word(f->table, i, w), word[1] = 0;
+        word[0] = cf__inplace_narrow_word(f->table, i, w), word[1] = 0;
         return;
     }
     const uint8_t *p = f->table + i * 16;
     word[0] = cf__load64le(p), word[1] = cf__load64le(p + 8);
 }
 
-/* Slot s of a bucket read by cf__ip_bucket_read. */
-static inline uint64_t cf__ip_lane(const uint64_t word[2], unsigned s, unsigned w) {
+/* Slot s of a bucket read by cf__inplace_bucket_read. */
+static inline uint64_t cf__inplace_lane(const uint64_t word[2], unsigned s, unsigned w) {
     return (word[s * w / 64] >> (s * w % 64)) & (((uint64_t)1 << w) - 1);
 }
 
 /* Writes bucket i whole (the bits of a 60-bit bucket's neighbours kept). */
-static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
+static inline void cf__inplace_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
     unsigned w = f->ip->w;
     if (w != 32) {
-        cf__bitpos p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
-        uint64_t mask = cf__ip_bucket_mask(w) << p.shift;
+        cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
+        uint64_t mask = cf__inplace_bucket_mask(w) << p.shift;
         cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (word[0] << p.shift));
         return;
     }
@@ -63,39 +63,39 @@ static inline void cf__ip_bucket_write(cf_filter *f, uint64_t i, const uint64_t 
 /* Tables past CF__NEAR_BYTES: a bucket's miss is worth starting early
  * (cf_internal.h; the plain kernels test cf_filter.far, which an in-place
  * table outgrows as it doubles). */
-static inline bool cf__ip_far(const cf_filter *f) {
+static inline bool cf__inplace_far(const cf_filter *f) {
     return f->table_bytes > CF__NEAR_BYTES;
 }
 
-static inline void cf__ip_prefetch(const cf_filter *f, uint64_t i) {
-    __builtin_prefetch(f->table + cf__ip_bucket_bit(f->ip->w, i) / 8);
+static inline void cf__inplace_prefetch(const cf_filter *f, uint64_t i) {
+    __builtin_prefetch(f->table + cf__inplace_bucket_bit(f->ip->w, i) / 8);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
-static inline unsigned cf__ip_len(const cf__ip *ip, uint64_t v) {
+static inline unsigned cf__inplace_len(const cf__inplace *ip, uint64_t v) {
     return ip->w - 1 - (unsigned)__builtin_ctzll(v);
 }
 
-static inline uint64_t cf__ip_tag(const cf__ip *ip, uint64_t v) {
+static inline uint64_t cf__inplace_tag(const cf__inplace *ip, uint64_t v) {
     return v >> (ip->w - ip->tag_bits);
 }
 
 /* S's unit for an entry of length len: 2^(w-1-len) units of 2^-(w-1). */
-static inline uint64_t cf__ip_weight(const cf__ip *ip, uint64_t v) {
-    return (uint64_t)1 << (ip->w - 1 - cf__ip_len(ip, v));
+static inline uint64_t cf__inplace_weight(const cf__inplace *ip, uint64_t v) {
+    return (uint64_t)1 << (ip->w - 1 - cf__inplace_len(ip, v));
 }
 
 /* Whether the nonzero-or-empty slot v matches query string q (one lane). */
-static inline bool cf__ip_lane_matches(uint64_t v, uint64_t q) {
+static inline bool cf__inplace_lane_matches(uint64_t v, uint64_t q) {
     return v != 0 && ((v ^ q) >> (__builtin_ctzll(v) + 1)) == 0;
 }
 
 /* The nonzero slot v of bucket i moved to its other bucket: *j gets that
  * bucket; returns v as stored there (its e xored with H(t)'s bits after
  * the top k; t and the length unchanged). */
-static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *j) {
-    uint64_t hx = cf__ip_mix(cf__ip_tag(ip, v));
-    unsigned k = ip->level, le = cf__ip_len(ip, v) - ip->tag_bits;
+static uint64_t cf__inplace_move(const cf__inplace *ip, uint64_t i, uint64_t v, uint64_t *j) {
+    uint64_t hx = cf__inplace_mix(cf__inplace_tag(ip, v));
+    unsigned k = ip->level, le = cf__inplace_len(ip, v) - ip->tag_bits;
     *j = i ^ (hx >> (64 - k));
     if (le > 0) v ^= ((hx << k) >> (64 - le)) << (ip->w - ip->tag_bits - le);
     return v;
@@ -105,69 +105,69 @@ static uint64_t cf__ip_move(const cf__ip *ip, uint64_t i, uint64_t v, uint64_t *
  * in its word all at once, or -1; *p and *word are where that word is and
  * the 64 bits loaded there.  An empty lane's top bit is at W s + W - 1, in
  * slot s (no division by a variable). */
-static inline int cf__ip_first_empty(const cf_filter *f, uint64_t i, cf__bitpos *p,
+static inline int cf__inplace_first_empty(const cf_filter *f, uint64_t i, cf__bitpos *p,
                                      uint64_t *word) {
     unsigned w = f->ip->w;
-    uint64_t highs = cf__ip_highs(w);
-    *p = cf__bitpos_of(f->table, cf__ip_bucket_bit(w, i));
+    uint64_t highs = cf__inplace_highs(w);
+    *p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
     *word = cf__load64le(p->at);
-    uint64_t z = ~cf__ip_nonzero((*word >> p->shift) & cf__ip_bucket_mask(w), highs) & highs;
+    uint64_t z = ~cf__inplace_nonzero((*word >> p->shift) & cf__inplace_bucket_mask(w), highs) & highs;
     if (z == 0) return -1;
     unsigned b = (unsigned)__builtin_ctzll(z);
     return (int)(w == 15 ? b / 15 : b >> 4);
 }
 
-static int cf__ip_free_slot(const cf_filter *f, uint64_t i) {
+static int cf__inplace_free_slot(const cf_filter *f, uint64_t i) {
     if (f->ip->w != 32) {
         cf__bitpos p;
         uint64_t word;
-        return cf__ip_first_empty(f, i, &p, &word);
+        return cf__inplace_first_empty(f, i, &p, &word);
     }
-    for (unsigned s = 0; s < CF__IP_SLOTS; s++)
-        if (cf__ip_get(f, i, s) == 0) return (int)s;
+    for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++)
+        if (cf__inplace_get(f, i, s) == 0) return (int)s;
     return -1;
 }
 
-static bool cf__ip_place(cf_filter *f, uint64_t i, uint64_t v) {
+static bool cf__inplace_place(cf_filter *f, uint64_t i, uint64_t v) {
     unsigned w = f->ip->w;
     if (w != 32) {
         /* The lane is zero, so v is or-ed into the word as loaded (a 60-bit
          * bucket's neighbours kept). */
         cf__bitpos p;
         uint64_t word;
-        int s = cf__ip_first_empty(f, i, &p, &word);
+        int s = cf__inplace_first_empty(f, i, &p, &word);
         if (s < 0) return false;
         cf__store64le(p.at, word | (v << ((unsigned)s * w + p.shift)));
         return true;
     }
-    int s = cf__ip_free_slot(f, i);
+    int s = cf__inplace_free_slot(f, i);
     if (s < 0) return false;
-    cf__ip_set(f, i, (unsigned)s, v);
+    cf__inplace_set(f, i, (unsigned)s, v);
     return true;
 }
 
 /* Slots of the key's buckets matching it (each bucket once). */
-static size_t cf__ip_matches(const cf_filter *f, const cf__ip_loc *l) {
+static size_t cf__inplace_matches(const cf_filter *f, const cf__inplace_loc *l) {
     size_t n = 0;
-    for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-        n += cf__ip_lane_matches(cf__ip_get(f, l->i1, s), l->q1);
-        if (l->i2 != l->i1) n += cf__ip_lane_matches(cf__ip_get(f, l->i2, s), l->q2);
+    for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
+        n += cf__inplace_lane_matches(cf__inplace_get(f, l->i1, s), l->q1);
+        if (l->i2 != l->i1) n += cf__inplace_lane_matches(cf__inplace_get(f, l->i2, s), l->q2);
     }
     return n;
 }
 
 /* ---- the eviction search: breadth first, then the moves ---- */
 
-typedef struct cf__ip_node {
+typedef struct cf__inplace_node {
     uint64_t bucket;
     int32_t parent; /* -1 for the two roots */
     uint8_t slot;   /* the parent's slot whose entry moves into this bucket */
-} cf__ip_node;
+} cf__inplace_node;
 
 /* Nodes on the stack: the search's budget is min(max_kicks + 2, this). */
-#define CF__IP_NODES 1024
+#define CF__INPLACE_NODES 1024
 
-static bool cf__ip_on_path(const cf__ip_node *q, int32_t n, uint64_t bucket) {
+static bool cf__inplace_on_path(const cf__inplace_node *q, int32_t n, uint64_t bucket) {
     for (; n >= 0; n = q[n].parent)
         if (q[n].bucket == bucket) return true;
     return false;
@@ -175,56 +175,56 @@ static bool cf__ip_on_path(const cf__ip_node *q, int32_t n, uint64_t bucket) {
 
 /* Where a new entry goes: buckets i1 and i2, and the entry as stored in
  * each (a key's query strings with their marker, or a merged entry). */
-typedef struct cf__ip_put {
+typedef struct cf__inplace_put {
     uint64_t i1, i2, v1, v2;
-} cf__ip_put;
+} cf__inplace_put;
 
 /* Moves the entry in slot s of node n's bucket to `to` (which has a free
  * slot), then each parent's entry into the slot its child freed, and
  * stores the new entry in the root's freed slot. */
-static void cf__ip_apply(cf_filter *f, const cf__ip_node *q, int32_t n, unsigned s, uint64_t to,
-                         const cf__ip_put *p) {
+static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n, unsigned s, uint64_t to,
+                         const cf__inplace_put *p) {
     for (;;) {
         uint64_t from = q[n].bucket, j;
-        uint64_t v = cf__ip_move(f->ip, from, cf__ip_get(f, from, s), &j);
-        cf__ip_place(f, to, v);
-        cf__ip_set(f, from, s, 0);
+        uint64_t v = cf__inplace_move(f->ip, from, cf__inplace_get(f, from, s), &j);
+        cf__inplace_place(f, to, v);
+        cf__inplace_set(f, from, s, 0);
         f->total_kicks++;
         to = from;
         if (q[n].parent < 0) break;
         s = q[n].slot;
         n = q[n].parent;
     }
-    cf__ip_place(f, to, to == p->i1 ? p->v1 : p->v2);
+    cf__inplace_place(f, to, to == p->i1 ? p->v1 : p->v2);
 }
 
-static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
-    cf__ip_node q[CF__IP_NODES];
-    int32_t cap = f->max_kicks + 2 < CF__IP_NODES ? (int32_t)f->max_kicks + 2 : CF__IP_NODES;
+static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
+    cf__inplace_node q[CF__INPLACE_NODES];
+    int32_t cap = f->max_kicks + 2 < CF__INPLACE_NODES ? (int32_t)f->max_kicks + 2 : CF__INPLACE_NODES;
     int32_t n = 0;
-    q[n++] = (cf__ip_node){p->i1, -1, 0};
-    if (p->i2 != p->i1) q[n++] = (cf__ip_node){p->i2, -1, 0};
+    q[n++] = (cf__inplace_node){p->i1, -1, 0};
+    if (p->i2 != p->i1) q[n++] = (cf__inplace_node){p->i2, -1, 0};
     /* Every bucket queued is full: the roots were, and a bucket is queued
      * only when it had no free slot (nothing changes during the search). */
-    bool far = cf__ip_far(f);
+    bool far = cf__inplace_far(f);
     for (int32_t head = 0; head < n; head++) {
-        uint64_t b = q[head].bucket, word[2], kid[CF__IP_SLOTS];
-        cf__ip_bucket_read(f, b, word);
+        uint64_t b = q[head].bucket, word[2], kid[CF__INPLACE_SLOTS];
+        cf__inplace_bucket_read(f, b, word);
         /* The four buckets the entries could move to, their misses started
          * together (each is then tested for room, and queued: so a queued
          * bucket is in cache when its turn comes). */
-        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-            cf__ip_move(f->ip, b, cf__ip_lane(word, s, f->ip->w), &kid[s]);
-            if (far) cf__ip_prefetch(f, kid[s]);
+        for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
+            cf__inplace_move(f->ip, b, cf__inplace_lane(word, s, f->ip->w), &kid[s]);
+            if (far) cf__inplace_prefetch(f, kid[s]);
         }
-        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
+        for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
             uint64_t j = kid[s];
-            if (j == b || cf__ip_on_path(q, head, j)) continue;
-            if (cf__ip_free_slot(f, j) >= 0) {
-                cf__ip_apply(f, q, head, s, j, p);
+            if (j == b || cf__inplace_on_path(q, head, j)) continue;
+            if (cf__inplace_free_slot(f, j) >= 0) {
+                cf__inplace_apply(f, q, head, s, j, p);
                 return CF_OK;
             }
-            if (n < cap) q[n++] = (cf__ip_node){j, head, (uint8_t)s};
+            if (n < cap) q[n++] = (cf__inplace_node){j, head, (uint8_t)s};
         }
     }
     return CF_E_FULL;
@@ -234,8 +234,8 @@ static cf_status cf__ip_evict(cf_filter *f, const cf__ip_put *p) {
 
 /* The FPP bound 2S/nb of a table of nb buckets whose weight is `weight`
  * units after every free slot (free of `entries`) got a new entry. */
-static double cf__ip_full_fpp(const cf__ip *ip, uint64_t nb, uint64_t weight, uint64_t entries) {
-    uint64_t slots = nb * CF__IP_SLOTS;
+static double cf__inplace_full_fpp(const cf__inplace *ip, uint64_t nb, uint64_t weight, uint64_t entries) {
+    uint64_t slots = nb * CF__INPLACE_SLOTS;
     double s = ((double)weight + (double)(slots > entries ? slots - entries : 0)) *
                ldexp(1.0, -(int)(ip->w - 1));
     return 2.0 * s / (double)nb;
@@ -245,8 +245,8 @@ static double cf__ip_full_fpp(const cf__ip *ip, uint64_t nb, uint64_t weight, ui
  * half it goes to (*half = its first e bit) and v as stored there (the
  * bits under t shifted up by one), or false when it has no e bit left and
  * goes to both halves unchanged. */
-static bool cf__ip_split_entry(const cf__ip *ip, uint64_t *v, unsigned *half) {
-    if (cf__ip_len(ip, *v) == ip->tag_bits) return false;
+static bool cf__inplace_split_entry(const cf__inplace *ip, uint64_t *v, unsigned *half) {
+    if (cf__inplace_len(ip, *v) == ip->tag_bits) return false;
     unsigned below = ip->w - ip->tag_bits; /* bits under t; e_0 is the top one */
     uint64_t low = ((uint64_t)1 << below) - 1;
     *half = (unsigned)(*v >> (below - 1)) & 1;
@@ -259,17 +259,17 @@ static bool cf__ip_split_entry(const cf__ip *ip, uint64_t *v, unsigned *half) {
  * keeps its entries in slot order, from slot 0.  The bucket is read as its
  * one or two 64-bit words and each half written whole: slot by slot, the
  * split was a quarter of an insert's instructions. */
-static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
-    const cf__ip *ip = f->ip;
+static uint64_t cf__inplace_split_bucket(cf_filter *f, uint64_t i) {
+    const cf__inplace *ip = f->ip;
     unsigned w = ip->w;
     uint64_t in[2], out[2][2] = {{0}}, dups = 0;
     unsigned c[2] = {0, 0};
-    cf__ip_bucket_read(f, i, in);
-    for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-        uint64_t v = cf__ip_lane(in, s, w);
+    cf__inplace_bucket_read(f, i, in);
+    for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
+        uint64_t v = cf__inplace_lane(in, s, w);
         unsigned half;
         if (v == 0) continue;
-        if (cf__ip_split_entry(ip, &v, &half)) {
+        if (cf__inplace_split_entry(ip, &v, &half)) {
             out[half][c[half] * w / 64] |= v << (c[half] * w % 64);
             c[half]++;
             continue;
@@ -280,29 +280,29 @@ static uint64_t cf__ip_split_bucket(cf_filter *f, uint64_t i) {
         }
         dups++;
     }
-    cf__ip_bucket_write(f, 2 * i, out[0]);
-    cf__ip_bucket_write(f, 2 * i + 1, out[1]);
+    cf__inplace_bucket_write(f, 2 * i, out[0]);
+    cf__inplace_bucket_write(f, 2 * i + 1, out[1]);
     return dups;
 }
 
 /* CF_GROWTH_OPEN, or why the table cannot double (cf_stats.growth_limit):
  * the level that keeps X's index bits clear of t, an unaddressable size,
  * max_bytes, or the FPP bound of the doubled table filled. */
-static unsigned cf__ip_double_limit(const cf_filter *f) {
-    const cf__ip *ip = f->ip;
+static unsigned cf__inplace_double_limit(const cf_filter *f) {
+    const cf__inplace *ip = f->ip;
     size_t old = f->table_bytes;
     CF__RETURN_IF(ip->level >= ip->max_level, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(ip->max_bytes != 0 && 2 * old > ip->max_bytes, CF_GROWTH_LIMIT_BYTES);
-    CF__RETURN_IF(cf__ip_full_fpp(ip, 2 * f->num_buckets, 2 * ip->weight, ip->entries) >
+    CF__RETURN_IF(cf__inplace_full_fpp(ip, 2 * f->num_buckets, 2 * ip->weight, ip->entries) >
                       ip->target_fpp,
                   CF_GROWTH_LIMIT_FPP);
     return CF_GROWTH_OPEN;
 }
 
-cf_status cf__ip_double(cf_filter *f) {
-    cf__ip *ip = f->ip;
-    CF__RETURN_IF(cf__ip_double_limit(f) != CF_GROWTH_OPEN, CF_E_FULL);
+cf_status cf__inplace_double(cf_filter *f) {
+    cf__inplace *ip = f->ip;
+    CF__RETURN_IF(cf__inplace_double_limit(f) != CF_GROWTH_OPEN, CF_E_FULL);
     size_t old = f->table_bytes, bytes = 2 * old;
     uint64_t nb = f->num_buckets;
     uint8_t *t = cf__realloc(&f->alloc, f->table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
@@ -313,7 +313,7 @@ cf_status cf__ip_double(cf_filter *f) {
     /* From the top down: buckets 2i and 2i + 1 are at or above i, and every
      * bucket below i is still unread and untouched. */
     uint64_t dups = 0;
-    for (uint64_t i = nb; i-- > 0;) dups += cf__ip_split_bucket(f, i);
+    for (uint64_t i = nb; i-- > 0;) dups += cf__inplace_split_bucket(f, i);
     memset(t + bytes, 0, CF__TABLE_PAD);
     f->table_bytes = bytes;
     f->num_buckets = 2 * nb;
@@ -327,17 +327,17 @@ cf_status cf__ip_double(cf_filter *f) {
 
 /* ---- the public operations ---- */
 
-cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
-    cf__ip *ip = f->ip;
+cf_status cf__inplace_insert_hash(cf_filter *f, uint64_t h) {
+    cf__inplace *ip = f->ip;
     for (unsigned tries = 0;; tries++) {
-        cf__ip_loc l = cf__ip_locate(ip, h);
-        cf__ip_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
+        cf__inplace_loc l = cf__inplace_locate(ip, h);
+        cf__inplace_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
         /* As the plain kernel does: i2 is read only when i1 is full, but
          * then its miss has already started. */
-        if (cf__ip_far(f)) cf__ip_prefetch(f, l.i2);
-        if (cf__ip_place(f, p.i1, p.v1) || cf__ip_place(f, p.i2, p.v2)) break;
+        if (cf__inplace_far(f)) cf__inplace_prefetch(f, l.i2);
+        if (cf__inplace_place(f, p.i1, p.v1) || cf__inplace_place(f, p.i2, p.v2)) break;
         bool searched = ip->entries < ip->full;
-        if (searched && cf__ip_evict(f, &p) == CF_OK) break;
+        if (searched && cf__inplace_evict(f, &p) == CF_OK) break;
         /* The table doubles for want of room, never for one key's copies
          * (they stay together at every size: a key stored b times or more
          * gets CF_E_FULL when its buckets are full), and once per insert:
@@ -345,10 +345,10 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
          * failure is a local knot (tiny tables) that doubling again would
          * not be sure to untie. */
         cf_status s = CF_E_FULL;
-        if (tries == 0 && cf__ip_matches(f, &l) < CF__IP_SLOTS) s = cf__ip_double(f);
+        if (tries == 0 && cf__inplace_matches(f, &l) < CF__INPLACE_SLOTS) s = cf__inplace_double(f);
         if (s == CF_OK) continue;
         /* At a limit (max_bytes, the FPP bound), the last few percent. */
-        if (s == CF_E_FULL && !searched && cf__ip_evict(f, &p) == CF_OK) break;
+        if (s == CF_E_FULL && !searched && cf__inplace_evict(f, &p) == CF_OK) break;
         f->failed_inserts += s == CF_E_FULL;
         return s;
     }
@@ -358,68 +358,68 @@ cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h) {
     return CF_OK;
 }
 
-cf_status cf__ip_insert_unique_hash(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(cf__ip_contains_hash(f, h), CF_E_EXISTS);
-    return cf__ip_insert_hash(f, h);
+cf_status cf__inplace_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(cf__inplace_contains_hash(f, h), CF_E_EXISTS);
+    return cf__inplace_insert_hash(f, h);
 }
 
-cf_status cf__ip_delete_hash(cf_filter *f, uint64_t h) {
-    cf__ip *ip = f->ip;
-    cf__ip_loc l = cf__ip_locate(ip, h);
+cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h) {
+    cf__inplace *ip = f->ip;
+    cf__inplace_loc l = cf__inplace_locate(ip, h);
     uint64_t best_bucket = 0, best = 0;
     unsigned best_slot = 0;
     for (unsigned r = 0; r < (l.i2 == l.i1 ? 1u : 2u); r++) {
         uint64_t b = r ? l.i2 : l.i1, q = r ? l.q2 : l.q1;
-        for (unsigned s = 0; s < CF__IP_SLOTS; s++) {
-            uint64_t v = cf__ip_get(f, b, s);
-            /* Longest first (the top comment of grow_inplace.h says why). */
-            if (!cf__ip_lane_matches(v, q) ||
-                (best != 0 && cf__ip_len(ip, v) <= cf__ip_len(ip, best)))
+        for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
+            uint64_t v = cf__inplace_get(f, b, s);
+            /* Longest first (the top comment of inplace.h says why). */
+            if (!cf__inplace_lane_matches(v, q) ||
+                (best != 0 && cf__inplace_len(ip, v) <= cf__inplace_len(ip, best)))
                 continue;
             best = v, best_bucket = b, best_slot = s;
         }
     }
     CF__RETURN_IF(best == 0, CF_E_NOT_FOUND);
-    cf__ip_set(f, best_bucket, best_slot, 0);
+    cf__inplace_set(f, best_bucket, best_slot, 0);
     ip->entries--;
-    ip->weight -= cf__ip_weight(ip, best);
+    ip->weight -= cf__inplace_weight(ip, best);
     /* A copy of a used-up entry may outlive its item: never count below 0. */
     if (f->items > 0) f->items--;
     return CF_OK;
 }
 
-size_t cf__ip_count_hash(const cf_filter *f, uint64_t h) {
-    cf__ip_loc l = cf__ip_locate(f->ip, h);
-    return cf__ip_matches(f, &l);
+size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h) {
+    cf__inplace_loc l = cf__inplace_locate(f->ip, h);
+    return cf__inplace_matches(f, &l);
 }
 
 /* Hashes located this far ahead of their probe, their buckets prefetched. */
-#define CF__IP_AHEAD 16
+#define CF__INPLACE_AHEAD 16
 
-size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
-    const cf__ip *ip = f->ip;
+size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+    const cf__inplace *ip = f->ip;
     size_t found = 0;
-    for (size_t j = 0; j < n && j < CF__IP_AHEAD; j++) {
-        cf__ip_loc l = cf__ip_locate(ip, hashes[j]);
-        cf__ip_prefetch(f, l.i1);
-        cf__ip_prefetch(f, l.i2);
+    for (size_t j = 0; j < n && j < CF__INPLACE_AHEAD; j++) {
+        cf__inplace_loc l = cf__inplace_locate(ip, hashes[j]);
+        cf__inplace_prefetch(f, l.i1);
+        cf__inplace_prefetch(f, l.i2);
     }
     for (size_t j = 0; j < n; j++) {
-        if (j + CF__IP_AHEAD < n) {
-            cf__ip_loc l = cf__ip_locate(ip, hashes[j + CF__IP_AHEAD]);
-            cf__ip_prefetch(f, l.i1);
-            cf__ip_prefetch(f, l.i2);
+        if (j + CF__INPLACE_AHEAD < n) {
+            cf__inplace_loc l = cf__inplace_locate(ip, hashes[j + CF__INPLACE_AHEAD]);
+            cf__inplace_prefetch(f, l.i1);
+            cf__inplace_prefetch(f, l.i2);
         }
-        bool hit = cf__ip_contains_hash(f, hashes[j]);
+        bool hit = cf__inplace_contains_hash(f, hashes[j]);
         found += hit;
         if (out != NULL) out[j] = hit;
     }
     return found;
 }
 
-cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
-        CF__FORWARD_IF_ERROR(cf__ip_insert_hash(f, hashes[j]));
+        CF__FORWARD_IF_ERROR(cf__inplace_insert_hash(f, hashes[j]));
         if (inserted != NULL) *inserted = j + 1;
     }
     return CF_OK;
@@ -430,16 +430,16 @@ cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 /* Stores a merged entry: v in bucket i, or its other bucket, or (when
  * `search`) an eviction path's end; dst's counts follow.  CF_E_FULL when
  * none is found (then dst is as it was). */
-static cf_status cf__ip_store(cf_filter *f, uint64_t i, uint64_t v, bool search) {
-    cf__ip *ip = f->ip;
-    cf__ip_put p = {.i1 = i, .v1 = v};
-    p.v2 = cf__ip_move(ip, i, v, &p.i2);
-    if (!cf__ip_place(f, p.i1, p.v1) && !cf__ip_place(f, p.i2, p.v2)) {
+static cf_status cf__inplace_store(cf_filter *f, uint64_t i, uint64_t v, bool search) {
+    cf__inplace *ip = f->ip;
+    cf__inplace_put p = {.i1 = i, .v1 = v};
+    p.v2 = cf__inplace_move(ip, i, v, &p.i2);
+    if (!cf__inplace_place(f, p.i1, p.v1) && !cf__inplace_place(f, p.i2, p.v2)) {
         CF__RETURN_IF(!search, CF_E_FULL);
-        CF__FORWARD_IF_ERROR(cf__ip_evict(f, &p));
+        CF__FORWARD_IF_ERROR(cf__inplace_evict(f, &p));
     }
     ip->entries++;
-    ip->weight += cf__ip_weight(ip, v);
+    ip->weight += cf__inplace_weight(ip, v);
     return CF_OK;
 }
 
@@ -448,34 +448,34 @@ static cf_status cf__ip_store(cf_filter *f, uint64_t i, uint64_t v, bool search)
  * of a used-up one), and stored as an insert stores a key's: a free slot,
  * else (below max_load) an eviction path, else dst doubles, once per
  * entry, and the levels still to go are read from dst again. */
-static cf_status cf__ip_merge_entry(cf_filter *dst, uint64_t b, unsigned level, uint64_t v,
+static cf_status cf__inplace_merge_entry(cf_filter *dst, uint64_t b, unsigned level, uint64_t v,
                                     bool may_double) {
-    const cf__ip *ip = dst->ip;
+    const cf__inplace *ip = dst->ip;
     for (; level < ip->level; level++) {
         unsigned half;
-        if (cf__ip_split_entry(ip, &v, &half)) {
+        if (cf__inplace_split_entry(ip, &v, &half)) {
             b = 2 * b + half;
             continue;
         }
-        CF__FORWARD_IF_ERROR(cf__ip_merge_entry(dst, 2 * b, level + 1, v, may_double));
+        CF__FORWARD_IF_ERROR(cf__inplace_merge_entry(dst, 2 * b, level + 1, v, may_double));
         b = 2 * b + 1;
     }
     bool searched = ip->entries < ip->full;
-    cf_status s = cf__ip_store(dst, b, v, searched);
+    cf_status s = cf__inplace_store(dst, b, v, searched);
     if (s != CF_E_FULL) return s;
     if (may_double) {
-        s = cf__ip_double(dst);
-        if (s == CF_OK) return cf__ip_merge_entry(dst, b, level, v, false);
+        s = cf__inplace_double(dst);
+        if (s == CF_OK) return cf__inplace_merge_entry(dst, b, level, v, false);
         if (s != CF_E_FULL) return s;
     }
     /* Doubled once already, or at a limit (max_bytes, the FPP bound): the
      * last few percent. */
-    return searched ? CF_E_FULL : cf__ip_store(dst, b, v, true);
+    return searched ? CF_E_FULL : cf__inplace_store(dst, b, v, true);
 }
 
-cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
-    const cf__ip *si = src->ip;
-    cf__ip *di = dst->ip;
+cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src) {
+    const cf__inplace *si = src->ip;
+    cf__inplace *di = dst->ip;
     /* Entries mean the same in both: the same hash, slot layout and bound. */
     CF__RETURN_IF(dst->seed != src->seed || di->w != si->w || di->target_fpp != si->target_fpp,
                   CF_E_PARAM);
@@ -483,7 +483,7 @@ cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
     /* Dst as it was, to put back on failure: the handle, its state and a
      * copy of its table (which replaces the table, perhaps doubled since). */
     cf_filter was = *dst;
-    cf__ip ip_was = *di;
+    cf__inplace ip_was = *di;
     was.table = cf__alloc(&dst->alloc, dst->table_bytes + CF__TABLE_PAD);
     CF__RETURN_IF(was.table == NULL, CF_E_NOMEM);
     memcpy(was.table, dst->table, dst->table_bytes + CF__TABLE_PAD);
@@ -491,13 +491,13 @@ cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
     /* Src's entries hold no bits of the buckets above its level, so dst
      * first doubles up to it; from there each entry goes down. */
     cf_status st = CF_OK;
-    while (st == CF_OK && di->level < si->level) st = cf__ip_double(dst);
+    while (st == CF_OK && di->level < si->level) st = cf__inplace_double(dst);
     for (uint64_t b = 0; b < src->num_buckets && st == CF_OK; b++)
-        for (unsigned s = 0; s < CF__IP_SLOTS && st == CF_OK; s++) {
-            uint64_t v = cf__ip_get(src, b, s);
+        for (unsigned s = 0; s < CF__INPLACE_SLOTS && st == CF_OK; s++) {
+            uint64_t v = cf__inplace_get(src, b, s);
             /* A marker inside the tag: a damaged file mapped unverified. */
-            if (v != 0 && cf__ip_len(si, v) < si->tag_bits) st = CF_E_CORRUPT;
-            if (v != 0 && st == CF_OK) st = cf__ip_merge_entry(dst, b, si->level, v, true);
+            if (v != 0 && cf__inplace_len(si, v) < si->tag_bits) st = CF_E_CORRUPT;
+            if (v != 0 && st == CF_OK) st = cf__inplace_merge_entry(dst, b, si->level, v, true);
         }
     if (st == CF_OK) {
         dst->items += src->items;
@@ -510,31 +510,31 @@ cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src) {
     return st;
 }
 
-size_t cf__ip_memory(const cf_filter *f) {
+size_t cf__inplace_memory(const cf_filter *f) {
     return sizeof *f + sizeof *f->ip + f->table_bytes + CF__TABLE_PAD;
 }
 
-void cf__ip_free(cf_filter *f) {
+void cf__inplace_free(cf_filter *f) {
     if (f == NULL) return;
     cf__free(&f->alloc, f->ip);
     f->ip = NULL;
     cf__table_free(f);
 }
 
-void cf__ip_clear(cf_filter *f) {
+void cf__inplace_clear(cf_filter *f) {
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
     f->ip->entries = 0;
     f->ip->weight = 0;
 }
 
-void cf__ip_stats(const cf_filter *f, cf_stats *out) {
-    const cf__ip *ip = f->ip;
+void cf__inplace_stats(const cf_filter *f, cf_stats *out) {
+    const cf__inplace *ip = f->ip;
     memset(out, 0, sizeof *out);
     out->items = f->items;
     out->num_buckets = f->num_buckets;
-    out->slots = f->num_buckets * CF__IP_SLOTS;
-    out->bucket_size = CF__IP_SLOTS;
+    out->slots = f->num_buckets * CF__INPLACE_SLOTS;
+    out->bucket_size = CF__INPLACE_SLOTS;
     out->fingerprint_bits = ip->w - 1; /* a new entry's length */
     out->bits_per_slot = ip->w;
     out->max_kicks = f->max_kicks;
@@ -546,28 +546,28 @@ void cf__ip_stats(const cf_filter *f, cf_stats *out) {
     out->expected_fpp =
         2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->num_buckets;
     out->table_bytes = f->table_bytes;
-    out->memory_bytes = cf__ip_memory(f);
+    out->memory_bytes = cf__inplace_memory(f);
     out->total_kicks = f->total_kicks;
     out->failed_inserts = f->failed_inserts;
     out->read_only = f->read_only;
     out->tables = 1;
     out->growth = 2;
     out->max_bytes = ip->max_bytes;
-    out->fpp_bound = cf__ip_full_fpp(ip, f->num_buckets, ip->weight, ip->entries);
+    out->fpp_bound = cf__inplace_full_fpp(ip, f->num_buckets, ip->weight, ip->entries);
     out->target_fpp = ip->target_fpp;
     out->growth_mode = CF_GROWTH_INPLACE;
     out->doublings = ip->doublings;
-    out->growth_limit = cf__ip_double_limit(f);
+    out->growth_limit = cf__inplace_double_limit(f);
 }
 
 /* ---- creation ---- */
 
 /* The slot width: cfg's (15, 16 or 32), or the smallest of those in which
- * CF__IP_DESIGN_DOUBLINGS doublings fit within target_fpp; 0 when none
+ * CF__INPLACE_DESIGN_DOUBLINGS doublings fit within target_fpp; 0 when none
  * fits. */
-static unsigned cf__ip_width(const cf_config *cfg) {
+static unsigned cf__inplace_width(const cf_config *cfg) {
     static const unsigned widths[] = {15, 16, 32};
-    double design = 16.0 + 8.0 * CF__IP_DESIGN_DOUBLINGS; /* times 2^-W: grow_inplace.h */
+    double design = 16.0 + 8.0 * CF__INPLACE_DESIGN_DOUBLINGS; /* times 2^-W: inplace.h */
     if (cfg->fingerprint_bits != 0) {
         unsigned w = cfg->fingerprint_bits;
         if (w != 15 && w != 16 && w != 32) return 0;
@@ -579,19 +579,19 @@ static unsigned cf__ip_width(const cf_config *cfg) {
     return 0;
 }
 
-cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
+cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(cfg->flags != CF_GROW, CF_E_PARAM);
     CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
-    CF__RETURN_IF(cfg->bucket_size != 0 && cfg->bucket_size != CF__IP_SLOTS, CF_E_PARAM);
+    CF__RETURN_IF(cfg->bucket_size != 0 && cfg->bucket_size != CF__INPLACE_SLOTS, CF_E_PARAM);
     CF__RETURN_IF(cfg->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
     CF__RETURN_IF(!(cfg->max_load >= 0.0 && cfg->max_load <= 1.0), CF_E_PARAM);
-    unsigned w = cf__ip_width(cfg), max_level = 65 - w;
+    unsigned w = cf__inplace_width(cfg), max_level = 65 - w;
     CF__RETURN_IF(w == 0, CF_E_PARAM);
     uint64_t nb = cfg->num_buckets;
     if (nb == 0) {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
-        double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
-        double want = ceil((double)cfg->capacity / (CF__IP_SLOTS * load));
+        double load = cfg->max_load > 0.0 ? cfg->max_load : CF__INPLACE_DEFAULT_LOAD;
+        double want = ceil((double)cfg->capacity / (CF__INPLACE_SLOTS * load));
         CF__RETURN_IF(want > ldexp(1.0, (int)max_level), CF_E_TOO_LARGE);
         nb = (uint64_t)want;
     }
@@ -600,31 +600,31 @@ cf_status cf__ip_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(k > max_level, CF_E_TOO_LARGE);
     nb = (uint64_t)1 << k;
     CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / w * 2, CF_E_TOO_LARGE);
-    size_t bytes = (size_t)cf__ip_table_bytes(w, nb);
+    size_t bytes = (size_t)cf__inplace_table_bytes(w, nb);
     CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
 
     cf_filter *f;
     unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__IP_SLOTS, w, CF_GROW, kicks, &f));
+    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__INPLACE_SLOTS, w, CF_GROW, kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->kind = CF__INPLACE;
     f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
     if (f->ip == NULL) {
-        cf__ip_free(f);
+        cf__inplace_free(f);
         return CF_E_NOMEM;
     }
     memset(f->ip, 0, sizeof *f->ip);
     f->ip->level = k;
     f->ip->w = w;
-    f->ip->tag_bits = cf__ip_tag_bits(w);
+    f->ip->tag_bits = cf__inplace_tag_bits(w);
     f->ip->max_level = max_level;
     f->ip->max_bytes = cfg->max_bytes;
     f->ip->target_fpp = cfg->target_fpp;
-    double load = cfg->max_load > 0.0 ? cfg->max_load : CF__IP_DEFAULT_LOAD;
-    f->ip->full = (uint64_t)((double)(nb * CF__IP_SLOTS) * load);
+    double load = cfg->max_load > 0.0 ? cfg->max_load : CF__INPLACE_DEFAULT_LOAD;
+    f->ip->full = (uint64_t)((double)(nb * CF__INPLACE_SLOTS) * load);
     f->table_bytes = bytes;
     if (cf__table_alloc(f, true) != CF_OK) {
-        cf__ip_free(f);
+        cf__inplace_free(f);
         return CF_E_NOMEM;
     }
     *out = f;

@@ -1,6 +1,6 @@
 /*
- * grow.c -- a CF_GROW filter: creating it, adding tables, and the
- * operations over all of its tables (design: grow.h).
+ * chain.c -- a CF_GROW filter: creating it, adding tables, and the
+ * operations over all of its tables (design: chain.h).
  *
  *   insert:  newest table; CF_E_FULL there ─► add a table ─► insert there
  *            (unless the key's own copies fill its buckets there)
@@ -18,16 +18,16 @@
  * nothing is removed.  The kept copy is a false positive, never a false
  * negative, and counts stay upper bounds.
  */
-#include "batch.h"
-#include "grow.h"
-#include "table.h"
+#include "table/batch.h"
+#include "kind/chain.h"
+#include "table/table.h"
 
-cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
+cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
                          double target_fpp, cf_filter **out) {
     cf_filter *f;
     /* The handle has no table of its own: every operation goes to tables. */
     CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
-    f->kind = CF__GROWN;
+    f->kind = CF__CHAIN;
     f->flags = flags;
     f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
     if (f->chain == NULL) {
@@ -42,7 +42,7 @@ cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth,
     return CF_OK;
 }
 
-void cf__grow_attach(cf_filter *f, cf_filter *table) {
+void cf__chain_attach(cf_filter *f, cf_filter *table) {
     cf__chain *c = f->chain;
     c->tables[c->count++] = table;
     /* The handle hashes keys with the seed every table shares, and is as
@@ -51,14 +51,14 @@ void cf__grow_attach(cf_filter *f, cf_filter *table) {
     f->read_only = table->read_only;
 }
 
-void cf__grow_drop_newest(cf_filter *f) {
+void cf__chain_drop_newest(cf_filter *f) {
     cf__chain *c = f->chain;
     cf__table_free(c->tables[--c->count]);
     c->tables[c->count] = NULL;
     f->read_only = c->tables[c->count - 1]->read_only;
 }
 
-void cf__grow_free(cf_filter *f) {
+void cf__chain_free(cf_filter *f) {
     for (unsigned k = 0; k < f->chain->count; k++) cf__table_free(f->chain->tables[k]);
     cf__free(&f->alloc, f->chain);
     cf_allocator alloc = f->alloc;
@@ -70,13 +70,13 @@ static double cf__table_fpp(const cf_filter *t) {
     return cf__fpp(t->fp_bits, t->bucket_size, 1.0);
 }
 
-double cf__grow_spent(const cf__chain *c) {
+double cf__chain_spent(const cf__chain *c) {
     double spent = 0.0;
     for (unsigned k = 0; k < c->count; k++) spent += cf__table_fpp(c->tables[k]);
     return spent;
 }
 
-size_t cf__grow_table_bytes(const cf__chain *c) {
+size_t cf__chain_table_bytes(const cf__chain *c) {
     size_t n = 0;
     for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->table_bytes;
     return n;
@@ -90,7 +90,7 @@ size_t cf__grow_table_bytes(const cf__chain *c) {
 static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
-    CF__RETURN_IF(c->count >= cf__grow_table_cap(c), CF_GROWTH_LIMIT_TABLES);
+    CF__RETURN_IF(c->count >= cf__chain_table_cap(c), CF_GROWTH_LIMIT_TABLES);
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_GROWTH_LIMIT_SIZE);
     cf__config_defaults(cfg);
     cfg->num_buckets = newest->num_buckets * c->growth;
@@ -98,7 +98,7 @@ static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     cfg->max_kicks = newest->max_kicks;
     cfg->seed = newest->seed;
     cfg->allocator = &f->alloc;
-    double budget = (c->target_fpp - cf__grow_spent(c)) * CF__GROW_SHARE;
+    double budget = (c->target_fpp - cf__chain_spent(c)) * CF__CHAIN_SHARE;
     CF__RETURN_IF(!(budget > 0.0), CF_GROWTH_LIMIT_FPP);
     cfg->target_fpp = budget;
     unsigned fbits, b, kicks;
@@ -114,12 +114,12 @@ static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
     CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_GROWTH_LIMIT_SIZE);
-    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__grow_table_bytes(c),
+    CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__chain_table_bytes(c),
                   CF_GROWTH_LIMIT_BYTES);
     return CF_GROWTH_OPEN;
 }
 
-cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
+cf_status cf__chain_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF((cfg->flags & ~(CF_GROW | CF_SEMI_SORT)) != 0, CF_E_PARAM);
     unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
@@ -128,13 +128,13 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 
     cf_config first = *cfg;
     first.flags &= ~CF_GROW;
-    first.target_fpp = target * CF__GROW_SHARE;
+    first.target_fpp = target * CF__CHAIN_SHARE;
     cf_filter *f, *t;
     CF__FORWARD_IF_ERROR(
-        cf__grow_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
+        cf__chain_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
     cf_status s = cf__table_new(&first, &t);
     if (s == CF_OK) {
-        cf__grow_attach(f, t);
+        cf__chain_attach(f, t);
         /* An explicit width must leave budget to the tables after it. */
         if (!(cf__table_fpp(t) < target))
             s = CF_E_PARAM;
@@ -142,7 +142,7 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
             s = CF_E_PARAM;
     }
     if (s != CF_OK) {
-        cf__grow_free(f);
+        cf__chain_free(f);
         return s;
     }
     *out = f;
@@ -150,11 +150,11 @@ cf_status cf__grow_new(const cf_config *cfg, cf_filter **out) {
 }
 
 /* Adds a table; CF_E_FULL or CF_E_NOMEM leave the filter as it was. */
-cf_status cf__grow_add_table(cf_filter *f, cf_filter **added) {
+cf_status cf__chain_add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
     CF__RETURN_IF(cf__next_config(f, &cfg) != CF_GROWTH_OPEN, CF_E_FULL);
     CF__FORWARD_IF_ERROR(cf__table_new(&cfg, added));
-    cf__grow_attach(f, *added);
+    cf__chain_attach(f, *added);
     return CF_OK;
 }
 
@@ -167,7 +167,7 @@ static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
     return cf__table_count(t, h) >= slots;
 }
 
-cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
+cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *newest = c->tables[c->count - 1];
     uint64_t failed = newest->failed_inserts;
@@ -177,7 +177,7 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
-    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__grow_add_table(f, &added);
+    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__chain_add_table(f, &added);
     if (s == CF_OK) return cf__table_insert(added, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
@@ -192,7 +192,7 @@ cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h) {
  * first was measured (docs/BENCHMARKS.md, "Growth"): misses 1.3-1.6x faster
  * on a 37 MB filter but hits 1.2-1.5x slower there, and both slower or equal
  * on 9 MB and 2 MB filters. */
-bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
+bool cf__chain_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = f->chain;
     for (unsigned k = c->count; k-- > 0;) {
         const cf_filter *t = c->tables[k];
@@ -201,12 +201,12 @@ bool cf__grow_contains_hash(const cf_filter *f, uint64_t h) {
     return false;
 }
 
-cf_status cf__grow_insert_unique_hash(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(cf__grow_contains_hash(f, h), CF_E_EXISTS);
-    return cf__grow_insert_hash(f, h);
+cf_status cf__chain_insert_unique_hash(cf_filter *f, uint64_t h) {
+    CF__RETURN_IF(cf__chain_contains_hash(f, h), CF_E_EXISTS);
+    return cf__chain_insert_hash(f, h);
 }
 
-cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h) {
+cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = f->chain;
     cf_filter *holder = NULL;
     for (unsigned k = c->count; k-- > 0;) {
@@ -218,7 +218,7 @@ cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h) {
     return cf__table_delete(holder, h);
 }
 
-size_t cf__grow_count_hash(const cf_filter *f, uint64_t h) {
+size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = f->chain;
     size_t n = 0;
     for (unsigned k = 0; k < c->count; k++) n += cf__table_count(c->tables[k], h);
@@ -227,14 +227,14 @@ size_t cf__grow_count_hash(const cf_filter *f, uint64_t h) {
 
 /* Keys per round of the batch lookup: each table's own batch code runs over
  * a round, and the answers are or-ed on the stack (lookups allocate nothing). */
-#define CF__GROW_ROUND 256
+#define CF__CHAIN_ROUND 256
 
-size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     const cf__chain *c = f->chain;
-    bool hit[CF__GROW_ROUND], any[CF__GROW_ROUND];
+    bool hit[CF__CHAIN_ROUND], any[CF__CHAIN_ROUND];
     size_t found = 0;
-    for (size_t base = 0; base < n; base += CF__GROW_ROUND) {
-        size_t m = n - base < CF__GROW_ROUND ? n - base : CF__GROW_ROUND;
+    for (size_t base = 0; base < n; base += CF__CHAIN_ROUND) {
+        size_t m = n - base < CF__CHAIN_ROUND ? n - base : CF__CHAIN_ROUND;
         memset(any, 0, m);
         for (unsigned k = c->count; k-- > 0;) {
             cf__table_contains_batch(c->tables[k], hashes + base, m, hit);
@@ -246,25 +246,25 @@ size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_
     return found;
 }
 
-cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
-        CF__FORWARD_IF_ERROR(cf__grow_insert_hash(f, hashes[j]));
+        CF__FORWARD_IF_ERROR(cf__chain_insert_hash(f, hashes[j]));
         if (inserted != NULL) *inserted = j + 1;
     }
     return CF_OK;
 }
 
-size_t cf__grow_memory(const cf_filter *f) {
+size_t cf__chain_memory(const cf_filter *f) {
     size_t n = sizeof *f + sizeof *f->chain;
     for (unsigned k = 0; k < f->chain->count; k++) n += cf__table_memory(f->chain->tables[k]);
     return n;
 }
 
-void cf__grow_clear(cf_filter *f) {
+void cf__chain_clear(cf_filter *f) {
     for (unsigned k = 0; k < f->chain->count; k++) cf__table_clear(f->chain->tables[k]);
 }
 
-void cf__grow_stats(const cf_filter *f, cf_stats *out) {
+void cf__chain_stats(const cf_filter *f, cf_stats *out) {
     const cf__chain *c = f->chain;
     const cf_filter *newest = c->tables[c->count - 1];
     cf__table_stats(newest, out);
@@ -285,12 +285,12 @@ void cf__grow_stats(const cf_filter *f, cf_stats *out) {
     out->flags = f->flags;
     out->load_factor = (double)out->items / (double)out->slots;
     out->bits_per_item = out->items ? table_bits / (double)out->items : 0.0;
-    out->memory_bytes = cf__grow_memory(f);
+    out->memory_bytes = cf__chain_memory(f);
     out->failed_inserts = f->failed_inserts;
     out->tables = c->count;
     out->growth = c->growth;
     out->max_bytes = c->max_bytes;
-    out->fpp_bound = cf__grow_spent(c);
+    out->fpp_bound = cf__chain_spent(c);
     out->target_fpp = c->target_fpp;
     cf_config next;
     out->growth_limit = cf__next_config(f, &next);
@@ -303,26 +303,26 @@ void cf__grow_stats(const cf_filter *f, cf_stats *out) {
  * leaves budget for more (each new table takes a quarter of what is left,
  * so this buys some tables, not the cap: 14-16 from 28-32 bits); at most
  * halfway from the table's FPP to 1. */
-static double cf__grow_default_target(const cf_filter *t) {
+static double cf__chain_default_target(const cf_filter *t) {
     double first = cf__table_fpp(t);
-    double want = first / CF__GROW_SHARE;
+    double want = first / CF__CHAIN_SHARE;
     double widest = (CF_MAX_TABLES + 4) * cf__fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
     if (want < widest) want = widest;
     double half_rest = (1 + first) / 2;
     return want < half_rest ? want : half_rest;
 }
 
-cf_status cf__grow_wrap(cf_filter **fp, const cf_config *cfg) {
+cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg) {
     cf_filter *t = *fp;
     unsigned growth = cfg->growth ? cfg->growth : CF_DEFAULT_GROWTH;
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
-    double target = cfg->target_fpp == 0 ? cf__grow_default_target(t) : cfg->target_fpp;
+    double target = cfg->target_fpp == 0 ? cf__chain_default_target(t) : cfg->target_fpp;
     CF__RETURN_IF(!(target > cf__table_fpp(t) && target < 1.0), CF_E_PARAM);
     CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__grow_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
+    CF__FORWARD_IF_ERROR(cf__chain_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
                                         cfg->max_bytes, target, &f));
-    cf__grow_attach(f, t);
+    cf__chain_attach(f, t);
     *fp = f;
     return CF_OK;
 }

@@ -1,6 +1,6 @@
 /*
- * grow_format.h -- format version 2, a CF_GROW filter's bytes: the pieces
- * that grow_format.c (memory buffers) and grow_io.c (files, mappings) share.
+ * chain_format.h -- format version 2, a CF_GROW filter's bytes: the pieces
+ * that chain_format.c (memory buffers) and chain_io.c (files, mappings) share.
  * docs/FORMAT.md, "Grown filters (version 2)", is the specification.
  *
  *   0     64          64 + R0              ...                     len
@@ -13,11 +13,11 @@
  * checksum), padded with zeros to a multiple of 64 bytes so that every
  * table starts cache-line aligned in a mapping, as a single table does.
  */
-#ifndef CF_GROW_FORMAT_H
-#define CF_GROW_FORMAT_H
+#ifndef CF_CHAIN_FORMAT_H
+#define CF_CHAIN_FORMAT_H
 
-#include "cf_format.h"
-#include "grow.h"
+#include "format/cf_format.h"
+#include "kind/chain.h"
 
 /* Offsets of the version-2 header fields (magic and version as in version 1). */
 enum {
@@ -33,7 +33,7 @@ enum {
 
 /* A version-2 input validated record by record before anything is
  * allocated: the header's fields, then each record's header and place. */
-typedef struct cf__grow_plan {
+typedef struct cf__chain_plan {
     unsigned tables, growth, flags;
     uint64_t max_bytes, failed_inserts;
     double target_fpp;
@@ -41,40 +41,40 @@ typedef struct cf__grow_plan {
     uint64_t offset[CF_MAX_TABLES]; /* where record k starts              */
     uint64_t end;                   /* where the next record would start  */
     uint64_t table_bytes;           /* sum of the records' T              */
-} cf__grow_plan;
+} cf__chain_plan;
 
 /* Bytes of a record: its version-1 image rounded up to 64. */
-static inline uint64_t cf__grow_record_size(uint64_t image_size) {
+static inline uint64_t cf__chain_record_size(uint64_t image_size) {
     return (image_size + 63) & ~(uint64_t)63;
 }
 
 /* Decodes the version-2 header (buf holds min(len, 64) bytes of an input of
  * len bytes whose version field is 2): length, header check, fields. */
-cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p);
+cf_status cf__chain_plan_begin(const uint8_t *buf, uint64_t len, cf__chain_plan *p);
 
 /* Decodes record k at p->end (rec holds min(len - p->end, 64) bytes of it):
  * a valid version-1 header whose image and padding fit in the input,
  * consistent with the records before it.  Advances p->end. */
-cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec, uint64_t len);
+cf_status cf__chain_plan_record(cf__chain_plan *p, unsigned k, const uint8_t *rec, uint64_t len);
 
 /* After the last record: no trailing bytes, the FPP budget and max_bytes
  * respected. */
-cf_status cf__grow_plan_finish(const cf__grow_plan *p, uint64_t len);
+cf_status cf__chain_plan_finish(const cf__chain_plan *p, uint64_t len);
 
 /* CF_E_CORRUPT unless the n padding bytes at pad are zero. */
-cf_status cf__grow_check_pad(const uint8_t *pad, size_t n);
+cf_status cf__chain_check_pad(const uint8_t *pad, size_t n);
 
 /* The version-2 header of f. */
-void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
+void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
 
-/* A CF_GROW filter in memory, format version 2 (grow_format.c): its size,
- * its bytes (cf__grow_serialized_size of them at dst), the filter from
+/* A CF_GROW filter in memory, format version 2 (chain_format.c): its size,
+ * its bytes (cf__chain_serialized_size of them at dst), the filter from
  * len bytes at in (everything validated before anything is allocated), and
  * any range of its bytes (serialize_range.c). */
-size_t cf__grow_serialized_size(const cf_filter *f);
-void cf__grow_serialize(const cf_filter *f, uint8_t *dst);
-cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
+size_t cf__chain_serialized_size(const cf_filter *f);
+void cf__chain_serialize(const cf_filter *f, uint8_t *dst);
+cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
                                cf_filter **out);
-void cf__grow_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len);
+void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len);
 
-#endif /* CF_GROW_FORMAT_H */
+#endif /* CF_CHAIN_FORMAT_H */

@@ -1,6 +1,6 @@
 /*
- * grow_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
- * version-2 paths of cf_load and cf_map (layout: grow_format.h).
+ * chain_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
+ * version-2 paths of cf_load and cf_map (layout: chain_format.h).
  *
  * Load and map work on the descriptor cf_load or cf_map opened (the file
  * is opened once), read every record's header with small reads and
@@ -15,22 +15,22 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "file_io.h"
-#include "file_sys.h"
-#include "grow_format.h"
-#include "table.h"
+#include "io/file_io.h"
+#include "io/file_sys.h"
+#include "format/chain_format.h"
+#include "table/table.h"
 
 static const uint8_t cf__zeros[64];
 
-bool cf__grow_write(const cf_filter *f, int fd) {
+bool cf__chain_write(const cf_filter *f, int fd) {
     uint8_t header[CF__HEADER_SIZE];
-    cf__grow_header_encode(f, header);
+    cf__chain_header_encode(f, header);
     if (!cf__write_all(fd, header, sizeof header)) return false;
     for (unsigned k = 0; k < f->chain->count; k++) {
         const cf_filter *t = f->chain->tables[k];
         size_t image = cf__image_size(t);
         if (!cf__image_write(t, fd) ||
-            !cf__write_all(fd, cf__zeros, (size_t)(cf__grow_record_size(image) - image)))
+            !cf__write_all(fd, cf__zeros, (size_t)(cf__chain_record_size(image) - image)))
             return false;
     }
     return true;
@@ -39,29 +39,29 @@ bool cf__grow_write(const cf_filter *f, int fd) {
 /* Validates the header (head, the first min(size, 64) bytes of fd), the
  * records and the padding of the version-2 file fd of size bytes; no table
  * bytes are read.  hdrs receives each record's header. */
-static cf_status cf__grow_check_file(int fd, uint64_t size, const uint8_t *head, cf__grow_plan *p,
+static cf_status cf__chain_check_file(int fd, uint64_t size, const uint8_t *head, cf__chain_plan *p,
                                      uint8_t (*hdrs)[CF__HEADER_SIZE]) {
-    cf_status s = cf__grow_plan_begin(head, size, p);
+    cf_status s = cf__chain_plan_begin(head, size, p);
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t left = size - p->end;
         s = cf__read_exact(fd, hdrs[k], left < CF__HEADER_SIZE ? (size_t)left : CF__HEADER_SIZE,
                            p->end);
-        if (s == CF_OK) s = cf__grow_plan_record(p, k, hdrs[k], size);
+        if (s == CF_OK) s = cf__chain_plan_record(p, k, hdrs[k], size);
     }
-    if (s == CF_OK) s = cf__grow_plan_finish(p, size);
+    if (s == CF_OK) s = cf__chain_plan_finish(p, size);
     uint8_t buf[CF__HEADER_SIZE];
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t image = p->rec[k].total_size;
-        size_t pad = (size_t)(cf__grow_record_size(image) - image);
+        size_t pad = (size_t)(cf__chain_record_size(image) - image);
         s = cf__read_exact(fd, buf, pad, p->offset[k] + image);
-        if (s == CF_OK) s = cf__grow_check_pad(buf, pad);
+        if (s == CF_OK) s = cf__chain_check_pad(buf, pad);
     }
     return s;
 }
 
 /* Table k of a validated file: read into allocated memory, checksum and
  * invariants checked. */
-static cf_status cf__grow_load_table(int fd, const cf__grow_plan *p, unsigned k, const uint8_t *hdr,
+static cf_status cf__chain_load_table(int fd, const cf__chain_plan *p, unsigned k, const uint8_t *hdr,
                                      const cf_allocator *a, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     cf_filter *t;
@@ -82,13 +82,13 @@ fail:
     return s;
 }
 
-cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
                         cf_filter **out) {
-    cf__grow_plan p;
+    cf__chain_plan p;
     uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
     cf_filter *f = NULL;
-    cf_status s = cf__grow_check_file(fd, size, head, &p, hdrs);
-    if (s == CF_OK) s = cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    cf_status s = cf__chain_check_file(fd, size, head, &p, hdrs);
+    if (s == CF_OK) s = cf__chain_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) {
         close(fd);
         return s;
@@ -96,12 +96,12 @@ cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_all
     f->failed_inserts = p.failed_inserts;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
-        if ((s = cf__grow_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
-        cf__grow_attach(f, t);
+        if ((s = cf__chain_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
+        cf__chain_attach(f, t);
     }
     close(fd);
     if (s != CF_OK) {
-        cf__grow_free(f);
+        cf__chain_free(f);
         return s;
     }
     *out = f;
@@ -109,7 +109,7 @@ cf_status cf__grow_load(int fd, uint64_t size, const uint8_t *head, const cf_all
 }
 
 /* Table k in place in the mapping at base. */
-static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p, unsigned k,
+static cf_status cf__chain_map_table(const uint8_t *base, const cf__chain_plan *p, unsigned k,
                                     bool verify, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     const uint8_t *rec = base + p->offset[k];
@@ -128,10 +128,10 @@ static cf_status cf__grow_map_table(const uint8_t *base, const cf__grow_plan *p,
     return CF_OK;
 }
 
-cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out) {
-    cf__grow_plan p;
+cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out) {
+    cf__chain_plan p;
     uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
-    cf_status s0 = cf__grow_check_file(fd, size, head, &p, hdrs);
+    cf_status s0 = cf__chain_check_file(fd, size, head, &p, hdrs);
     if (s0 != CF_OK) {
         close(fd);
         return s0;
@@ -146,19 +146,19 @@ cf_status cf__grow_map(int fd, uint64_t size, const uint8_t *head, bool verify, 
     if (memcmp(bytes, head, CF__HEADER_SIZE) != 0) goto fail;
     for (unsigned k = 0; k < p.tables; k++)
         if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
-    s = cf__grow_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    s = cf__chain_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) goto fail;
     f->failed_inserts = p.failed_inserts;
     f->map_base = map;
     f->map_len = (size_t)size;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
-        if ((s = cf__grow_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
+        if ((s = cf__chain_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
             cf__unmap(f);
-            cf__grow_free(f);
+            cf__chain_free(f);
             return s;
         }
-        cf__grow_attach(f, t);
+        cf__chain_attach(f, t);
     }
     (void)posix_madvise(map, (size_t)size, POSIX_MADV_RANDOM);
     *out = f;

@@ -17,14 +17,14 @@
 
 #include <stdatomic.h>
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 /* At most this many stripes.  Two writers collide on a stripe with
- * probability about 4 / CF__CC_MAX_STRIPES per pair of operations, so
+ * probability about 4 / CF__CONCURRENT_MAX_STRIPES per pair of operations, so
  * 4096 keeps collisions under 2% with 32 concurrent writers (readers take
  * no lock).  Fewer stripes on small tables: they cost at most 1% of the
  * table. */
-#define CF__CC_MAX_STRIPES 4096
+#define CF__CONCURRENT_MAX_STRIPES 4096
 
 typedef struct cf__stripe {
     _Atomic uint32_t lock; /* 0 free, 1 held                                     */
@@ -32,9 +32,9 @@ typedef struct cf__stripe {
     uint64_t kicks;        /* moves made under the stripe's lock                  */
 } cf__stripe;
 
-struct cf__cc {
+struct cf__concurrent {
     size_t bytes;      /* size of this allocation, for cf_memory_usage         */
-    uint64_t nstripes; /* ceil(nb / 2^shift) <= CF__CC_MAX_STRIPES              */
+    uint64_t nstripes; /* ceil(nb / 2^shift) <= CF__CONCURRENT_MAX_STRIPES              */
     unsigned shift;    /* stripe of bucket i: i >> shift                        */
     uint64_t margin;   /* buckets this close to a stripe's edge may share a
                             table word with another stripe's                       */
@@ -44,33 +44,33 @@ struct cf__cc {
 };
 
 /* cf_new with CF_CONCURRENT in cfg->flags (cfg and out checked by cf_new). */
-cf_status cf__cc_new(const cf_config *cfg, cf_filter **out);
+cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out);
 /* Gives the plain filter f (which owns an aligned, writable table) its
  * stripes and makes it CF__CONCURRENT: cf_make_concurrent.  CF_OK,
  * CF_E_NOMEM, or CF_E_PARAM for a table not aligned for atomic words. */
-cf_status cf__cc_attach(cf_filter *f);
+cf_status cf__concurrent_attach(cf_filter *f);
 /* Releases the stripes, the table and the handle. */
-void cf__cc_free(cf_filter *f);
+void cf__concurrent_free(cf_filter *f);
 /* Bytes of the handle, the table and the stripes. */
-size_t cf__cc_memory(const cf_filter *f);
+size_t cf__concurrent_memory(const cf_filter *f);
 
-bool cf__cc_contains(const cf_filter *f, uint64_t h);
-size_t cf__cc_count(const cf_filter *f, uint64_t h);
-cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique);
-cf_status cf__cc_delete(cf_filter *f, uint64_t h);
-size_t cf__cc_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
-cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+bool cf__concurrent_contains(const cf_filter *f, uint64_t h);
+size_t cf__concurrent_count(const cf_filter *f, uint64_t h);
+cf_status cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique);
+cf_status cf__concurrent_delete(cf_filter *f, uint64_t h);
+size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
+cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
 
 /* These take every stripe's lock, in order, and work on a consistent cut. */
-void cf__cc_get_stats(const cf_filter *f, cf_stats *out);
-cf_status cf__cc_clear(cf_filter *f);
+void cf__concurrent_get_stats(const cf_filter *f, cf_stats *out);
+cf_status cf__concurrent_clear(cf_filter *f);
 
 /* Runs fn on a plain view of f (kind CF__PLAIN, sharing f's table, with the
  * stripes' counters summed) while every stripe is locked, and returns its
  * status: how api/ serializes and saves a concurrent filter with the plain
  * code.  Files hold no CF_CONCURRENT: it describes how this process uses the
  * table, not the table, and loaded filters are plain. */
-typedef cf_status (*cf__cc_view_fn)(const cf_filter *view, void *arg);
-cf_status cf__cc_with_view(const cf_filter *f, cf__cc_view_fn fn, void *arg);
+typedef cf_status (*cf__concurrent_view_fn)(const cf_filter *view, void *arg);
+cf_status cf__concurrent_with_view(const cf_filter *f, cf__concurrent_view_fn fn, void *arg);
 
 #endif /* CF_CONCURRENT_H */

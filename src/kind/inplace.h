@@ -1,5 +1,5 @@
 /*
- * grow_inplace.h -- CF_GROW with CF_GROWTH_INPLACE: one table that doubles
+ * inplace.h -- CF_GROW with CF_GROWTH_INPLACE: one table that doubles
  * in place, so a lookup reads two buckets however much the filter grew.
  *
  * The key's 64-bit hash h is read as an "infinite index" X = h, from the
@@ -73,28 +73,28 @@
  * its whole length, so the key's own (shorter or equal) entry matches y
  * and y stays findable.
  */
-#ifndef CF_GROW_INPLACE_H
-#define CF_GROW_INPLACE_H
+#ifndef CF_INPLACE_H
+#define CF_INPLACE_H
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
-#define CF__IP_SLOTS 4u
+#define CF__INPLACE_SLOTS 4u
 /* Tag bits: the partner map has 2^T offsets.  XOR maps with 64 offsets fill
  * a four-slot table to ~96% (docs: PERFORMANCE.md, "Partner maps"). */
-#define CF__IP_TAG_NARROW 6u /* W = 15 and 16 */
-#define CF__IP_TAG32 8u
+#define CF__INPLACE_TAG_NARROW 6u /* W = 15 and 16 */
+#define CF__INPLACE_TAG32 8u
 /* Doublings a slot width must hold within target_fpp to be chosen. */
-#define CF__IP_DESIGN_DOUBLINGS 20u
+#define CF__INPLACE_DESIGN_DOUBLINGS 20u
 
-#define CF__IP_ONES15 0x0000200040008001ull
-#define CF__IP_HIGHS15 0x0800100020004000ull
-#define CF__IP_MASK60 0x0fffffffffffffffull
-#define CF__IP_ONES16 0x0001000100010001ull
-#define CF__IP_HIGHS16 0x8000800080008000ull
-#define CF__IP_ONES32 0x0000000100000001ull
-#define CF__IP_HIGHS32 0x8000000080000000ull
+#define CF__INPLACE_ONES15 0x0000200040008001ull
+#define CF__INPLACE_HIGHS15 0x0800100020004000ull
+#define CF__INPLACE_MASK60 0x0fffffffffffffffull
+#define CF__INPLACE_ONES16 0x0001000100010001ull
+#define CF__INPLACE_HIGHS16 0x8000800080008000ull
+#define CF__INPLACE_ONES32 0x0000000100000001ull
+#define CF__INPLACE_HIGHS32 0x8000000080000000ull
 
-typedef struct cf__ip {
+typedef struct cf__inplace {
     unsigned level;     /* k: nb = 2^k, 1 <= k <= max_level                  */
     unsigned w;         /* slot width W: 15, 16 or 32                       */
     unsigned tag_bits;  /* T                                                */
@@ -108,18 +108,18 @@ typedef struct cf__ip {
                            full doubles at once instead of searching for an
                            eviction path: max_load of the slots (the last few
                            percent cost long searches)                       */
-} cf__ip;
+} cf__inplace;
 
 /* The partner offset of tag t: two multiplications and an xor-shift, so
  * that the top k bits of the 64 offsets are spread for every k. */
-static inline uint64_t cf__ip_mix(uint64_t t) {
+static inline uint64_t cf__inplace_mix(uint64_t t) {
     uint64_t m = (t + 1) * CF__GOLDEN;
     m ^= m >> 29;
     return m * CF__GOLDEN;
 }
 
 /* The top bit of every nonzero lane of x, exactly. */
-static inline uint64_t cf__ip_nonzero(uint64_t x, uint64_t highs) {
+static inline uint64_t cf__inplace_nonzero(uint64_t x, uint64_t highs) {
     uint64_t lows = ~highs;
     return (((x & lows) + lows) | x) & highs;
 }
@@ -127,78 +127,78 @@ static inline uint64_t cf__ip_nonzero(uint64_t x, uint64_t highs) {
 /* A key's query string in one lane for the bucket whose infinite index is
  * x (h for i1, h ^ H(t) for i2) at level k: t, then E bits of x after the
  * top k, then a 0 where a full-length entry has its marker. */
-static inline uint64_t cf__ip_query(uint64_t x, unsigned k, uint64_t t, unsigned w, unsigned tb) {
+static inline uint64_t cf__inplace_query(uint64_t x, unsigned k, uint64_t t, unsigned w, unsigned tb) {
     unsigned e = w - 1 - tb;
     return (t << (w - tb)) | (((x << k) >> (64 - e)) << 1);
 }
 
 /* Where a hash goes: its buckets and the query string for each. */
-typedef struct cf__ip_loc {
+typedef struct cf__inplace_loc {
     uint64_t i1, i2, q1, q2; /* q: one lane, not broadcast */
-} cf__ip_loc;
+} cf__inplace_loc;
 
-/* With w and tb constants in each caller (cf__ip_locate picks the pair). */
-static inline cf__ip_loc cf__ip_locate_w(uint64_t h, unsigned k, unsigned w, unsigned tb) {
-    uint64_t t = h & (((uint64_t)1 << tb) - 1), x2 = h ^ cf__ip_mix(t);
-    cf__ip_loc l = {h >> (64 - k), x2 >> (64 - k), cf__ip_query(h, k, t, w, tb),
-                    cf__ip_query(x2, k, t, w, tb)};
+/* With w and tb constants in each caller (cf__inplace_locate picks the pair). */
+static inline cf__inplace_loc cf__inplace_locate_w(uint64_t h, unsigned k, unsigned w, unsigned tb) {
+    uint64_t t = h & (((uint64_t)1 << tb) - 1), x2 = h ^ cf__inplace_mix(t);
+    cf__inplace_loc l = {h >> (64 - k), x2 >> (64 - k), cf__inplace_query(h, k, t, w, tb),
+                    cf__inplace_query(x2, k, t, w, tb)};
     return l;
 }
 
-static inline cf__ip_loc cf__ip_locate(const cf__ip *ip, uint64_t h) {
-    if (ip->w == 15) return cf__ip_locate_w(h, ip->level, 15, CF__IP_TAG_NARROW);
-    if (ip->w == 16) return cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG_NARROW);
-    return cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32);
+static inline cf__inplace_loc cf__inplace_locate(const cf__inplace *ip, uint64_t h) {
+    if (ip->w == 15) return cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW);
+    if (ip->w == 16) return cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW);
+    return cf__inplace_locate_w(h, ip->level, 32, CF__INPLACE_TAG32);
 }
 
 /* The first bit of bucket i: buckets are 4 W bits, packed. */
-static inline uint64_t cf__ip_bucket_bit(unsigned w, uint64_t i) {
-    return i * (CF__IP_SLOTS * w);
+static inline uint64_t cf__inplace_bucket_bit(unsigned w, uint64_t i) {
+    return i * (CF__INPLACE_SLOTS * w);
 }
 
 /* Bytes of a table of nb >= 2 buckets (a power of two): 4 W bits each.
  * Callers check first that the product fits their size_t budget. */
-static inline uint64_t cf__ip_table_bytes(unsigned w, uint64_t nb) {
+static inline uint64_t cf__inplace_table_bytes(unsigned w, uint64_t nb) {
     return nb / 2 * w;
 }
 
 /* T for slot width W. */
-static inline unsigned cf__ip_tag_bits(unsigned w) {
-    return w == 32 ? CF__IP_TAG32 : CF__IP_TAG_NARROW;
+static inline unsigned cf__inplace_tag_bits(unsigned w) {
+    return w == 32 ? CF__INPLACE_TAG32 : CF__INPLACE_TAG_NARROW;
 }
 
 /* Slot s of bucket i of f's table (any W: a load at its byte and a shift
  * of at most 7 hold it, w <= 32). */
-static inline uint64_t cf__ip_get(const cf_filter *f, uint64_t i, unsigned s) {
+static inline uint64_t cf__inplace_get(const cf_filter *f, uint64_t i, unsigned s) {
     unsigned w = f->ip->w;
-    uint64_t v = cf__bits_at(f->table, cf__ip_bucket_bit(w, i) + s * w);
+    uint64_t v = cf__bits_at(f->table, cf__inplace_bucket_bit(w, i) + s * w);
     return v & (((uint64_t)1 << w) - 1);
 }
 
 /* A narrow bucket (W = 15 or 16, one word): its lane tops and the mask of
  * its bits in the word it is read from (60 of 64 for W = 15). */
-static inline uint64_t cf__ip_highs(unsigned w) {
-    return w == 15 ? CF__IP_HIGHS15 : CF__IP_HIGHS16;
+static inline uint64_t cf__inplace_highs(unsigned w) {
+    return w == 15 ? CF__INPLACE_HIGHS15 : CF__INPLACE_HIGHS16;
 }
 
-static inline uint64_t cf__ip_bucket_mask(unsigned w) {
-    return w == 15 ? CF__IP_MASK60 : ~(uint64_t)0;
+static inline uint64_t cf__inplace_bucket_mask(unsigned w) {
+    return w == 15 ? CF__INPLACE_MASK60 : ~(uint64_t)0;
 }
 
 /* Narrow bucket i as one word, its lanes in the low 4 W bits: an aligned
  * load for W = 16 (the compilers keep the byte shift of the general read:
  * 5 instructions a lookup), a load, a shift and a mask for W = 15. */
-__attribute__((always_inline)) static inline uint64_t cf__ip_narrow_word(const uint8_t *table,
+__attribute__((always_inline)) static inline uint64_t cf__inplace_narrow_word(const uint8_t *table,
                                                                          uint64_t i, unsigned w) {
     if (w == 16) return cf__load64le(table + i * 8);
-    return cf__bits_at(table, cf__ip_bucket_bit(w, i)) & cf__ip_bucket_mask(w);
+    return cf__bits_at(table, cf__inplace_bucket_bit(w, i)) & cf__inplace_bucket_mask(w);
 }
 
-/* The two-bucket probe: cf__ip_probe_narrow (W = 15 or 16, w a constant in
- * each instance) and cf__ip_probe32.  A lane matches when it is nonzero
+/* The two-bucket probe: cf__inplace_probe_narrow (W = 15 or 16, w a constant in
+ * each instance) and cf__inplace_probe32.  A lane matches when it is nonzero
  * and agrees with the query above its marker (the lowest set bit):
- * v != 0 and ((v ^ q) & ~(v ^ (v - 1))) == 0, as cf__ip_lane_matches
- * (grow_inplace.c) tests one slot.
+ * v != 0 and ((v ^ q) & ~(v ^ (v - 1))) == 0, as cf__inplace_lane_matches
+ * (inplace.c) tests one slot.
  *
  * Why SIMD: at DRAM latency a lookup's time is set by how many lookups
  * have their loads in flight at once, and the operations that wait on a
@@ -215,24 +215,24 @@ __attribute__((always_inline)) static inline uint64_t cf__ip_narrow_word(const u
 /* Two 64-bit words as one register, lo in the low half (moved from
  * general registers: through memory, gcc's two stores and a 16-byte load
  * would stall the load). */
-static inline __m128i cf__ip_pair(uint64_t lo, uint64_t hi) {
+static inline __m128i cf__inplace_pair(uint64_t lo, uint64_t hi) {
     return _mm_unpacklo_epi64(_mm_cvtsi64_si128((long long)lo), _mm_cvtsi64_si128((long long)hi));
 }
 
 /* The 8 bytes at p as the low half of a register. */
-static inline __m128i cf__ip_load8(const uint8_t *p) {
+static inline __m128i cf__inplace_load8(const uint8_t *p) {
     return _mm_loadl_epi64((const __m128i *)(const void *)p);
 }
 
 /* 16-bit lanes of v matching the query lanes q: all ones where they do. */
-static inline __m128i cf__ip_match16(__m128i v, __m128i q) {
+static inline __m128i cf__inplace_match16(__m128i v, __m128i q) {
     __m128i zero = _mm_setzero_si128();
     __m128i vm1 = _mm_sub_epi16(v, _mm_set1_epi16(1));
     __m128i d = _mm_andnot_si128(_mm_xor_si128(v, vm1), _mm_xor_si128(v, q));
     return _mm_andnot_si128(_mm_cmpeq_epi16(v, zero), _mm_cmpeq_epi16(d, zero));
 }
 
-static inline __m128i cf__ip_match32(__m128i v, __m128i q) {
+static inline __m128i cf__inplace_match32(__m128i v, __m128i q) {
     __m128i zero = _mm_setzero_si128();
     __m128i vm1 = _mm_sub_epi32(v, _mm_set1_epi32(1));
     __m128i d = _mm_andnot_si128(_mm_xor_si128(v, vm1), _mm_xor_si128(v, q));
@@ -246,37 +246,37 @@ static inline __m128i cf__ip_match32(__m128i v, __m128i q) {
  * shifted up one chunk; chunk 0 of a bucket gets the other bucket's chunk
  * 3 times 1, whose high half is 0).  The bits above the bucket fall out
  * of lane 3's mask. */
-static inline __m128i cf__ip_spread15(__m128i c) {
+static inline __m128i cf__inplace_spread15(__m128i c) {
     const __m128i pow = _mm_set_epi16(8, 4, 2, 1, 8, 4, 2, 1);
     __m128i up = _mm_mulhi_epu16(_mm_slli_si128(c, 2), pow);
     return _mm_and_si128(_mm_or_si128(_mm_mullo_epi16(c, pow), up), _mm_set1_epi16(0x7fff));
 }
 
-__attribute__((always_inline)) static inline bool cf__ip_probe_narrow(const uint8_t *table,
-                                                                      cf__ip_loc l, unsigned w) {
+__attribute__((always_inline)) static inline bool cf__inplace_probe_narrow(const uint8_t *table,
+                                                                      cf__inplace_loc l, unsigned w) {
     __m128i v;
     if (w == 16) {
-        v = _mm_unpacklo_epi64(cf__ip_load8(table + l.i1 * 8), cf__ip_load8(table + l.i2 * 8));
+        v = _mm_unpacklo_epi64(cf__inplace_load8(table + l.i1 * 8), cf__inplace_load8(table + l.i2 * 8));
     } else {
-        v = cf__ip_spread15(cf__ip_pair(cf__bits_at(table, cf__ip_bucket_bit(w, l.i1)),
-                                        cf__bits_at(table, cf__ip_bucket_bit(w, l.i2))));
+        v = cf__inplace_spread15(cf__inplace_pair(cf__bits_at(table, cf__inplace_bucket_bit(w, l.i1)),
+                                        cf__bits_at(table, cf__inplace_bucket_bit(w, l.i2))));
     }
-    __m128i q = cf__ip_pair(l.q1 * CF__IP_ONES16, l.q2 * CF__IP_ONES16);
-    return _mm_movemask_epi8(cf__ip_match16(v, q)) != 0;
+    __m128i q = cf__inplace_pair(l.q1 * CF__INPLACE_ONES16, l.q2 * CF__INPLACE_ONES16);
+    return _mm_movemask_epi8(cf__inplace_match16(v, q)) != 0;
 }
 
-static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
+static inline bool cf__inplace_probe32(const uint8_t *table, cf__inplace_loc l) {
     __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(table + l.i1 * 16));
     __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(table + l.i2 * 16));
-    __m128i q1 = cf__ip_pair(l.q1 * CF__IP_ONES32, l.q1 * CF__IP_ONES32);
-    __m128i q2 = cf__ip_pair(l.q2 * CF__IP_ONES32, l.q2 * CF__IP_ONES32);
-    return _mm_movemask_epi8(_mm_or_si128(cf__ip_match32(v1, q1), cf__ip_match32(v2, q2))) != 0;
+    __m128i q1 = cf__inplace_pair(l.q1 * CF__INPLACE_ONES32, l.q1 * CF__INPLACE_ONES32);
+    __m128i q2 = cf__inplace_pair(l.q2 * CF__INPLACE_ONES32, l.q2 * CF__INPLACE_ONES32);
+    return _mm_movemask_epi8(_mm_or_si128(cf__inplace_match32(v1, q1), cf__inplace_match32(v2, q2))) != 0;
 }
 
 #else /* scalar: lanes in 64-bit words (SWAR) */
 
-static inline uint64_t cf__ip_ones(unsigned w) {
-    return w == 15 ? CF__IP_ONES15 : CF__IP_ONES16;
+static inline uint64_t cf__inplace_ones(unsigned w) {
+    return w == 15 ? CF__INPLACE_ONES15 : CF__INPLACE_ONES16;
 }
 
 /* Nonzero when some lane of w holds an entry matching the query string q
@@ -289,7 +289,7 @@ static inline uint64_t cf__ip_ones(unsigned w) {
  * it: 14 operations per bucket word.  Bits above the lanes (the top 4 of a
  * 60-bit bucket) must be zero; no lane's top is there, so a borrow into
  * them changes nothing. */
-static inline uint64_t cf__ip_match(uint64_t w, uint64_t q, uint64_t ones, uint64_t highs) {
+static inline uint64_t cf__inplace_match(uint64_t w, uint64_t q, uint64_t ones, uint64_t highs) {
     uint64_t wm1 = ((w | highs) - ones) ^ (~w & highs);
     uint64_t empty = wm1 & ~w & highs;
     uint64_t d = ((w ^ q) & ~(w ^ wm1)) | empty;
@@ -297,73 +297,73 @@ static inline uint64_t cf__ip_match(uint64_t w, uint64_t q, uint64_t ones, uint6
 }
 
 /* Both buckets' words are read before either is tested. */
-__attribute__((always_inline)) static inline bool cf__ip_probe_narrow(const uint8_t *table,
-                                                                      cf__ip_loc l, unsigned w) {
-    uint64_t ones = cf__ip_ones(w), highs = cf__ip_highs(w);
-    uint64_t w1 = cf__ip_narrow_word(table, l.i1, w), w2 = cf__ip_narrow_word(table, l.i2, w);
-    uint64_t m1 = cf__ip_match(w1, l.q1 * ones, ones, highs);
-    uint64_t m2 = cf__ip_match(w2, l.q2 * ones, ones, highs);
+__attribute__((always_inline)) static inline bool cf__inplace_probe_narrow(const uint8_t *table,
+                                                                      cf__inplace_loc l, unsigned w) {
+    uint64_t ones = cf__inplace_ones(w), highs = cf__inplace_highs(w);
+    uint64_t w1 = cf__inplace_narrow_word(table, l.i1, w), w2 = cf__inplace_narrow_word(table, l.i2, w);
+    uint64_t m1 = cf__inplace_match(w1, l.q1 * ones, ones, highs);
+    uint64_t m2 = cf__inplace_match(w2, l.q2 * ones, ones, highs);
     return (m1 | m2) != 0;
 }
 
-static inline bool cf__ip_probe32(const uint8_t *table, cf__ip_loc l) {
+static inline bool cf__inplace_probe32(const uint8_t *table, cf__inplace_loc l) {
     const uint8_t *b1 = table + l.i1 * 16, *b2 = table + l.i2 * 16;
     uint64_t a1 = cf__load64le(b1), c1 = cf__load64le(b1 + 8);
     uint64_t a2 = cf__load64le(b2), c2 = cf__load64le(b2 + 8);
-    uint64_t q1 = l.q1 * CF__IP_ONES32, q2 = l.q2 * CF__IP_ONES32;
-    uint64_t m = cf__ip_match(a1, q1, CF__IP_ONES32, CF__IP_HIGHS32) |
-                 cf__ip_match(c1, q1, CF__IP_ONES32, CF__IP_HIGHS32) |
-                 cf__ip_match(a2, q2, CF__IP_ONES32, CF__IP_HIGHS32) |
-                 cf__ip_match(c2, q2, CF__IP_ONES32, CF__IP_HIGHS32);
+    uint64_t q1 = l.q1 * CF__INPLACE_ONES32, q2 = l.q2 * CF__INPLACE_ONES32;
+    uint64_t m = cf__inplace_match(a1, q1, CF__INPLACE_ONES32, CF__INPLACE_HIGHS32) |
+                 cf__inplace_match(c1, q1, CF__INPLACE_ONES32, CF__INPLACE_HIGHS32) |
+                 cf__inplace_match(a2, q2, CF__INPLACE_ONES32, CF__INPLACE_HIGHS32) |
+                 cf__inplace_match(c2, q2, CF__INPLACE_ONES32, CF__INPLACE_HIGHS32);
     return m != 0;
 }
 
 #endif /* SSE2 */
 
-static inline bool cf__ip_contains_hash(const cf_filter *f, uint64_t h) {
-    const cf__ip *ip = f->ip;
+static inline bool cf__inplace_contains_hash(const cf_filter *f, uint64_t h) {
+    const cf__inplace *ip = f->ip;
     if (ip->w == 15)
-        return cf__ip_probe_narrow(f->table, cf__ip_locate_w(h, ip->level, 15, CF__IP_TAG_NARROW),
+        return cf__inplace_probe_narrow(f->table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW),
                                    15);
     if (ip->w == 16)
-        return cf__ip_probe_narrow(f->table, cf__ip_locate_w(h, ip->level, 16, CF__IP_TAG_NARROW),
+        return cf__inplace_probe_narrow(f->table, cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW),
                                    16);
-    return cf__ip_probe32(f->table, cf__ip_locate_w(h, ip->level, 32, CF__IP_TAG32));
+    return cf__inplace_probe32(f->table, cf__inplace_locate_w(h, ip->level, 32, CF__INPLACE_TAG32));
 }
 
-/* Files (format version 4) are format/'s (grow_inplace_format.h) and io/'s
- * (grow_inplace_io.c). */
+/* Files (format version 4) are format/'s (inplace_format.h) and io/'s
+ * (inplace_io.c). */
 
-/* cf_new for CF_GROW with CF_GROWTH_INPLACE (grow_inplace.c): a handle of
+/* cf_new for CF_GROW with CF_GROWTH_INPLACE (inplace.c): a handle of
  * kind CF__INPLACE. */
-cf_status cf__ip_new(const cf_config *cfg, cf_filter **out);
+cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out);
 /* The public operations (the public functions checked NULL and read_only). */
-cf_status cf__ip_insert_hash(cf_filter *f, uint64_t h);
-cf_status cf__ip_insert_unique_hash(cf_filter *f, uint64_t h);
-cf_status cf__ip_delete_hash(cf_filter *f, uint64_t h);
-size_t cf__ip_count_hash(const cf_filter *f, uint64_t h);
-size_t cf__ip_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
-cf_status cf__ip_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
-void cf__ip_stats(const cf_filter *f, cf_stats *out);
+cf_status cf__inplace_insert_hash(cf_filter *f, uint64_t h);
+cf_status cf__inplace_insert_unique_hash(cf_filter *f, uint64_t h);
+cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h);
+size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h);
+size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
+cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+void cf__inplace_stats(const cf_filter *f, cf_stats *out);
 /* cf_merge of two in-place filters: the same seed, slot width and
  * target_fpp (else CF_E_PARAM); dst doubles to src's level first, then
  * takes every entry of src as the doublings between their levels would
  * have carried it, doubling further where it has no room.  All or nothing:
  * dst's table is copied first and put back on failure (CF_E_CORRUPT too:
  * a slot of src that no table holds, from a file mapped unverified). */
-cf_status cf__ip_merge(cf_filter *dst, const cf_filter *src);
-size_t cf__ip_memory(const cf_filter *f);
-void cf__ip_clear(cf_filter *f);
+cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src);
+size_t cf__inplace_memory(const cf_filter *f);
+void cf__inplace_clear(cf_filter *f);
 /* Releases the state, the table (when owned), the scratch and the handle;
  * a mapping is io/'s (cf__unmap).  NULL is fine. */
-void cf__ip_free(cf_filter *f);
+void cf__inplace_free(cf_filter *f);
 /* The load the first table is sized for and at which a table doubles
  * without an eviction search, unless cfg.max_load says otherwise: the
  * default load of four-slot buckets (cf_default_max_load(4)). */
-#define CF__IP_DEFAULT_LOAD 0.95
+#define CF__INPLACE_DEFAULT_LOAD 0.95
 /* Doubles the table now (tests; an insert that finds no room does it).
  * CF_OK, CF_E_FULL (a limit; nothing changed) or CF_E_NOMEM (nothing
  * changed). */
-cf_status cf__ip_double(cf_filter *f);
+cf_status cf__inplace_double(cf_filter *f);
 
-#endif /* CF_GROW_INPLACE_H */
+#endif /* CF_INPLACE_H */

@@ -1,5 +1,5 @@
 /*
- * grow.h -- filters that grow (CF_GROW): a chain of ordinary tables.
+ * chain.h -- filters that grow (CF_GROW): a chain of ordinary tables.
  *
  *   cf_filter (CF_GROW, no table of its own)
  *        └──► cf__chain ──► tables[0]   tables[1]     ...   tables[n-1]
@@ -15,7 +15,7 @@
  *
  * FPP budget.  A lookup is a false positive when any table's is, so the
  * filter's FPP is at most the sum of the tables' FPPs.  Table k may use a
- * quarter (CF__GROW_SHARE) of what the earlier tables left of target_fpp,
+ * quarter (CF__CHAIN_SHARE) of what the earlier tables left of target_fpp,
  * measured at full load (cf_theoretical_fpp(f, b, 1)):
  *
  *   budget_k = (target - sum_{j<k} fpp_j(full)) / 4,    fpp_k(full) <= budget_k
@@ -29,13 +29,13 @@
  * per table) cost 32 bits per item at 10M items grown from 1000, against 27
  * for a quarter of what is left (README, "Growing filters").
  */
-#ifndef CF_GROW_H
-#define CF_GROW_H
+#ifndef CF_CHAIN_H
+#define CF_CHAIN_H
 
-#include "cf_internal.h"
+#include "table/cf_internal.h"
 
 /* The share of the remaining FPP budget each new table may use. */
-#define CF__GROW_SHARE 0.25
+#define CF__CHAIN_SHARE 0.25
 
 struct cf__chain {
     cf_filter *tables[CF_MAX_TABLES]; /* oldest first; count of them are set   */
@@ -48,50 +48,50 @@ struct cf__chain {
 
 /* The most tables the chain may hold: cf_grow_set_limits' cap, or
  * CF_MAX_TABLES. */
-static inline unsigned cf__grow_table_cap(const cf__chain *c) {
+static inline unsigned cf__chain_table_cap(const cf__chain *c) {
     return c->max_tables ? c->max_tables : CF_MAX_TABLES;
 }
 
 /* The sum of the tables' table_bytes: what max_bytes limits. */
-size_t cf__grow_table_bytes(const cf__chain *c);
+size_t cf__chain_table_bytes(const cf__chain *c);
 
 /* cf_new for cfg->flags & CF_GROW. */
-cf_status cf__grow_new(const cf_config *cfg, cf_filter **out);
+cf_status cf__chain_new(const cf_config *cfg, cf_filter **out);
 
 /* An empty CF_GROW handle with a chain of no tables, for the loaders:
- * flags must include CF_GROW; tables are attached with cf__grow_attach. */
-cf_status cf__grow_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
+ * flags must include CF_GROW; tables are attached with cf__chain_attach. */
+cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
                          double target_fpp, cf_filter **out);
-void cf__grow_attach(cf_filter *f, cf_filter *table);
+void cf__chain_attach(cf_filter *f, cf_filter *table);
 
 /* Adds a table as an insert that finds no room does; CF_E_FULL (a limit)
  * or CF_E_NOMEM leave the filter as it was.  *added is the new table. */
-cf_status cf__grow_add_table(cf_filter *f, cf_filter **added);
-/* Drops the newest table (count >= 2): undoes cf__grow_add_table. */
-void cf__grow_drop_newest(cf_filter *f);
+cf_status cf__chain_add_table(cf_filter *f, cf_filter **added);
+/* Drops the newest table (count >= 2): undoes cf__chain_add_table. */
+void cf__chain_drop_newest(cf_filter *f);
 
 /* Releases the tables, the chain and the handle (not a mapping: io/'s
  * cf__unmap is for that). */
-void cf__grow_free(cf_filter *f);
+void cf__chain_free(cf_filter *f);
 
 /* cf_make_growable for the plain, writable filter *fp (api/ checked it):
  * *fp becomes a grown filter whose first table it is. */
-cf_status cf__grow_wrap(cf_filter **fp, const cf_config *cfg);
+cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg);
 
 /* The sum of the tables' FPPs at full load: what the budget has spent. */
-double cf__grow_spent(const cf__chain *c);
+double cf__chain_spent(const cf__chain *c);
 
 /* The public operations for a CF_GROW filter; f is valid and writable where
  * the operation writes (the public functions check NULL and read_only). */
-cf_status cf__grow_insert_hash(cf_filter *f, uint64_t h);
-cf_status cf__grow_insert_unique_hash(cf_filter *f, uint64_t h);
-bool cf__grow_contains_hash(const cf_filter *f, uint64_t h);
-cf_status cf__grow_delete_hash(cf_filter *f, uint64_t h);
-size_t cf__grow_count_hash(const cf_filter *f, uint64_t h);
-size_t cf__grow_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
-cf_status cf__grow_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
-void cf__grow_stats(const cf_filter *f, cf_stats *out);
-size_t cf__grow_memory(const cf_filter *f);
-void cf__grow_clear(cf_filter *f);
+cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h);
+cf_status cf__chain_insert_unique_hash(cf_filter *f, uint64_t h);
+bool cf__chain_contains_hash(const cf_filter *f, uint64_t h);
+cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h);
+size_t cf__chain_count_hash(const cf_filter *f, uint64_t h);
+size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
+cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+void cf__chain_stats(const cf_filter *f, cf_stats *out);
+size_t cf__chain_memory(const cf_filter *f);
+void cf__chain_clear(cf_filter *f);
 
-#endif /* CF_GROW_H */
+#endif /* CF_CHAIN_H */

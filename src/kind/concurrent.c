@@ -74,17 +74,17 @@
 
 #include <sched.h>
 
-#include "bfs.h"
-#include "concurrent.h"
-#include "table.h"
+#include "table/bfs.h"
+#include "kind/concurrent.h"
+#include "table/table.h"
 
 /* ---- the table as aligned atomic little-endian words ---- */
 
-static inline _Atomic uint64_t *cf__cc_word(const cf_filter *f, uint64_t k) {
+static inline _Atomic uint64_t *cf__concurrent_word(const cf_filter *f, uint64_t k) {
     return (_Atomic uint64_t *)(void *)f->table + k;
 }
 
-static inline uint64_t cf__cc_le(uint64_t v) {
+static inline uint64_t cf__concurrent_le(uint64_t v) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     v = __builtin_bswap64(v);
 #endif
@@ -96,10 +96,10 @@ static inline uint64_t cf__cc_le(uint64_t v) {
  * the last bit, joined by one double shift.  Both are the same word when the
  * bits do not cross into the next, which is then never read (it may lie in
  * another cache line, or past the table's padding). */
-static inline uint64_t cf__cc_bits(const cf_filter *f, uint64_t bit, unsigned n) {
-    uint64_t lo = cf__cc_le(atomic_load_explicit(cf__cc_word(f, bit >> 6), memory_order_relaxed));
+static inline uint64_t cf__concurrent_bits(const cf_filter *f, uint64_t bit, unsigned n) {
+    uint64_t lo = cf__concurrent_le(atomic_load_explicit(cf__concurrent_word(f, bit >> 6), memory_order_relaxed));
     uint64_t hi =
-        cf__cc_le(atomic_load_explicit(cf__cc_word(f, (bit + n - 1) >> 6), memory_order_relaxed));
+        cf__concurrent_le(atomic_load_explicit(cf__concurrent_word(f, (bit + n - 1) >> 6), memory_order_relaxed));
     return (uint64_t)((((unsigned __int128)hi << 64) | lo) >> (bit & 63));
 }
 
@@ -109,89 +109,89 @@ static inline uint64_t cf__cc_bits(const cf_filter *f, uint64_t bit, unsigned n)
  * (both atomic, for the readers) cost less than a locked instruction.  The
  * store is a release and the RMW continues release sequences: lookups
  * rely on both (the top comment says what is proven). */
-static inline void cf__cc_flip_word(cf_filter *f, uint64_t k, uint64_t x, bool shared) {
-    _Atomic uint64_t *w = cf__cc_word(f, k);
+static inline void cf__concurrent_flip_word(cf_filter *f, uint64_t k, uint64_t x, bool shared) {
+    _Atomic uint64_t *w = cf__concurrent_word(f, k);
     if (shared) {
-        atomic_fetch_xor_explicit(w, cf__cc_le(x), memory_order_relaxed);
+        atomic_fetch_xor_explicit(w, cf__concurrent_le(x), memory_order_relaxed);
         return;
     }
     uint64_t v = atomic_load_explicit(w, memory_order_relaxed);
-    atomic_store_explicit(w, v ^ cf__cc_le(x), memory_order_release);
+    atomic_store_explicit(w, v ^ cf__concurrent_le(x), memory_order_release);
 }
 
 /* Flips the bits of x (n <= 32 bits) at bit offset `bit`. */
-static inline void cf__cc_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x, bool shared) {
+static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x, bool shared) {
     uint64_t k = bit >> 6;
     unsigned sh = (unsigned)(bit & 63);
-    cf__cc_flip_word(f, k, x << sh, shared);
-    if (sh + n > 64) cf__cc_flip_word(f, k + 1, x >> (64 - sh), shared);
+    cf__concurrent_flip_word(f, k, x << sh, shared);
+    if (sh + n > 64) cf__concurrent_flip_word(f, k + 1, x >> (64 - sh), shared);
 }
 
-static inline uint32_t cf__cc_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    return (uint32_t)(cf__cc_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
+static inline uint32_t cf__concurrent_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+    return (uint32_t)(cf__concurrent_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
 }
 
 /* Changes the slot at table bit `bit` of bucket from old to v; the caller
  * holds the bucket's stripe.  The words of a bucket away from its stripe's
  * edges hold only that stripe's buckets (a word spans fewer than margin
  * buckets). */
-static inline void cf__cc_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit, uint32_t old,
+static inline void cf__concurrent_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit, uint32_t old,
                                       uint32_t v) {
-    const struct cf__cc *cc = f->cc;
+    const struct cf__concurrent *cc = f->cc;
     uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
     bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
-    cf__cc_flip(f, bit, f->fp_bits, old ^ v, shared);
+    cf__concurrent_flip(f, bit, f->fp_bits, old ^ v, shared);
 }
 
-/* Buckets of at most 64 bits are searched as one word: cf__cc_bits reads
+/* Buckets of at most 64 bits are searched as one word: cf__concurrent_bits reads
  * any of them, unlike the plain code's single load (f->swar). */
-static inline bool cf__cc_one_word(const cf_filter *f) {
+static inline bool cf__concurrent_one_word(const cf_filter *f) {
     return f->bucket_bits <= 64;
 }
 
-/* Returned by cf__cc_find when no slot matches. */
-#define CF__CC_NONE UINT64_MAX
+/* Returned by cf__concurrent_find when no slot matches. */
+#define CF__CONCURRENT_NONE UINT64_MAX
 
 /* The table bit where the first slot of bucket holding v starts (v = 0: the
- * first free slot), or CF__CC_NONE.  Buckets of up to 64 bits are searched
- * as one word (cf__cc_one_word; a filter with CF_CONCURRENT is never
+ * first free slot), or CF__CONCURRENT_NONE.  Buckets of up to 64 bits are searched
+ * as one word (cf__concurrent_one_word; a filter with CF_CONCURRENT is never
  * semi-sorted), where the lowest bit of the zero-lane mask is the top bit
  * of that slot; wider ones slot by slot. */
-static inline uint64_t cf__cc_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline uint64_t cf__concurrent_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
     uint64_t at = cf__bucket_bit(f, bucket);
-    if (cf__cc_one_word(f)) {
-        uint64_t w = cf__cc_bits(f, at, f->bucket_bits);
+    if (cf__concurrent_one_word(f)) {
+        uint64_t w = cf__concurrent_bits(f, at, f->bucket_bits);
         uint64_t z = cf__zero_lanes(f, w ^ (f->lane_ones * v));
-        return z == 0 ? CF__CC_NONE : at + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
+        return z == 0 ? CF__CONCURRENT_NONE : at + (unsigned)__builtin_ctzll(z) + 1 - f->fp_bits;
     }
     for (unsigned s = 0; s < f->bucket_size; s++, at += f->fp_bits)
-        if ((cf__cc_bits(f, at, f->fp_bits) & f->fp_mask) == v) return at;
-    return CF__CC_NONE;
+        if ((cf__concurrent_bits(f, at, f->fp_bits) & f->fp_mask) == v) return at;
+    return CF__CONCURRENT_NONE;
 }
 
-static inline bool cf__cc_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
-    return cf__cc_find(f, bucket, v) != CF__CC_NONE;
+static inline bool cf__concurrent_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
+    return cf__concurrent_find(f, bucket, v) != CF__CONCURRENT_NONE;
 }
 
-static inline void cf__cc_bucket_read(const cf_filter *f, uint64_t bucket,
+static inline void cf__concurrent_bucket_read(const cf_filter *f, uint64_t bucket,
                                       uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    if (cf__cc_one_word(f)) {
-        cf__word_read(f, cf__cc_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits), fp);
+    if (cf__concurrent_one_word(f)) {
+        cf__word_read(f, cf__concurrent_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits), fp);
         return;
     }
-    for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__cc_slot_get(f, bucket, s);
+    for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__concurrent_slot_get(f, bucket, s);
 }
 
 /* ---- stripes: spinlocks and seqlock versions ---- */
 
-static inline cf__stripe *cf__cc_stripe(const cf_filter *f, uint64_t bucket) {
+static inline cf__stripe *cf__concurrent_stripe(const cf_filter *f, uint64_t bucket) {
     return &f->cc->stripes[bucket >> f->cc->shift];
 }
 
 /* Waits politely: a few pause instructions, then the processor is given
  * away, because with more threads than cores the thread being waited for
  * may not be running. */
-static void cf__cc_relax(unsigned spins) {
+static void cf__concurrent_relax(unsigned spins) {
     if (spins < 64) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -201,26 +201,26 @@ static void cf__cc_relax(unsigned spins) {
     }
 }
 
-static void cf__cc_lock(cf__stripe *s) {
+static void cf__concurrent_lock(cf__stripe *s) {
     for (unsigned spins = 0;; spins++) {
         if (atomic_load_explicit(&s->lock, memory_order_relaxed) == 0 &&
             atomic_exchange_explicit(&s->lock, 1, memory_order_acquire) == 0)
             return;
-        cf__cc_relax(spins);
+        cf__concurrent_relax(spins);
     }
 }
 
-static void cf__cc_unlock(cf__stripe *s) {
+static void cf__concurrent_unlock(cf__stripe *s) {
     atomic_store_explicit(&s->lock, 0, memory_order_release);
 }
 
 /* Up to three stripes, locked in ascending order without repeats. */
-typedef struct cf__cc_held {
+typedef struct cf__concurrent_held {
     uint64_t at[3];
     unsigned n;
-} cf__cc_held;
+} cf__concurrent_held;
 
-static void cf__cc_lock_set(const cf_filter *f, cf__cc_held *h, uint64_t a, uint64_t b,
+static void cf__concurrent_lock_set(const cf_filter *f, cf__concurrent_held *h, uint64_t a, uint64_t b,
                             uint64_t c) {
     uint64_t s[3] = {a >> f->cc->shift, b >> f->cc->shift, c >> f->cc->shift}, t;
     if (s[0] > s[1]) t = s[0], s[0] = s[1], s[1] = t;
@@ -229,32 +229,32 @@ static void cf__cc_lock_set(const cf_filter *f, cf__cc_held *h, uint64_t a, uint
     h->n = 0;
     for (unsigned k = 0; k < 3; k++)
         if (h->n == 0 || h->at[h->n - 1] != s[k]) h->at[h->n++] = s[k];
-    for (unsigned k = 0; k < h->n; k++) cf__cc_lock(&f->cc->stripes[h->at[k]]);
+    for (unsigned k = 0; k < h->n; k++) cf__concurrent_lock(&f->cc->stripes[h->at[k]]);
 }
 
-static void cf__cc_unlock_set(const cf_filter *f, const cf__cc_held *h) {
-    for (unsigned k = h->n; k-- > 0;) cf__cc_unlock(&f->cc->stripes[h->at[k]]);
+static void cf__concurrent_unlock_set(const cf_filter *f, const cf__concurrent_held *h) {
+    for (unsigned k = h->n; k-- > 0;) cf__concurrent_unlock(&f->cc->stripes[h->at[k]]);
 }
 
 /* Seqlock writer side (the caller holds the stripe's lock): odd before the
  * data changes, even again after. */
-static void cf__cc_write_begin(_Atomic uint32_t *version) {
+static void cf__concurrent_write_begin(_Atomic uint32_t *version) {
     uint32_t v = atomic_load_explicit(version, memory_order_relaxed);
     atomic_store_explicit(version, v + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
 
-static void cf__cc_write_end(_Atomic uint32_t *version) {
+static void cf__concurrent_write_end(_Atomic uint32_t *version) {
     uint32_t v = atomic_load_explicit(version, memory_order_relaxed);
     atomic_store_explicit(version, v + 1, memory_order_release);
 }
 
-static inline _Atomic uint32_t *cf__cc_version(const cf_filter *f, uint64_t bucket) {
+static inline _Atomic uint32_t *cf__concurrent_version(const cf_filter *f, uint64_t bucket) {
     return &f->cc->versions[bucket >> f->cc->shift];
 }
 
 /* Seqlock reader side: true when nothing the reader depended on moved. */
-static inline bool cf__cc_read_valid(_Atomic uint32_t *a, uint32_t va, _Atomic uint32_t *b,
+static inline bool cf__concurrent_read_valid(_Atomic uint32_t *a, uint32_t va, _Atomic uint32_t *b,
                                      uint32_t vb) {
     atomic_thread_fence(memory_order_acquire);
     return ((va | vb) & 1) == 0 && atomic_load_explicit(a, memory_order_relaxed) == va &&
@@ -263,11 +263,11 @@ static inline bool cf__cc_read_valid(_Atomic uint32_t *a, uint32_t va, _Atomic u
 
 /* ---- creation ---- */
 
-/* Stripes for a table: at most CF__CC_MAX_STRIPES and 1% of the table's
+/* Stripes for a table: at most CF__CONCURRENT_MAX_STRIPES and 1% of the table's
  * bytes, at least one; each covers 2^shift consecutive buckets. */
-static void cf__cc_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift) {
+static void cf__concurrent_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift) {
     uint64_t want = f->table_bytes / 100 / (sizeof(cf__stripe) + sizeof(uint32_t));
-    if (want > CF__CC_MAX_STRIPES) want = CF__CC_MAX_STRIPES;
+    if (want > CF__CONCURRENT_MAX_STRIPES) want = CF__CONCURRENT_MAX_STRIPES;
     unsigned s = 0;
     while (s < 63 && ((f->num_buckets - 1) >> s) + 1 > want) s++;
     *shift = s;
@@ -277,15 +277,15 @@ static void cf__cc_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift)
 /* Gives the plain filter f its stripes: each stripe's items counted from
  * the table, the filter's kicks and failed inserts carried over.  CF_OK,
  * CF_E_NOMEM, or CF_E_PARAM for memory not aligned for atomic words. */
-cf_status cf__cc_attach(cf_filter *f) {
+cf_status cf__concurrent_attach(cf_filter *f) {
     /* Atomic words need the natural alignment that malloc gives. */
     CF__RETURN_IF((uintptr_t)f->table % sizeof(uint64_t) != 0, CF_E_PARAM);
     uint64_t nstripes;
     unsigned shift;
-    cf__cc_size(f, &nstripes, &shift);
+    cf__concurrent_size(f, &nstripes, &shift);
     size_t bytes =
-        sizeof(struct cf__cc) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
-    struct cf__cc *cc = cf__alloc(&f->alloc, bytes);
+        sizeof(struct cf__concurrent) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
+    struct cf__concurrent *cc = cf__alloc(&f->alloc, bytes);
     CF__RETURN_IF(cc == NULL, CF_E_NOMEM);
     if ((uintptr_t)cc % sizeof(uint64_t) != 0) {
         cf__free(&f->alloc, cc);
@@ -308,7 +308,7 @@ cf_status cf__cc_attach(cf_filter *f) {
             cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
     cc->stripes[0].kicks = f->total_kicks;
     /* From here the stripes hold the counters: the handle's are zero, not
-     * stale copies (cf__cc_view sums the stripes'). */
+     * stale copies (cf__concurrent_view sums the stripes'). */
     f->items = f->total_kicks = f->failed_inserts = 0;
     f->cc = cc;
     f->flags |= CF_CONCURRENT;
@@ -316,7 +316,7 @@ cf_status cf__cc_attach(cf_filter *f) {
     return CF_OK;
 }
 
-cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
+cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out) {
     /* Semi-sorted buckets are rewritten whole (re-sorted) by every store,
      * and other flags change the table's shape: none combines with this one
      * yet, unknown ones included. */
@@ -325,7 +325,7 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     plain.flags = 0;
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__table_new(&plain, &f));
-    cf_status st = cf__cc_attach(f);
+    cf_status st = cf__concurrent_attach(f);
     if (st != CF_OK) {
         cf__table_free(f);
         return st;
@@ -334,12 +334,12 @@ cf_status cf__cc_new(const cf_config *cfg, cf_filter **out) {
     return CF_OK;
 }
 
-void cf__cc_free(cf_filter *f) {
+void cf__concurrent_free(cf_filter *f) {
     cf__free(&f->alloc, f->cc);
     cf__table_free(f);
 }
 
-size_t cf__cc_memory(const cf_filter *f) {
+size_t cf__concurrent_memory(const cf_filter *f) {
     return cf__table_memory(f) + f->cc->bytes;
 }
 
@@ -347,15 +347,15 @@ size_t cf__cc_memory(const cf_filter *f) {
 
 /* Buckets read slot by slot, out of line so that the common lookup below
  * keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_slots(const cf_filter *f, uint64_t h) {
+__attribute__((noinline)) static bool cf__concurrent_contains_slots(const cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
-    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
+    _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
         uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-        if (cf__cc_has(f, p.i1, p.fp) || cf__cc_has(f, p.i2, p.fp)) return true;
-        if (cf__cc_read_valid(a, va, b, vb)) return false;
-        cf__cc_relax(spins);
+        if (cf__concurrent_has(f, p.i1, p.fp) || cf__concurrent_has(f, p.i2, p.fp)) return true;
+        if (cf__concurrent_read_valid(a, va, b, vb)) return false;
+        cf__concurrent_relax(spins);
     }
 }
 
@@ -363,66 +363,66 @@ __attribute__((noinline)) static bool cf__cc_contains_slots(const cf_filter *f, 
  * The versions are read first, and the filter's fields after them (an
  * acquire load makes the compiler read them again, which costs less than
  * keeping them in registers across it). */
-static inline bool cf__cc_lookup_once(const cf_filter *f, uint64_t h, bool *found) {
+static inline bool cf__concurrent_lookup_once(const cf_filter *f, uint64_t h, bool *found) {
     cf__slots p = cf__locate(f, h);
-    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
+    _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     uint32_t va = atomic_load_explicit(a, memory_order_acquire);
     uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
     uint64_t v = f->lane_ones * p.fp;
     unsigned n = f->bucket_bits;
-    uint64_t x1 = cf__cc_bits(f, cf__bucket_bit(f, p.i1), n) ^ v;
-    uint64_t x2 = cf__cc_bits(f, cf__bucket_bit(f, p.i2), n) ^ v;
+    uint64_t x1 = cf__concurrent_bits(f, cf__bucket_bit(f, p.i1), n) ^ v;
+    uint64_t x2 = cf__concurrent_bits(f, cf__bucket_bit(f, p.i2), n) ^ v;
     /* A fingerprint seen is an answer whatever moves next. */
     *found = (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
-    return *found || cf__cc_read_valid(a, va, b, vb);
+    return *found || cf__concurrent_read_valid(a, va, b, vb);
 }
 
 /* Reads again until nothing moved under the read: out of line, so that the
  * common single read keeps few registers. */
-__attribute__((noinline)) static bool cf__cc_contains_retry(const cf_filter *f, uint64_t h) {
+__attribute__((noinline)) static bool cf__concurrent_contains_retry(const cf_filter *f, uint64_t h) {
     bool found;
-    for (unsigned spins = 0; !cf__cc_lookup_once(f, h, &found); spins++) cf__cc_relax(spins);
+    for (unsigned spins = 0; !cf__concurrent_lookup_once(f, h, &found); spins++) cf__concurrent_relax(spins);
     return found;
 }
 
-bool cf__cc_contains(const cf_filter *f, uint64_t h) {
-    if (!cf__cc_one_word(f)) return cf__cc_contains_slots(f, h);
+bool cf__concurrent_contains(const cf_filter *f, uint64_t h) {
+    if (!cf__concurrent_one_word(f)) return cf__concurrent_contains_slots(f, h);
     bool found;
-    if (__builtin_expect(cf__cc_lookup_once(f, h, &found), 1)) return found;
-    return cf__cc_contains_retry(f, h);
+    if (__builtin_expect(cf__concurrent_lookup_once(f, h, &found), 1)) return found;
+    return cf__concurrent_contains_retry(f, h);
 }
 
-size_t cf__cc_count(const cf_filter *f, uint64_t h) {
+size_t cf__concurrent_count(const cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
-    _Atomic uint32_t *a = cf__cc_version(f, p.i1), *b = cf__cc_version(f, p.i2);
+    _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
         uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
         uint32_t fp[2][CF_MAX_BUCKET_SIZE];
-        cf__cc_bucket_read(f, p.i1, fp[0]);
-        cf__cc_bucket_read(f, p.i2, fp[1]);
-        if (cf__cc_read_valid(a, va, b, vb)) {
+        cf__concurrent_bucket_read(f, p.i1, fp[0]);
+        cf__concurrent_bucket_read(f, p.i2, fp[1]);
+        if (cf__concurrent_read_valid(a, va, b, vb)) {
             size_t n = 0;
             for (unsigned s = 0; s < f->bucket_size; s++)
                 n += (fp[0][s] == p.fp) + (p.i2 != p.i1 && fp[1][s] == p.fp);
             return n;
         }
-        cf__cc_relax(spins);
+        cf__concurrent_relax(spins);
     }
 }
 
 /* Keys whose buckets are prefetched ahead of their lookup. */
-#define CF__CC_AHEAD 8
+#define CF__CONCURRENT_AHEAD 8
 
-size_t cf__cc_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     size_t found = 0;
     for (size_t j = 0; j < n; j++) {
-        if (j + CF__CC_AHEAD < n) {
-            cf__slots q = cf__locate(f, hashes[j + CF__CC_AHEAD]);
+        if (j + CF__CONCURRENT_AHEAD < n) {
+            cf__slots q = cf__locate(f, hashes[j + CF__CONCURRENT_AHEAD]);
             cf__prefetch_bucket(f, q.i1);
             cf__prefetch_bucket(f, q.i2);
         }
-        bool hit = cf__cc_contains(f, hashes[j]);
+        bool hit = cf__concurrent_contains(f, hashes[j]);
         found += hit;
         if (out != NULL) out[j] = hit;
     }
@@ -432,47 +432,47 @@ size_t cf__cc_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t 
 /* ---- writes ---- */
 
 /* Stores fp in the first free slot of bucket; the caller holds its stripe. */
-static bool cf__cc_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    uint64_t at = cf__cc_find(f, bucket, 0);
-    if (at == CF__CC_NONE) return false;
-    cf__cc_slot_change(f, bucket, at, 0, fp);
-    cf__cc_stripe(f, bucket)->items++;
+static bool cf__concurrent_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
+    uint64_t at = cf__concurrent_find(f, bucket, 0);
+    if (at == CF__CONCURRENT_NONE) return false;
+    cf__concurrent_slot_change(f, bucket, at, 0, fp);
+    cf__concurrent_stripe(f, bucket)->items++;
     return true;
 }
 
-/* cf__cc_place under the bucket's stripe lock.  With `peek` the lock is
+/* cf__concurrent_place under the bucket's stripe lock.  With `peek` the lock is
  * taken only when a read without it sees a free slot: at high load most
  * candidate buckets are full, and a full one then costs no locked
  * instruction.  (That read joins two words read apart, so a delete and an
  * insert between them can make a bucket look full that never was; an
- * insert that would fail looks again under the locks: cf__cc_insert.) */
-static bool cf__cc_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool peek) {
-    if (peek && !cf__cc_has(f, bucket, 0)) return false;
-    cf__stripe *s = cf__cc_stripe(f, bucket);
-    cf__cc_lock(s);
-    bool placed = cf__cc_place(f, bucket, fp);
-    cf__cc_unlock(s);
+ * insert that would fail looks again under the locks: cf__concurrent_insert.) */
+static bool cf__concurrent_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool peek) {
+    if (peek && !cf__concurrent_has(f, bucket, 0)) return false;
+    cf__stripe *s = cf__concurrent_stripe(f, bucket);
+    cf__concurrent_lock(s);
+    bool placed = cf__concurrent_place(f, bucket, fp);
+    cf__concurrent_unlock(s);
     return placed;
 }
 
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
-static bool cf__cc_try_place(cf_filter *f, const cf__slots *p, bool peek) {
+static bool cf__concurrent_try_place(cf_filter *f, const cf__slots *p, bool peek) {
     cf__prefetch_bucket(f, p->i2); /* as kernel.h does: a full i1 costs no second wait */
-    return cf__cc_place_locked(f, p->i1, p->fp, peek) || cf__cc_place_locked(f, p->i2, p->fp, peek);
+    return cf__concurrent_place_locked(f, p->i1, p->fp, peek) || cf__concurrent_place_locked(f, p->i2, p->fp, peek);
 }
 
 /* Check and store under both buckets' stripes: atomic with respect to
  * every other writer of the key.  CF_OK, CF_E_EXISTS or CF_E_FULL. */
-static cf_status cf__cc_try_unique(cf_filter *f, const cf__slots *p) {
-    cf__cc_held h;
-    cf__cc_lock_set(f, &h, p->i1, p->i2, p->i2);
+static cf_status cf__concurrent_try_unique(cf_filter *f, const cf__slots *p) {
+    cf__concurrent_held h;
+    cf__concurrent_lock_set(f, &h, p->i1, p->i2, p->i2);
     cf_status st = CF_OK;
-    if (cf__cc_has(f, p->i1, p->fp) || cf__cc_has(f, p->i2, p->fp))
+    if (cf__concurrent_has(f, p->i1, p->fp) || cf__concurrent_has(f, p->i2, p->fp))
         st = CF_E_EXISTS;
-    else if (!cf__cc_place(f, p->i1, p->fp) && !cf__cc_place(f, p->i2, p->fp))
+    else if (!cf__concurrent_place(f, p->i1, p->fp) && !cf__concurrent_place(f, p->i2, p->fp))
         st = CF_E_FULL;
-    cf__cc_unlock_set(f, &h);
+    cf__concurrent_unlock_set(f, &h);
     return st;
 }
 
@@ -482,40 +482,40 @@ static cf_status cf__cc_try_unique(cf_filter *f, const cf__slots *p) {
  * the stripes of both its buckets, checked again for presence when unique.
  * Returns CF_OK, CF_E_EXISTS, or CF_E_FULL when what the search saw no
  * longer holds (nothing was changed by this move). */
-static cf_status cf__cc_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t dst,
+static cf_status cf__concurrent_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t dst,
                              const cf__slots *ins, bool unique) {
-    cf__cc_held h;
-    cf__cc_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
+    cf__concurrent_held h;
+    cf__concurrent_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
-    uint64_t from = cf__slot_bit(f, src, slot), to = cf__cc_find(f, dst, 0);
-    uint32_t v = cf__cc_slot_get(f, src, slot);
-    if (v == 0 || to == CF__CC_NONE || cf__alt_index(f, src, v) != dst) {
+    uint64_t from = cf__slot_bit(f, src, slot), to = cf__concurrent_find(f, dst, 0);
+    uint32_t v = cf__concurrent_slot_get(f, src, slot);
+    if (v == 0 || to == CF__CONCURRENT_NONE || cf__alt_index(f, src, v) != dst) {
         st = CF_E_FULL;
     } else if (ins != NULL && unique &&
-               (cf__cc_has(f, ins->i1, ins->fp) || cf__cc_has(f, ins->i2, ins->fp))) {
+               (cf__concurrent_has(f, ins->i1, ins->fp) || cf__concurrent_has(f, ins->i2, ins->fp))) {
         st = CF_E_EXISTS;
     } else {
-        cf__stripe *ss = cf__cc_stripe(f, src), *sd = cf__cc_stripe(f, dst);
-        _Atomic uint32_t *vs = cf__cc_version(f, src), *vd = cf__cc_version(f, dst);
+        cf__stripe *ss = cf__concurrent_stripe(f, src), *sd = cf__concurrent_stripe(f, dst);
+        _Atomic uint32_t *vs = cf__concurrent_version(f, src), *vd = cf__concurrent_version(f, dst);
         uint32_t refill = ins != NULL ? ins->fp : 0;
-        cf__cc_write_begin(vs);
-        if (vd != vs) cf__cc_write_begin(vd);
-        cf__cc_slot_change(f, dst, to, 0, v); /* destination first */
-        cf__cc_slot_change(f, src, from, v, refill);
-        cf__cc_write_end(vs);
-        if (vd != vs) cf__cc_write_end(vd);
+        cf__concurrent_write_begin(vs);
+        if (vd != vs) cf__concurrent_write_begin(vd);
+        cf__concurrent_slot_change(f, dst, to, 0, v); /* destination first */
+        cf__concurrent_slot_change(f, src, from, v, refill);
+        cf__concurrent_write_end(vs);
+        if (vd != vs) cf__concurrent_write_end(vd);
         sd->items++;
         ss->items -= refill == 0;
         ss->kicks++;
     }
-    cf__cc_unlock_set(f, &h);
+    cf__concurrent_unlock_set(f, &h);
     return st;
 }
 
 /* Applies the path found by the search, from its free end back to the
  * root (evict.c's cf__apply_path, one locked move at a time).  *retry is
  * set when a move found the table changed since the search. */
-static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
+static cf_status cf__concurrent_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
                               const cf__slots *p, bool unique, bool *retry) {
     int32_t at = end.at;
     unsigned slot = end.slot;
@@ -523,7 +523,7 @@ static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end e
     for (;;) {
         const cf__bfs_node *n = &q[at];
         bool root = n->parent < 0;
-        cf_status st = cf__cc_move(f, n->bucket, slot, dst, root ? p : NULL, unique);
+        cf_status st = cf__concurrent_move(f, n->bucket, slot, dst, root ? p : NULL, unique);
         if (st != CF_OK) {
             *retry = st == CF_E_FULL;
             return st;
@@ -537,8 +537,8 @@ static cf_status cf__cc_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end e
 
 /* 0 when bucket has a free slot, else -1: which one is chosen again by the
  * move, under its lock. */
-static int cf__cc_free_slot(const cf_filter *f, uint64_t bucket) {
-    return cf__cc_has(f, bucket, 0) ? 0 : -1;
+static int cf__concurrent_free_slot(const cf_filter *f, uint64_t bucket) {
+    return cf__concurrent_has(f, bucket, 0) ? 0 : -1;
 }
 
 /* bfs.h's search, on a snapshot read without locks (it may be stale; the
@@ -546,56 +546,56 @@ static int cf__cc_free_slot(const cf_filter *f, uint64_t bucket) {
  * search that outgrows it, allocated per call (threads cannot share the
  * filter's), and the search runs again there.  CF_OK, CF_E_EXISTS,
  * CF_E_FULL or CF_E_NOMEM, with *retry set when the path went stale. */
-static cf_status cf__cc_evict(cf_filter *f, const cf__slots *p, bool unique, bool *retry) {
+static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool unique, bool *retry) {
     cf__bfs_node on_stack[CF__STACK_NODES];
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_node *q = on_stack;
     *retry = false;
-    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__cc_bucket_read, cf__cc_free_slot,
+    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read, cf__concurrent_free_slot,
                                      cf__alt_index);
     if (end.truncated) {
         q = cf__alloc(&f->alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
         cap = need;
-        end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__cc_bucket_read, cf__cc_free_slot,
+        end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read, cf__concurrent_free_slot,
                              cf__alt_index);
     }
-    cf_status st = end.at < 0 ? CF_E_FULL : cf__cc_apply(f, q, end, p, unique, retry);
+    cf_status st = end.at < 0 ? CF_E_FULL : cf__concurrent_apply(f, q, end, p, unique, retry);
     if (q != on_stack) cf__free(&f->alloc, q);
     return st;
 }
 
-cf_status cf__cc_insert(cf_filter *f, uint64_t h, bool unique) {
+cf_status cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique) {
     cf__slots p = cf__locate(f, h);
     for (;;) {
-        cf_status st = unique                          ? cf__cc_try_unique(f, &p)
-                       : cf__cc_try_place(f, &p, true) ? CF_OK
+        cf_status st = unique                          ? cf__concurrent_try_unique(f, &p)
+                       : cf__concurrent_try_place(f, &p, true) ? CF_OK
                                                        : CF_E_FULL;
         if (st != CF_E_FULL) return st;
         /* Both buckets were full: search and move.  A stale path means other
          * writers changed the table meanwhile, so the insert starts over
          * (their progress bounds how often). */
         bool retry;
-        st = cf__cc_evict(f, &p, unique, &retry);
+        st = cf__concurrent_evict(f, &p, unique, &retry);
         if (retry) continue;
         /* No path: before failing, the key's own buckets once more under
          * their locks (the peeks above read them without). */
-        if (st == CF_E_FULL && !unique && cf__cc_try_place(f, &p, false)) return CF_OK;
+        if (st == CF_E_FULL && !unique && cf__concurrent_try_place(f, &p, false)) return CF_OK;
         if (st == CF_E_FULL)
             atomic_fetch_add_explicit(&f->cc->failed_inserts, 1, memory_order_relaxed);
         return st;
     }
 }
 
-cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
-        if (j + CF__CC_AHEAD < n) {
-            cf__slots q = cf__locate(f, hashes[j + CF__CC_AHEAD]);
+        if (j + CF__CONCURRENT_AHEAD < n) {
+            cf__slots q = cf__locate(f, hashes[j + CF__CONCURRENT_AHEAD]);
             cf__prefetch_bucket(f, q.i1);
             cf__prefetch_bucket(f, q.i2);
         }
-        CF__FORWARD_IF_ERROR(cf__cc_insert(f, hashes[j], false));
+        CF__FORWARD_IF_ERROR(cf__concurrent_insert(f, hashes[j], false));
         if (inserted != NULL) *inserted = j + 1;
     }
     return CF_OK;
@@ -603,37 +603,37 @@ cf_status cf__cc_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, si
 
 /* Under both buckets' stripes, so that no move carries the fingerprint from
  * the bucket not yet searched to the one already searched. */
-cf_status cf__cc_delete(cf_filter *f, uint64_t h) {
+cf_status cf__concurrent_delete(cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
-    cf__cc_held held;
-    cf__cc_lock_set(f, &held, p.i1, p.i2, p.i2);
-    uint64_t bucket = p.i1, at = cf__cc_find(f, bucket, p.fp);
-    if (at == CF__CC_NONE) {
+    cf__concurrent_held held;
+    cf__concurrent_lock_set(f, &held, p.i1, p.i2, p.i2);
+    uint64_t bucket = p.i1, at = cf__concurrent_find(f, bucket, p.fp);
+    if (at == CF__CONCURRENT_NONE) {
         bucket = p.i2;
-        at = cf__cc_find(f, bucket, p.fp);
+        at = cf__concurrent_find(f, bucket, p.fp);
     }
-    if (at != CF__CC_NONE) {
-        cf__cc_slot_change(f, bucket, at, p.fp, 0);
-        cf__cc_stripe(f, bucket)->items--;
+    if (at != CF__CONCURRENT_NONE) {
+        cf__concurrent_slot_change(f, bucket, at, p.fp, 0);
+        cf__concurrent_stripe(f, bucket)->items--;
     }
-    cf__cc_unlock_set(f, &held);
-    return at != CF__CC_NONE ? CF_OK : CF_E_NOT_FOUND;
+    cf__concurrent_unlock_set(f, &held);
+    return at != CF__CONCURRENT_NONE ? CF_OK : CF_E_NOT_FOUND;
 }
 
 /* ---- whole-table operations: every stripe locked, in order ---- */
 
-static void cf__cc_lock_all(const cf_filter *f) {
-    for (uint64_t i = 0; i < f->cc->nstripes; i++) cf__cc_lock(&f->cc->stripes[i]);
+static void cf__concurrent_lock_all(const cf_filter *f) {
+    for (uint64_t i = 0; i < f->cc->nstripes; i++) cf__concurrent_lock(&f->cc->stripes[i]);
 }
 
-static void cf__cc_unlock_all(const cf_filter *f) {
-    for (uint64_t i = f->cc->nstripes; i-- > 0;) cf__cc_unlock(&f->cc->stripes[i]);
+static void cf__concurrent_unlock_all(const cf_filter *f) {
+    for (uint64_t i = f->cc->nstripes; i-- > 0;) cf__concurrent_unlock(&f->cc->stripes[i]);
 }
 
 /* A plain filter (no CF_CONCURRENT: files never carry it) sharing f's
  * table, with f's counters summed: what the plain functions report and
  * write.  The caller holds every stripe. */
-static cf_filter cf__cc_view(const cf_filter *f) {
+static cf_filter cf__concurrent_view(const cf_filter *f) {
     cf_filter v = *f;
     v.kind = CF__PLAIN;
     v.cc = NULL;
@@ -648,29 +648,29 @@ static cf_filter cf__cc_view(const cf_filter *f) {
     return v;
 }
 
-void cf__cc_get_stats(const cf_filter *f, cf_stats *out) {
-    cf__cc_lock_all(f);
-    cf_filter v = cf__cc_view(f);
+void cf__concurrent_get_stats(const cf_filter *f, cf_stats *out) {
+    cf__concurrent_lock_all(f);
+    cf_filter v = cf__concurrent_view(f);
     cf__table_stats(&v, out);
-    cf__cc_unlock_all(f);
+    cf__concurrent_unlock_all(f);
     out->flags = f->flags;
-    out->memory_bytes = cf__cc_memory(f);
+    out->memory_bytes = cf__concurrent_memory(f);
 }
 
-cf_status cf__cc_with_view(const cf_filter *f, cf__cc_view_fn fn, void *arg) {
-    cf__cc_lock_all(f);
-    cf_filter v = cf__cc_view(f);
+cf_status cf__concurrent_with_view(const cf_filter *f, cf__concurrent_view_fn fn, void *arg) {
+    cf__concurrent_lock_all(f);
+    cf_filter v = cf__concurrent_view(f);
     cf_status st = fn(&v, arg);
-    cf__cc_unlock_all(f);
+    cf__concurrent_unlock_all(f);
     return st;
 }
 
 /* Word by word with atomic stores, since readers may be reading. */
-cf_status cf__cc_clear(cf_filter *f) {
-    cf__cc_lock_all(f);
+cf_status cf__concurrent_clear(cf_filter *f) {
+    cf__concurrent_lock_all(f);
     for (uint64_t k = 0; k < (f->table_bytes + 7) / 8; k++)
-        atomic_store_explicit(cf__cc_word(f, k), 0, memory_order_relaxed);
+        atomic_store_explicit(cf__concurrent_word(f, k), 0, memory_order_relaxed);
     for (uint64_t i = 0; i < f->cc->nstripes; i++) f->cc->stripes[i].items = 0;
-    cf__cc_unlock_all(f);
+    cf__concurrent_unlock_all(f);
     return CF_OK;
 }

@@ -1,6 +1,6 @@
 /*
- * grow_format.c -- a CF_GROW filter to bytes and back, in memory (format
- * version 2: grow_format.h, docs/FORMAT.md).
+ * chain_format.c -- a CF_GROW filter to bytes and back, in memory (format
+ * version 2: chain_format.h, docs/FORMAT.md).
  *
  * A reader validates the header, then every record's header, place and
  * padding, then every record's checksum, all before allocating; each table
@@ -8,14 +8,14 @@
  * its invariants.  Single-table filters keep writing version 1, so their
  * bytes are what they always were and older readers still read them.
  */
-#include "grow_format.h"
-#include "table.h"
+#include "format/chain_format.h"
+#include "table/table.h"
 
-void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
+void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     const cf__chain *c = f->chain;
     memset(out, 0, CF__HEADER_SIZE);
     memcpy(out + CF__OFF_MAGIC, cf__magic, sizeof cf__magic);
-    cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION_GROWN, 2);
+    cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION_CHAIN, 2);
     cf__put_le(out + CF__GOFF_TABLES, c->count, 2);
     cf__put_le(out + CF__GOFF_GROWTH, c->growth, 4);
     cf__put_le(out + CF__GOFF_MAX_BYTES, c->max_bytes, 8);
@@ -25,7 +25,7 @@ void cf__grow_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__GOFF_CHECK, cf__header_check(out), 4);
 }
 
-cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p) {
+cf_status cf__chain_plan_begin(const uint8_t *buf, uint64_t len, cf__chain_plan *p) {
     memset(p, 0, sizeof *p);
     CF__RETURN_IF(len < CF__HEADER_SIZE, CF_E_TRUNCATED);
     CF__RETURN_IF(cf__get_le(buf + CF__GOFF_CHECK, 4) != cf__header_check(buf), CF_E_CHECKSUM);
@@ -47,18 +47,18 @@ cf_status cf__grow_plan_begin(const uint8_t *buf, uint64_t len, cf__grow_plan *p
 
 /* Whether table k of shape h must be semi-sorted: where the filter asks for
  * it and the width allows it (cf__next_config's rule). */
-static bool cf__grow_semi_expected(const cf__grow_plan *p, const cf__header *h) {
+static bool cf__chain_semi_expected(const cf__chain_plan *p, const cf__header *h) {
     return (p->flags & CF_SEMI_SORT) && cf__semi_sort_fits(h->bucket_size, h->fp_bits);
 }
 
-cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec, uint64_t len) {
+cf_status cf__chain_plan_record(cf__chain_plan *p, unsigned k, const uint8_t *rec, uint64_t len) {
     cf__header *h = &p->rec[k];
     cf_status s = cf__header_decode_prefix(rec, len - p->end, h);
     /* Inside a version-2 input, a record that is not a version-1 image is
      * damage, not a foreign or newer file. */
     CF__RETURN_IF(s == CF_E_MAGIC || s == CF_E_VERSION, CF_E_CORRUPT);
     CF__FORWARD_IF_ERROR(s);
-    CF__RETURN_IF(((h->flags & CF_SEMI_SORT) != 0) != cf__grow_semi_expected(p, h), CF_E_CORRUPT);
+    CF__RETURN_IF(((h->flags & CF_SEMI_SORT) != 0) != cf__chain_semi_expected(p, h), CF_E_CORRUPT);
     if (k > 0) {
         const cf__header *prev = &p->rec[k - 1];
         CF__RETURN_IF(h->seed != prev->seed || h->bucket_size != prev->bucket_size ||
@@ -68,7 +68,7 @@ cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec,
                           h->num_buckets != prev->num_buckets * p->growth,
                       CF_E_CORRUPT);
     }
-    uint64_t size = cf__grow_record_size(h->total_size);
+    uint64_t size = cf__chain_record_size(h->total_size);
     CF__RETURN_IF(len - p->end < size, CF_E_TRUNCATED);
     p->offset[k] = p->end;
     p->end += size;
@@ -76,7 +76,7 @@ cf_status cf__grow_plan_record(cf__grow_plan *p, unsigned k, const uint8_t *rec,
     return CF_OK;
 }
 
-cf_status cf__grow_plan_finish(const cf__grow_plan *p, uint64_t len) {
+cf_status cf__chain_plan_finish(const cf__chain_plan *p, uint64_t len) {
     CF__RETURN_IF(p->end != len, CF_E_CORRUPT); /* trailing bytes */
     double spent = 0.0;
     for (unsigned k = 0; k < p->tables; k++)
@@ -86,41 +86,41 @@ cf_status cf__grow_plan_finish(const cf__grow_plan *p, uint64_t len) {
     return CF_OK;
 }
 
-cf_status cf__grow_check_pad(const uint8_t *pad, size_t n) {
+cf_status cf__chain_check_pad(const uint8_t *pad, size_t n) {
     for (size_t i = 0; i < n; i++) CF__RETURN_IF(pad[i] != 0, CF_E_CORRUPT);
     return CF_OK;
 }
 
-size_t cf__grow_serialized_size(const cf_filter *f) {
+size_t cf__chain_serialized_size(const cf_filter *f) {
     size_t n = CF__HEADER_SIZE;
     for (unsigned k = 0; k < f->chain->count; k++)
-        n += cf__grow_record_size(cf__image_size(f->chain->tables[k]));
+        n += cf__chain_record_size(cf__image_size(f->chain->tables[k]));
     return n;
 }
 
-void cf__grow_serialize(const cf_filter *f, uint8_t *dst) {
-    cf__grow_header_encode(f, dst);
+void cf__chain_serialize(const cf_filter *f, uint8_t *dst) {
+    cf__chain_header_encode(f, dst);
     uint8_t *p = dst + CF__HEADER_SIZE;
     for (unsigned k = 0; k < f->chain->count; k++) {
         const cf_filter *t = f->chain->tables[k];
-        size_t image = cf__image_size(t), size = cf__grow_record_size(image);
+        size_t image = cf__image_size(t), size = cf__chain_record_size(image);
         cf__image_encode(t, p);
         memset(p + image, 0, size - image);
         p += size;
     }
 }
 
-/* Validates everything the bytes say before allocating (grow_format.h). */
-static cf_status cf__grow_validate(const uint8_t *in, size_t len, cf__grow_plan *p) {
-    CF__FORWARD_IF_ERROR(cf__grow_plan_begin(in, len, p));
+/* Validates everything the bytes say before allocating (chain_format.h). */
+static cf_status cf__chain_validate(const uint8_t *in, size_t len, cf__chain_plan *p) {
+    CF__FORWARD_IF_ERROR(cf__chain_plan_begin(in, len, p));
     for (unsigned k = 0; k < p->tables; k++)
-        CF__FORWARD_IF_ERROR(cf__grow_plan_record(p, k, in + p->end, len));
-    CF__FORWARD_IF_ERROR(cf__grow_plan_finish(p, len));
+        CF__FORWARD_IF_ERROR(cf__chain_plan_record(p, k, in + p->end, len));
+    CF__FORWARD_IF_ERROR(cf__chain_plan_finish(p, len));
     for (unsigned k = 0; k < p->tables; k++) {
         const cf__header *h = &p->rec[k];
         const uint8_t *rec = in + p->offset[k];
-        CF__FORWARD_IF_ERROR(cf__grow_check_pad(
-            rec + h->total_size, (size_t)(cf__grow_record_size(h->total_size) - h->total_size)));
+        CF__FORWARD_IF_ERROR(cf__chain_check_pad(
+            rec + h->total_size, (size_t)(cf__chain_record_size(h->total_size) - h->total_size)));
     }
     for (unsigned k = 0; k < p->tables; k++) {
         const cf__header *h = &p->rec[k];
@@ -130,21 +130,21 @@ static cf_status cf__grow_validate(const uint8_t *in, size_t len, cf__grow_plan 
     return CF_OK;
 }
 
-cf_status cf__grow_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
+cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
                                cf_filter **out) {
-    cf__grow_plan p;
-    CF__FORWARD_IF_ERROR(cf__grow_validate(in, len, &p));
+    cf__chain_plan p;
+    CF__FORWARD_IF_ERROR(cf__chain_validate(in, len, &p));
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__grow_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f));
+    CF__FORWARD_IF_ERROR(cf__chain_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f));
     f->failed_inserts = p.failed_inserts;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
         cf_status s = cf__table_from_bytes(&p.rec[k], in + p.offset[k] + CF__HEADER_SIZE, a, &t);
         if (s != CF_OK) {
-            cf__grow_free(f);
+            cf__chain_free(f);
             return s;
         }
-        cf__grow_attach(f, t);
+        cf__chain_attach(f, t);
     }
     *out = f;
     return CF_OK;
