@@ -346,7 +346,7 @@ static void *snapshot_main(void *arg) {
 /* Occupied slots of each stripe's buckets, counted, against its counter. */
 static uint64_t stripes_off(const cf_filter *f) {
     uint64_t off = 0;
-    const struct cf__concurrent *cc = f->cc;
+    const struct cf__concurrent *cc = cf__concurrent_of(f);
     for (uint64_t i = 0; i < cc->nstripes; i++) {
         uint64_t n = 0, first = i << cc->shift, end = (i + 1) << cc->shift;
         for (uint64_t bkt = first; bkt < end && bkt < f->num_buckets; bkt++)
@@ -417,7 +417,7 @@ static void run_stress(shape sh, double stable_load, double writer_load) {
     cf_get_stats(s.f, &st);
     CHECK_EQ(st.items, s.stable);
     printf("  f=%u b=%u nb=%llu stripes=%llu: %llu lookups, %llu snapshots, %llu kicks\n", sh.f,
-           sh.b, (unsigned long long)sh.nb, (unsigned long long)s.f->cc->nstripes,
+           sh.b, (unsigned long long)sh.nb, (unsigned long long)cf__concurrent_of(s.f)->nstripes,
            (unsigned long long)atomic_load(&s.lookups),
            (unsigned long long)atomic_load(&s.snapshots), (unsigned long long)st.total_kicks);
     free(s.present);
@@ -517,7 +517,7 @@ static void test_lookup_waits_for_move(void) {
     pending_lookup p = {.f = make(12, 4, 1000, CF_CONCURRENT, 11), .key = 12345};
     uint64_t h = cf_hash(p.f, &p.key, sizeof p.key);
     uint64_t i1 = cf__index1(h, p.f->num_buckets);
-    _Atomic uint32_t *version = &p.f->cc->versions[i1 >> p.f->cc->shift];
+    _Atomic uint32_t *version = &cf__concurrent_of(p.f)->versions[i1 >> cf__concurrent_of(p.f)->shift];
     atomic_store(version, 1);
     pthread_t th;
     REQUIRE(pthread_create(&th, NULL, pending_main, &p) == 0);
@@ -579,7 +579,7 @@ static void test_make_concurrent(void) {
     budget = 2; /* handle and table */
     REQUIRE(cf_deserialize(img, len, &a, &h) == CF_OK);
     CHECK_STATUS(cf_make_concurrent(h), CF_E_NOMEM);
-    CHECK(h->kind == CF__PLAIN && h->cc == NULL); /* no stripes attached */
+    CHECK(h->kind == CF__PLAIN && cf__concurrent_of(h) == NULL); /* no stripes attached */
     budget = 1;
     CHECK_STATUS(cf_make_concurrent(h), CF_OK);
     cf_free(h);

@@ -47,7 +47,7 @@ static uint64_t bits_of(const uint8_t *table, uint64_t bit, unsigned n) {
 /* Every slot empty or with its marker leaving at least the tag; entries and
  * weight as the filter counts them. */
 static void check_table(const cf_filter *f) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     uint64_t entries = 0, weight = 0;
     unsigned w = ip->w, bucket_bits = 4 * w;
     for (uint64_t i = 0; i < f->num_buckets * CF__INPLACE_SLOTS; i++) {

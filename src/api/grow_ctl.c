@@ -51,8 +51,8 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
         cf_get_stats(f, out);
         return CF_OK;
     case CF__CHAIN:
-        CF__RETURN_IF(k >= f->chain->count, CF_E_PARAM);
-        cf__table_stats(f->chain->tables[k], out);
+        CF__RETURN_IF(k >= cf__chain_of(f)->count, CF_E_PARAM);
+        cf__table_stats(cf__chain_of(f)->tables[k], out);
         out->format_version = CF__FORMAT_VERSION; /* each table is a version-1 record */
         return CF_OK;
     }
@@ -72,9 +72,9 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
         CF__RETURN_IF(f->read_only, CF_E_READONLY);
         CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
         /* A limit below what the tables hold would make the saved form invalid. */
-        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__chain_table_bytes(f->chain), CF_E_PARAM);
-        f->chain->max_tables = max_tables;
-        f->chain->max_bytes = max_bytes;
+        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__chain_table_bytes(cf__chain_of(f)), CF_E_PARAM);
+        cf__chain_of(f)->max_tables = max_tables;
+        cf__chain_of(f)->max_bytes = max_bytes;
         return CF_OK;
     case CF__INPLACE:
         CF__RETURN_IF(f->read_only, CF_E_READONLY);
@@ -82,7 +82,7 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
         /* One table: max_tables has nothing to cap; max_bytes bounds the
          * doublings (and is saved in the header, which needs it >= the table). */
         CF__RETURN_IF(max_bytes != 0 && max_bytes < f->table_bytes, CF_E_PARAM);
-        f->ip->max_bytes = max_bytes;
+        cf__inplace_of(f)->max_bytes = max_bytes;
         return CF_OK;
     case CF__PLAIN:
     case CF__CONCURRENT: return cf__unsupported();
@@ -96,7 +96,7 @@ cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
     /* A concurrent table keeps its counts in its stripes, not in the handle
      * a chain serializes. */
     CF__RETURN_IF(table->kind != CF__PLAIN || table->read_only, CF_E_PARAM);
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     const cf_filter *newest = c->tables[c->count - 1];
     CF__RETURN_IF(c->count >= cf__chain_table_cap(c), CF_E_PARAM);
     /* One hash serves every table: they must agree on what turns it into
@@ -120,7 +120,7 @@ cf_status cf_grow_append(cf_filter *f, cf_filter *table) {
 
 cf_status cf_grow_trim(cf_filter *f, unsigned *dropped) {
     CF__FORWARD_IF_ERROR(cf__chain_writable(f));
-    cf__chain *c = f->chain;
+    cf__chain *c = cf__chain_of(f);
     unsigned n = 0;
     for (; c->count > 1 && c->tables[c->count - 1]->items == 0; n++) cf__chain_drop_newest(f);
     if (dropped != NULL) *dropped = n;

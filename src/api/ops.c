@@ -24,12 +24,12 @@
  * table's last block cost ~25 more instructions a lookup, which lost more
  * than the page saved: docs/BENCHMARKS.md.)
  */
-#include "table/batch.h"
-#include "kind/concurrent.h"
-#include "kind/chain.h"
-#include "kind/inplace.h"
-#include "base/hash.h"
 #include "api/kind.h"
+#include "base/hash.h"
+#include "kind/chain.h"
+#include "kind/concurrent.h"
+#include "kind/inplace.h"
+#include "kind/plain.h"
 
 static bool cf__bad_key(const void *key, size_t len) {
     return key == NULL && len != 0;
@@ -53,17 +53,11 @@ static inline cf__kind cf__kind_of(const cf_filter *f) {
  * and calls cost a plain lookup no registers (inlined, they cost two
  * instructions a lookup: bench/callgrind.sh). */
 __attribute__((noinline)) static bool cf__contains_kind(const cf_filter *f, uint64_t h) {
-    switch (f->kind) {
-    case CF__PLAIN: return cf__contains_hashed(f, h);
-    case CF__CHAIN: return cf__chain_contains_hash(f, h);
-    case CF__CONCURRENT: return cf__concurrent_contains(f, h);
-    case CF__INPLACE: return cf__inplace_contains_hash(f, h);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(f->kind, contains_hash, f, h);
 }
 
 static inline bool cf__contains(const cf_filter *f, uint64_t h) {
-    if (__builtin_expect(f->kind == CF__PLAIN, 1)) return cf__contains_hashed(f, h);
+    if (__builtin_expect(f->kind == CF__PLAIN, 1)) return cf__plain_contains_hash(f, h);
     return cf__contains_kind(f, h);
 }
 
@@ -72,7 +66,7 @@ static inline bool cf__contains(const cf_filter *f, uint64_t h) {
 bool cf_contains_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return false;
     if (__builtin_expect(f->kind != CF__PLAIN, 0)) return cf__contains_kind(f, h);
-    return cf__contains_hashed(f, h);
+    return cf__plain_contains_hash(f, h);
 }
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
@@ -85,18 +79,12 @@ bool cf_contains(const cf_filter *f, const void *key, size_t len) {
  * out of line. */
 __attribute__((noinline)) static cf_status cf__insert_kind(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    switch (f->kind) {
-    case CF__PLAIN: return cf__table_insert(f, h);
-    case CF__CHAIN: return cf__chain_insert_hash(f, h);
-    case CF__CONCURRENT: return cf__concurrent_insert(f, h, false);
-    case CF__INPLACE: return cf__inplace_insert_hash(f, h);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(f->kind, insert_hash, f, h);
 }
 
 /* A mapped (read-only) filter is refused by cf__insert_kind. */
 static inline cf_status cf__insert(cf_filter *f, uint64_t h) {
-    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1)) return cf__table_insert(f, h);
+    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1)) return cf__plain_insert_hash(f, h);
     return cf__insert_kind(f, h);
 }
 
@@ -113,17 +101,7 @@ cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    switch (cf__kind_of(f)) {
-    case CF__PLAIN: {
-        cf__slots p = cf__locate(f, h);
-        CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
-        return cf__insert_slots(f, p.i1, p.i2, p.fp);
-    }
-    case CF__CHAIN: return cf__chain_insert_unique_hash(f, h);
-    case CF__CONCURRENT: return cf__concurrent_insert(f, h, true);
-    case CF__INPLACE: return cf__inplace_insert_unique_hash(f, h);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(cf__kind_of(f), insert_unique_hash, f, h);
 }
 
 cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
@@ -135,19 +113,13 @@ cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
  * line (inlined, the other kinds' calls made every delete save and restore
  * six registers). */
 __attribute__((noinline)) static cf_status cf__delete_kind(cf_filter *f, uint64_t h) {
-    switch (f->kind) {
-    case CF__PLAIN: return cf__table_delete(f, h);
-    case CF__CHAIN: return cf__chain_delete_hash(f, h);
-    case CF__CONCURRENT: return cf__concurrent_delete(f, h);
-    case CF__INPLACE: return cf__inplace_delete_hash(f, h);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(f->kind, delete_hash, f, h);
 }
 
 static inline cf_status cf__delete(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     if (__builtin_expect(f->kind != CF__PLAIN, 0)) return cf__delete_kind(f, h);
-    return cf__table_delete(f, h);
+    return cf__plain_delete_hash(f, h);
 }
 
 cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
@@ -162,13 +134,7 @@ cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
     if (f == NULL) return 0;
-    switch (cf__kind_of(f)) {
-    case CF__PLAIN: return cf__table_count(f, h);
-    case CF__CHAIN: return cf__chain_count_hash(f, h);
-    case CF__CONCURRENT: return cf__concurrent_count(f, h);
-    case CF__INPLACE: return cf__inplace_count_hash(f, h);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(cf__kind_of(f), count_hash, f, h);
 }
 
 size_t cf_count(const cf_filter *f, const void *key, size_t len) {
@@ -202,22 +168,10 @@ cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
-    switch (cf__kind_of(f)) {
-    case CF__PLAIN: return cf__table_insert_batch(f, hashes, n, inserted);
-    case CF__CHAIN: return cf__chain_insert_batch(f, hashes, n, inserted);
-    case CF__CONCURRENT: return cf__concurrent_insert_batch(f, hashes, n, inserted);
-    case CF__INPLACE: return cf__inplace_insert_batch(f, hashes, n, inserted);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(cf__kind_of(f), insert_batch, f, hashes, n, inserted);
 }
 
 size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f == NULL || hashes == NULL) return 0;
-    switch (cf__kind_of(f)) {
-    case CF__PLAIN: return cf__table_contains_batch(f, hashes, n, out);
-    case CF__CHAIN: return cf__chain_contains_batch(f, hashes, n, out);
-    case CF__CONCURRENT: return cf__concurrent_contains_batch(f, hashes, n, out);
-    case CF__INPLACE: return cf__inplace_contains_batch(f, hashes, n, out);
-    }
-    CF__NO_OTHER_KIND();
+    CF__KIND_DISPATCH(cf__kind_of(f), contains_batch, f, hashes, n, out);
 }

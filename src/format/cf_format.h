@@ -33,6 +33,18 @@
  * was never written: docs/FORMAT.md). */
 #define CF__FORMAT_VERSION_INPLACE 4u
 
+/* The version a filter of kind k is saved in (cf_stats.format_version): a
+ * concurrent filter is saved as the plain table it is. */
+static inline unsigned cf__format_version_of(cf__kind k) {
+    switch (k) {
+    case CF__PLAIN:
+    case CF__CONCURRENT: return CF__FORMAT_VERSION;
+    case CF__CHAIN: return CF__FORMAT_VERSION_CHAIN;
+    case CF__INPLACE: return CF__FORMAT_VERSION_INPLACE;
+    }
+    __builtin_unreachable();
+}
+
 /* Offsets of the header fields (docs/FORMAT.md, "Header"). */
 enum {
     CF__OFF_MAGIC = 0,

@@ -12,7 +12,7 @@
 #include "table/table.h"
 
 void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     memset(out, 0, CF__HEADER_SIZE);
     memcpy(out + CF__OFF_MAGIC, cf__magic, sizeof cf__magic);
     cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION_CHAIN, 2);
@@ -93,16 +93,16 @@ cf_status cf__chain_check_pad(const uint8_t *pad, size_t n) {
 
 size_t cf__chain_serialized_size(const cf_filter *f) {
     size_t n = CF__HEADER_SIZE;
-    for (unsigned k = 0; k < f->chain->count; k++)
-        n += cf__chain_record_size(cf__image_size(f->chain->tables[k]));
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
+        n += cf__chain_record_size(cf__image_size(cf__chain_of(f)->tables[k]));
     return n;
 }
 
 void cf__chain_serialize(const cf_filter *f, uint8_t *dst) {
     cf__chain_header_encode(f, dst);
     uint8_t *p = dst + CF__HEADER_SIZE;
-    for (unsigned k = 0; k < f->chain->count; k++) {
-        const cf_filter *t = f->chain->tables[k];
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) {
+        const cf_filter *t = cf__chain_of(f)->tables[k];
         size_t image = cf__image_size(t), size = cf__chain_record_size(image);
         cf__image_encode(t, p);
         memset(p + image, 0, size - image);

@@ -44,7 +44,7 @@ enum {
 };
 
 void cf__inplace_header_encode(const cf_filter *f, uint8_t out[CF__INPLACE_HEADER_SIZE]) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     memset(out, 0, CF__INPLACE_HEADER_SIZE);
     memcpy(out, cf__magic, sizeof cf__magic);
     cf__put_le(out + CF__INPLACE_OFF_VERSION, CF__FORMAT_VERSION_INPLACE, 2);
@@ -130,7 +130,7 @@ uint64_t cf__inplace_checksum(const uint8_t *header, const uint8_t *table, size_
 /* Every slot empty or holding at least its tag; the count and the weight
  * the header states. */
 cf_status cf__inplace_check_table(const cf_filter *f) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     uint64_t entries = 0, weight = 0;
     unsigned most = ip->w - 1 - ip->tag_bits; /* the highest marker position */
     uint64_t slots = f->num_buckets * CF__INPLACE_SLOTS;
@@ -157,12 +157,12 @@ cf_status cf__inplace_from_header(const cf__inplace_hdr *h, const cf_allocator *
     f->total_kicks = h->total_kicks;
     f->failed_inserts = h->failed;
     f->table_bytes = h->table_bytes;
-    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
-    if (f->ip == NULL) {
+    f->state = cf__alloc(&f->alloc, sizeof(cf__inplace));
+    if (cf__inplace_of(f) == NULL) {
         cf__inplace_free(f);
         return CF_E_NOMEM;
     }
-    *f->ip = h->ip;
+    *cf__inplace_of(f) = h->ip;
     *out = f;
     return CF_OK;
 }

@@ -32,7 +32,7 @@ void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t l
             if (k == 0) {
                 memcpy(out, header + in, n);
             } else {
-                const cf_filter *t = f->chain->tables[k - 1];
+                const cf_filter *t = cf__chain_of(f)->tables[k - 1];
                 uint64_t image = cf__image_size(t);
                 size_t from_image = in < image ? (image - in < n ? (size_t)(image - in) : n) : 0;
                 if (from_image > 0) cf__image_range(t, in, out, from_image);
@@ -42,9 +42,9 @@ void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t l
             offset += n;
             len -= n;
         }
-        if (k < f->chain->count) {
+        if (k < cf__chain_of(f)->count) {
             start = end;
-            end += cf__chain_record_size(cf__image_size(f->chain->tables[k]));
+            end += cf__chain_record_size(cf__image_size(cf__chain_of(f)->tables[k]));
         }
     }
 }

@@ -26,8 +26,8 @@ bool cf__chain_write(const cf_filter *f, int fd) {
     uint8_t header[CF__HEADER_SIZE];
     cf__chain_header_encode(f, header);
     if (!cf__write_all(fd, header, sizeof header)) return false;
-    for (unsigned k = 0; k < f->chain->count; k++) {
-        const cf_filter *t = f->chain->tables[k];
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) {
+        const cf_filter *t = cf__chain_of(f)->tables[k];
         size_t image = cf__image_size(t);
         if (!cf__image_write(t, fd) ||
             !cf__write_all(fd, cf__zeros, (size_t)(cf__chain_record_size(image) - image)))

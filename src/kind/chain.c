@@ -18,8 +18,8 @@
  * nothing is removed.  The kept copy is a false positive, never a false
  * negative, and counts stay upper bounds.
  */
-#include "table/batch.h"
 #include "kind/chain.h"
+#include "table/batch.h"
 #include "table/table.h"
 
 cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
@@ -29,21 +29,21 @@ cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth
     CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
     f->kind = CF__CHAIN;
     f->flags = flags;
-    f->chain = cf__alloc(&f->alloc, sizeof *f->chain);
-    if (f->chain == NULL) {
+    f->state = cf__alloc(&f->alloc, sizeof(cf__chain));
+    if (cf__chain_of(f) == NULL) {
         cf__free(&f->alloc, f);
         return CF_E_NOMEM;
     }
-    memset(f->chain, 0, sizeof *f->chain);
-    f->chain->growth = growth;
-    f->chain->max_bytes = max_bytes;
-    f->chain->target_fpp = target_fpp;
+    memset(cf__chain_of(f), 0, sizeof(cf__chain));
+    cf__chain_of(f)->growth = growth;
+    cf__chain_of(f)->max_bytes = max_bytes;
+    cf__chain_of(f)->target_fpp = target_fpp;
     *out = f;
     return CF_OK;
 }
 
 void cf__chain_attach(cf_filter *f, cf_filter *table) {
-    cf__chain *c = f->chain;
+    cf__chain *c = cf__chain_of(f);
     c->tables[c->count++] = table;
     /* The handle hashes keys with the seed every table shares, and is as
      * writable as its tables. */
@@ -52,15 +52,15 @@ void cf__chain_attach(cf_filter *f, cf_filter *table) {
 }
 
 void cf__chain_drop_newest(cf_filter *f) {
-    cf__chain *c = f->chain;
+    cf__chain *c = cf__chain_of(f);
     cf__table_free(c->tables[--c->count]);
     c->tables[c->count] = NULL;
     f->read_only = c->tables[c->count - 1]->read_only;
 }
 
 void cf__chain_free(cf_filter *f) {
-    for (unsigned k = 0; k < f->chain->count; k++) cf__table_free(f->chain->tables[k]);
-    cf__free(&f->alloc, f->chain);
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) cf__table_free(cf__chain_of(f)->tables[k]);
+    cf__free(&f->alloc, cf__chain_of(f));
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
 }
@@ -88,7 +88,7 @@ size_t cf__chain_table_bytes(const cf__chain *c) {
  * why no table can be added (cf_stats.growth_limit): the table cap, no
  * budget for 32-bit fingerprints, an unaddressable size or max_bytes. */
 static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     const cf_filter *newest = c->tables[c->count - 1];
     CF__RETURN_IF(c->count >= cf__chain_table_cap(c), CF_GROWTH_LIMIT_TABLES);
     CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_GROWTH_LIMIT_SIZE);
@@ -168,7 +168,7 @@ static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
 }
 
 cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
-    cf__chain *c = f->chain;
+    cf__chain *c = cf__chain_of(f);
     cf_filter *newest = c->tables[c->count - 1];
     uint64_t failed = newest->failed_inserts;
     cf_status s = cf__table_insert(newest, h);
@@ -193,7 +193,7 @@ cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
  * on a 37 MB filter but hits 1.2-1.5x slower there, and both slower or equal
  * on 9 MB and 2 MB filters. */
 bool cf__chain_contains_hash(const cf_filter *f, uint64_t h) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     for (unsigned k = c->count; k-- > 0;) {
         const cf_filter *t = c->tables[k];
         if (cf__contains_at(t, cf__locate(t, h))) return true;
@@ -207,7 +207,7 @@ cf_status cf__chain_insert_unique_hash(cf_filter *f, uint64_t h) {
 }
 
 cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
-    cf__chain *c = f->chain;
+    cf__chain *c = cf__chain_of(f);
     cf_filter *holder = NULL;
     for (unsigned k = c->count; k-- > 0;) {
         if (cf__table_count(c->tables[k], h) == 0) continue;
@@ -219,7 +219,7 @@ cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
 }
 
 size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     size_t n = 0;
     for (unsigned k = 0; k < c->count; k++) n += cf__table_count(c->tables[k], h);
     return n;
@@ -230,7 +230,7 @@ size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
 #define CF__CHAIN_ROUND 256
 
 size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     bool hit[CF__CHAIN_ROUND], any[CF__CHAIN_ROUND];
     size_t found = 0;
     for (size_t base = 0; base < n; base += CF__CHAIN_ROUND) {
@@ -255,17 +255,18 @@ cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
 }
 
 size_t cf__chain_memory(const cf_filter *f) {
-    size_t n = sizeof *f + sizeof *f->chain;
-    for (unsigned k = 0; k < f->chain->count; k++) n += cf__table_memory(f->chain->tables[k]);
+    size_t n = sizeof *f + sizeof(cf__chain);
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) n += cf__table_memory(cf__chain_of(f)->tables[k]);
     return n;
 }
 
-void cf__chain_clear(cf_filter *f) {
-    for (unsigned k = 0; k < f->chain->count; k++) cf__table_clear(f->chain->tables[k]);
+cf_status cf__chain_clear(cf_filter *f) {
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) cf__table_clear(cf__chain_of(f)->tables[k]);
+    return CF_OK;
 }
 
 void cf__chain_stats(const cf_filter *f, cf_stats *out) {
-    const cf__chain *c = f->chain;
+    const cf__chain *c = cf__chain_of(f);
     const cf_filter *newest = c->tables[c->count - 1];
     cf__table_stats(newest, out);
     double table_bits = 0.0;
@@ -325,4 +326,40 @@ cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg) {
     cf__chain_attach(f, t);
     *fp = f;
     return CF_OK;
+}
+
+/* Grown filters: table k of src goes into table k of dst, which gets the
+ * tables it lacks the way an insert adds them.  Filters grown from the same
+ * first table with the same growth and target FPP have the same table k
+ * for every k (each table's width follows from the earlier ones), so every
+ * pair has one shape; anything else is CF_E_PARAM.  All or nothing: every
+ * table of dst is saved first, and added tables are dropped on failure. */
+cf_status cf__chain_merge(cf_filter *dst, const cf_filter *src) {
+    const cf__chain *dc = cf__chain_of(dst), *sc = cf__chain_of(src);
+    CF__RETURN_IF(dc->growth != sc->growth || dc->target_fpp != sc->target_fpp, CF_E_PARAM);
+    for (unsigned k = 0; k < dc->count && k < sc->count; k++)
+        CF__RETURN_IF(!cf__table_same_shape(dc->tables[k], sc->tables[k]), CF_E_PARAM);
+    unsigned had = dc->count;
+    cf__table_saved saved[CF_MAX_TABLES];
+    unsigned n_saved = 0;
+    cf_status st = CF_OK;
+    for (; n_saved < had && st == CF_OK; n_saved++)
+        st = cf__table_save(dc->tables[n_saved], &saved[n_saved]);
+    if (st != CF_OK) n_saved--; /* the one that failed holds nothing */
+    uint64_t failed = dst->failed_inserts;
+    for (unsigned k = 0; k < sc->count && st == CF_OK; k++) {
+        cf_filter *t = k < dc->count ? dc->tables[k] : NULL;
+        if (t == NULL && (st = cf__chain_add_table(dst, &t)) != CF_OK) break;
+        if (!cf__table_same_shape(t, sc->tables[k]))
+            st = CF_E_PARAM;
+        else
+            st = cf__table_merge_all(t, sc->tables[k]);
+    }
+    if (st != CF_OK) {
+        while (dc->count > had) cf__chain_drop_newest(dst);
+        for (unsigned k = 0; k < n_saved; k++) cf__table_restore(dc->tables[k], &saved[k]);
+        dst->failed_inserts = failed;
+    }
+    for (unsigned k = 0; k < n_saved; k++) cf__free(&dc->tables[k]->alloc, saved[k].table);
+    return st;
 }

@@ -32,19 +32,24 @@
 #ifndef CF_CHAIN_H
 #define CF_CHAIN_H
 
-#include "table/cf_internal.h"
+#include "kind/kind_ops.h"
 
 /* The share of the remaining FPP budget each new table may use. */
 #define CF__CHAIN_SHARE 0.25
 
-struct cf__chain {
+typedef struct cf__chain {
     cf_filter *tables[CF_MAX_TABLES]; /* oldest first; count of them are set   */
     unsigned count;                   /* >= 1                                   */
     unsigned growth;                  /* bucket multiplier between tables       */
     uint64_t max_bytes;               /* limit on the sum of table_bytes, 0 none */
     double target_fpp;                /* the sum of tables' full-load FPPs < this */
     unsigned max_tables;              /* cf_grow_set_limits; 0 = CF_MAX_TABLES, not saved */
-};
+} cf__chain;
+
+/* The chain of a CF__CHAIN handle (its state). */
+static inline cf__chain *cf__chain_of(const cf_filter *f) {
+    return (cf__chain *)f->state;
+}
 
 /* The most tables the chain may hold: cf_grow_set_limits' cap, or
  * CF_MAX_TABLES. */
@@ -92,6 +97,11 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
 cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
 void cf__chain_stats(const cf_filter *f, cf_stats *out);
 size_t cf__chain_memory(const cf_filter *f);
-void cf__chain_clear(cf_filter *f);
+cf_status cf__chain_clear(cf_filter *f);
+/* Table k of src into table k of dst, all or nothing (CF_E_PARAM unless
+ * both grew from one shape with the same growth and target FPP). */
+cf_status cf__chain_merge(cf_filter *dst, const cf_filter *src);
+
+CF__KIND_CONTRACT(chain)
 
 #endif /* CF_CHAIN_H */

@@ -137,7 +137,7 @@ static inline uint32_t cf__concurrent_slot_get(const cf_filter *f, uint64_t buck
  * buckets). */
 static inline void cf__concurrent_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit, uint32_t old,
                                       uint32_t v) {
-    const struct cf__concurrent *cc = f->cc;
+    const struct cf__concurrent *cc = cf__concurrent_of(f);
     uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
     bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
     cf__concurrent_flip(f, bit, f->fp_bits, old ^ v, shared);
@@ -185,7 +185,7 @@ static inline void cf__concurrent_bucket_read(const cf_filter *f, uint64_t bucke
 /* ---- stripes: spinlocks and seqlock versions ---- */
 
 static inline cf__stripe *cf__concurrent_stripe(const cf_filter *f, uint64_t bucket) {
-    return &f->cc->stripes[bucket >> f->cc->shift];
+    return &cf__concurrent_of(f)->stripes[bucket >> cf__concurrent_of(f)->shift];
 }
 
 /* Waits politely: a few pause instructions, then the processor is given
@@ -222,18 +222,18 @@ typedef struct cf__concurrent_held {
 
 static void cf__concurrent_lock_set(const cf_filter *f, cf__concurrent_held *h, uint64_t a, uint64_t b,
                             uint64_t c) {
-    uint64_t s[3] = {a >> f->cc->shift, b >> f->cc->shift, c >> f->cc->shift}, t;
+    uint64_t s[3] = {a >> cf__concurrent_of(f)->shift, b >> cf__concurrent_of(f)->shift, c >> cf__concurrent_of(f)->shift}, t;
     if (s[0] > s[1]) t = s[0], s[0] = s[1], s[1] = t;
     if (s[1] > s[2]) t = s[1], s[1] = s[2], s[2] = t;
     if (s[0] > s[1]) t = s[0], s[0] = s[1], s[1] = t;
     h->n = 0;
     for (unsigned k = 0; k < 3; k++)
         if (h->n == 0 || h->at[h->n - 1] != s[k]) h->at[h->n++] = s[k];
-    for (unsigned k = 0; k < h->n; k++) cf__concurrent_lock(&f->cc->stripes[h->at[k]]);
+    for (unsigned k = 0; k < h->n; k++) cf__concurrent_lock(&cf__concurrent_of(f)->stripes[h->at[k]]);
 }
 
 static void cf__concurrent_unlock_set(const cf_filter *f, const cf__concurrent_held *h) {
-    for (unsigned k = h->n; k-- > 0;) cf__concurrent_unlock(&f->cc->stripes[h->at[k]]);
+    for (unsigned k = h->n; k-- > 0;) cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[h->at[k]]);
 }
 
 /* Seqlock writer side (the caller holds the stripe's lock): odd before the
@@ -250,7 +250,7 @@ static void cf__concurrent_write_end(_Atomic uint32_t *version) {
 }
 
 static inline _Atomic uint32_t *cf__concurrent_version(const cf_filter *f, uint64_t bucket) {
-    return &f->cc->versions[bucket >> f->cc->shift];
+    return &cf__concurrent_of(f)->versions[bucket >> cf__concurrent_of(f)->shift];
 }
 
 /* Seqlock reader side: true when nothing the reader depended on moved. */
@@ -310,7 +310,7 @@ cf_status cf__concurrent_attach(cf_filter *f) {
     /* From here the stripes hold the counters: the handle's are zero, not
      * stale copies (cf__concurrent_view sums the stripes'). */
     f->items = f->total_kicks = f->failed_inserts = 0;
-    f->cc = cc;
+    f->state = cc;
     f->flags |= CF_CONCURRENT;
     f->kind = CF__CONCURRENT;
     return CF_OK;
@@ -335,12 +335,12 @@ cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out) {
 }
 
 void cf__concurrent_free(cf_filter *f) {
-    cf__free(&f->alloc, f->cc);
+    cf__free(&f->alloc, cf__concurrent_of(f));
     cf__table_free(f);
 }
 
 size_t cf__concurrent_memory(const cf_filter *f) {
-    return cf__table_memory(f) + f->cc->bytes;
+    return cf__table_memory(f) + cf__concurrent_of(f)->bytes;
 }
 
 /* ---- lookups ---- */
@@ -385,14 +385,14 @@ __attribute__((noinline)) static bool cf__concurrent_contains_retry(const cf_fil
     return found;
 }
 
-bool cf__concurrent_contains(const cf_filter *f, uint64_t h) {
+bool cf__concurrent_contains_hash(const cf_filter *f, uint64_t h) {
     if (!cf__concurrent_one_word(f)) return cf__concurrent_contains_slots(f, h);
     bool found;
     if (__builtin_expect(cf__concurrent_lookup_once(f, h, &found), 1)) return found;
     return cf__concurrent_contains_retry(f, h);
 }
 
-size_t cf__concurrent_count(const cf_filter *f, uint64_t h) {
+size_t cf__concurrent_count_hash(const cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
     _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
@@ -422,7 +422,7 @@ size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes,
             cf__prefetch_bucket(f, q.i1);
             cf__prefetch_bucket(f, q.i2);
         }
-        bool hit = cf__concurrent_contains(f, hashes[j]);
+        bool hit = cf__concurrent_contains_hash(f, hashes[j]);
         found += hit;
         if (out != NULL) out[j] = hit;
     }
@@ -566,7 +566,11 @@ static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool uni
     return st;
 }
 
-cf_status cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique) {
+/* Inlined into the two public inserts, so that `unique` is a constant in
+ * each (as it was when api/ passed it). */
+static inline __attribute__((always_inline)) cf_status cf__concurrent_insert(cf_filter *f,
+                                                                            uint64_t h,
+                                                                            bool unique) {
     cf__slots p = cf__locate(f, h);
     for (;;) {
         cf_status st = unique                          ? cf__concurrent_try_unique(f, &p)
@@ -583,9 +587,17 @@ cf_status cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique) {
          * their locks (the peeks above read them without). */
         if (st == CF_E_FULL && !unique && cf__concurrent_try_place(f, &p, false)) return CF_OK;
         if (st == CF_E_FULL)
-            atomic_fetch_add_explicit(&f->cc->failed_inserts, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&cf__concurrent_of(f)->failed_inserts, 1, memory_order_relaxed);
         return st;
     }
+}
+
+cf_status cf__concurrent_insert_hash(cf_filter *f, uint64_t h) {
+    return cf__concurrent_insert(f, h, false);
+}
+
+cf_status cf__concurrent_insert_unique_hash(cf_filter *f, uint64_t h) {
+    return cf__concurrent_insert(f, h, true);
 }
 
 cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
@@ -603,7 +615,7 @@ cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size
 
 /* Under both buckets' stripes, so that no move carries the fingerprint from
  * the bucket not yet searched to the one already searched. */
-cf_status cf__concurrent_delete(cf_filter *f, uint64_t h) {
+cf_status cf__concurrent_delete_hash(cf_filter *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
     cf__concurrent_held held;
     cf__concurrent_lock_set(f, &held, p.i1, p.i2, p.i2);
@@ -623,11 +635,11 @@ cf_status cf__concurrent_delete(cf_filter *f, uint64_t h) {
 /* ---- whole-table operations: every stripe locked, in order ---- */
 
 static void cf__concurrent_lock_all(const cf_filter *f) {
-    for (uint64_t i = 0; i < f->cc->nstripes; i++) cf__concurrent_lock(&f->cc->stripes[i]);
+    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) cf__concurrent_lock(&cf__concurrent_of(f)->stripes[i]);
 }
 
 static void cf__concurrent_unlock_all(const cf_filter *f) {
-    for (uint64_t i = f->cc->nstripes; i-- > 0;) cf__concurrent_unlock(&f->cc->stripes[i]);
+    for (uint64_t i = cf__concurrent_of(f)->nstripes; i-- > 0;) cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[i]);
 }
 
 /* A plain filter (no CF_CONCURRENT: files never carry it) sharing f's
@@ -636,19 +648,19 @@ static void cf__concurrent_unlock_all(const cf_filter *f) {
 static cf_filter cf__concurrent_view(const cf_filter *f) {
     cf_filter v = *f;
     v.kind = CF__PLAIN;
-    v.cc = NULL;
+    v.state = NULL;
     v.flags &= ~CF_CONCURRENT;
     v.items = 0;
     v.total_kicks = 0;
-    for (uint64_t i = 0; i < f->cc->nstripes; i++) {
-        v.items += f->cc->stripes[i].items;
-        v.total_kicks += f->cc->stripes[i].kicks;
+    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) {
+        v.items += cf__concurrent_of(f)->stripes[i].items;
+        v.total_kicks += cf__concurrent_of(f)->stripes[i].kicks;
     }
-    v.failed_inserts = atomic_load_explicit(&f->cc->failed_inserts, memory_order_relaxed);
+    v.failed_inserts = atomic_load_explicit(&cf__concurrent_of(f)->failed_inserts, memory_order_relaxed);
     return v;
 }
 
-void cf__concurrent_get_stats(const cf_filter *f, cf_stats *out) {
+void cf__concurrent_stats(const cf_filter *f, cf_stats *out) {
     cf__concurrent_lock_all(f);
     cf_filter v = cf__concurrent_view(f);
     cf__table_stats(&v, out);
@@ -670,7 +682,14 @@ cf_status cf__concurrent_clear(cf_filter *f) {
     cf__concurrent_lock_all(f);
     for (uint64_t k = 0; k < (f->table_bytes + 7) / 8; k++)
         atomic_store_explicit(cf__concurrent_word(f, k), 0, memory_order_relaxed);
-    for (uint64_t i = 0; i < f->cc->nstripes; i++) f->cc->stripes[i].items = 0;
+    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) cf__concurrent_of(f)->stripes[i].items = 0;
     cf__concurrent_unlock_all(f);
     return CF_OK;
+}
+
+cf_status cf__concurrent_merge(cf_filter *dst, const cf_filter *src) {
+    /* Not yet: dst changes under other threads while src's fingerprints
+     * move in, and a failed merge could not be undone under them. */
+    (void)dst, (void)src;
+    return CF_E_PARAM;
 }

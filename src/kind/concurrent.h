@@ -17,7 +17,7 @@
 
 #include <stdatomic.h>
 
-#include "table/cf_internal.h"
+#include "kind/kind_ops.h"
 
 /* At most this many stripes.  Two writers collide on a stripe with
  * probability about 4 / CF__CONCURRENT_MAX_STRIPES per pair of operations, so
@@ -43,6 +43,11 @@ struct cf__concurrent {
     cf__stripe stripes[];
 };
 
+/* The stripes of a CF__CONCURRENT handle (its state). */
+static inline struct cf__concurrent *cf__concurrent_of(const cf_filter *f) {
+    return (struct cf__concurrent *)f->state;
+}
+
 /* cf_new with CF_CONCURRENT in cfg->flags (cfg and out checked by cf_new). */
 cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out);
 /* Gives the plain filter f (which owns an aligned, writable table) its
@@ -54,15 +59,19 @@ void cf__concurrent_free(cf_filter *f);
 /* Bytes of the handle, the table and the stripes. */
 size_t cf__concurrent_memory(const cf_filter *f);
 
-bool cf__concurrent_contains(const cf_filter *f, uint64_t h);
-size_t cf__concurrent_count(const cf_filter *f, uint64_t h);
-cf_status cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique);
-cf_status cf__concurrent_delete(cf_filter *f, uint64_t h);
+bool cf__concurrent_contains_hash(const cf_filter *f, uint64_t h);
+size_t cf__concurrent_count_hash(const cf_filter *f, uint64_t h);
+cf_status cf__concurrent_insert_hash(cf_filter *f, uint64_t h);
+/* Checks and inserts in one step, under both buckets' locks. */
+cf_status cf__concurrent_insert_unique_hash(cf_filter *f, uint64_t h);
+cf_status cf__concurrent_delete_hash(cf_filter *f, uint64_t h);
 size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+/* CF_E_PARAM: concurrent filters do not merge (yet). */
+cf_status cf__concurrent_merge(cf_filter *dst, const cf_filter *src);
 
 /* These take every stripe's lock, in order, and work on a consistent cut. */
-void cf__concurrent_get_stats(const cf_filter *f, cf_stats *out);
+void cf__concurrent_stats(const cf_filter *f, cf_stats *out);
 cf_status cf__concurrent_clear(cf_filter *f);
 
 /* Runs fn on a plain view of f (kind CF__PLAIN, sharing f's table, with the
@@ -72,5 +81,7 @@ cf_status cf__concurrent_clear(cf_filter *f);
  * table, not the table, and loaded filters are plain. */
 typedef cf_status (*cf__concurrent_view_fn)(const cf_filter *view, void *arg);
 cf_status cf__concurrent_with_view(const cf_filter *f, cf__concurrent_view_fn fn, void *arg);
+
+CF__KIND_CONTRACT(concurrent)
 
 #endif /* CF_CONCURRENT_H */

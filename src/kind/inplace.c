@@ -23,7 +23,7 @@
 /* (cf__inplace_get, the reader, is inplace.h's: format/ checks tables
  * with it.) */
 static inline void cf__inplace_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i) + s * w);
     uint64_t mask = (((uint64_t)1 << w) - 1) << p.shift;
     cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (v << p.shift));
@@ -32,7 +32,7 @@ static inline void cf__inplace_set(cf_filter *f, uint64_t i, unsigned s, uint64_
 /* Bucket i as its one or two 64-bit words (slot s at bit s * w of the pair;
  * a narrow bucket in the low end of word 0). */
 static inline void cf__inplace_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     if (w != 32) {
         word[0] = cf__inplace_narrow_word(f->table, i, w), word[1] = 0;
         return;
@@ -48,7 +48,7 @@ static inline uint64_t cf__inplace_lane(const uint64_t word[2], unsigned s, unsi
 
 /* Writes bucket i whole (the bits of a 60-bit bucket's neighbours kept). */
 static inline void cf__inplace_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     if (w != 32) {
         cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
         uint64_t mask = cf__inplace_bucket_mask(w) << p.shift;
@@ -68,7 +68,7 @@ static inline bool cf__inplace_far(const cf_filter *f) {
 }
 
 static inline void cf__inplace_prefetch(const cf_filter *f, uint64_t i) {
-    __builtin_prefetch(f->table + cf__inplace_bucket_bit(f->ip->w, i) / 8);
+    __builtin_prefetch(f->table + cf__inplace_bucket_bit(cf__inplace_of(f)->w, i) / 8);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -107,7 +107,7 @@ static uint64_t cf__inplace_move(const cf__inplace *ip, uint64_t i, uint64_t v, 
  * slot s (no division by a variable). */
 static inline int cf__inplace_first_empty(const cf_filter *f, uint64_t i, cf__bitpos *p,
                                      uint64_t *word) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     uint64_t highs = cf__inplace_highs(w);
     *p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
     *word = cf__load64le(p->at);
@@ -118,7 +118,7 @@ static inline int cf__inplace_first_empty(const cf_filter *f, uint64_t i, cf__bi
 }
 
 static int cf__inplace_free_slot(const cf_filter *f, uint64_t i) {
-    if (f->ip->w != 32) {
+    if (cf__inplace_of(f)->w != 32) {
         cf__bitpos p;
         uint64_t word;
         return cf__inplace_first_empty(f, i, &p, &word);
@@ -129,7 +129,7 @@ static int cf__inplace_free_slot(const cf_filter *f, uint64_t i) {
 }
 
 static bool cf__inplace_place(cf_filter *f, uint64_t i, uint64_t v) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     if (w != 32) {
         /* The lane is zero, so v is or-ed into the word as loaded (a 60-bit
          * bucket's neighbours kept). */
@@ -186,7 +186,7 @@ static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n
                          const cf__inplace_put *p) {
     for (;;) {
         uint64_t from = q[n].bucket, j;
-        uint64_t v = cf__inplace_move(f->ip, from, cf__inplace_get(f, from, s), &j);
+        uint64_t v = cf__inplace_move(cf__inplace_of(f), from, cf__inplace_get(f, from, s), &j);
         cf__inplace_place(f, to, v);
         cf__inplace_set(f, from, s, 0);
         f->total_kicks++;
@@ -214,7 +214,7 @@ static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
          * together (each is then tested for room, and queued: so a queued
          * bucket is in cache when its turn comes). */
         for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
-            cf__inplace_move(f->ip, b, cf__inplace_lane(word, s, f->ip->w), &kid[s]);
+            cf__inplace_move(cf__inplace_of(f), b, cf__inplace_lane(word, s, cf__inplace_of(f)->w), &kid[s]);
             if (far) cf__inplace_prefetch(f, kid[s]);
         }
         for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
@@ -260,7 +260,7 @@ static bool cf__inplace_split_entry(const cf__inplace *ip, uint64_t *v, unsigned
  * one or two 64-bit words and each half written whole: slot by slot, the
  * split was a quarter of an insert's instructions. */
 static uint64_t cf__inplace_split_bucket(cf_filter *f, uint64_t i) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     unsigned w = ip->w;
     uint64_t in[2], out[2][2] = {{0}}, dups = 0;
     unsigned c[2] = {0, 0};
@@ -289,7 +289,7 @@ static uint64_t cf__inplace_split_bucket(cf_filter *f, uint64_t i) {
  * the level that keeps X's index bits clear of t, an unaddressable size,
  * max_bytes, or the FPP bound of the doubled table filled. */
 static unsigned cf__inplace_double_limit(const cf_filter *f) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     size_t old = f->table_bytes;
     CF__RETURN_IF(ip->level >= ip->max_level, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_GROWTH_LIMIT_SIZE);
@@ -301,7 +301,7 @@ static unsigned cf__inplace_double_limit(const cf_filter *f) {
 }
 
 cf_status cf__inplace_double(cf_filter *f) {
-    cf__inplace *ip = f->ip;
+    cf__inplace *ip = cf__inplace_of(f);
     CF__RETURN_IF(cf__inplace_double_limit(f) != CF_GROWTH_OPEN, CF_E_FULL);
     size_t old = f->table_bytes, bytes = 2 * old;
     uint64_t nb = f->num_buckets;
@@ -328,7 +328,7 @@ cf_status cf__inplace_double(cf_filter *f) {
 /* ---- the public operations ---- */
 
 cf_status cf__inplace_insert_hash(cf_filter *f, uint64_t h) {
-    cf__inplace *ip = f->ip;
+    cf__inplace *ip = cf__inplace_of(f);
     for (unsigned tries = 0;; tries++) {
         cf__inplace_loc l = cf__inplace_locate(ip, h);
         cf__inplace_put p = {l.i1, l.i2, l.q1 | 1, l.q2 | 1};
@@ -364,7 +364,7 @@ cf_status cf__inplace_insert_unique_hash(cf_filter *f, uint64_t h) {
 }
 
 cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h) {
-    cf__inplace *ip = f->ip;
+    cf__inplace *ip = cf__inplace_of(f);
     cf__inplace_loc l = cf__inplace_locate(ip, h);
     uint64_t best_bucket = 0, best = 0;
     unsigned best_slot = 0;
@@ -389,7 +389,7 @@ cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h) {
 }
 
 size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h) {
-    cf__inplace_loc l = cf__inplace_locate(f->ip, h);
+    cf__inplace_loc l = cf__inplace_locate(cf__inplace_of(f), h);
     return cf__inplace_matches(f, &l);
 }
 
@@ -397,7 +397,7 @@ size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h) {
 #define CF__INPLACE_AHEAD 16
 
 size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     size_t found = 0;
     for (size_t j = 0; j < n && j < CF__INPLACE_AHEAD; j++) {
         cf__inplace_loc l = cf__inplace_locate(ip, hashes[j]);
@@ -431,7 +431,7 @@ cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t 
  * `search`) an eviction path's end; dst's counts follow.  CF_E_FULL when
  * none is found (then dst is as it was). */
 static cf_status cf__inplace_store(cf_filter *f, uint64_t i, uint64_t v, bool search) {
-    cf__inplace *ip = f->ip;
+    cf__inplace *ip = cf__inplace_of(f);
     cf__inplace_put p = {.i1 = i, .v1 = v};
     p.v2 = cf__inplace_move(ip, i, v, &p.i2);
     if (!cf__inplace_place(f, p.i1, p.v1) && !cf__inplace_place(f, p.i2, p.v2)) {
@@ -450,7 +450,7 @@ static cf_status cf__inplace_store(cf_filter *f, uint64_t i, uint64_t v, bool se
  * entry, and the levels still to go are read from dst again. */
 static cf_status cf__inplace_merge_entry(cf_filter *dst, uint64_t b, unsigned level, uint64_t v,
                                     bool may_double) {
-    const cf__inplace *ip = dst->ip;
+    const cf__inplace *ip = cf__inplace_of(dst);
     for (; level < ip->level; level++) {
         unsigned half;
         if (cf__inplace_split_entry(ip, &v, &half)) {
@@ -474,8 +474,8 @@ static cf_status cf__inplace_merge_entry(cf_filter *dst, uint64_t b, unsigned le
 }
 
 cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src) {
-    const cf__inplace *si = src->ip;
-    cf__inplace *di = dst->ip;
+    const cf__inplace *si = cf__inplace_of(src);
+    cf__inplace *di = cf__inplace_of(dst);
     /* Entries mean the same in both: the same hash, slot layout and bound. */
     CF__RETURN_IF(dst->seed != src->seed || di->w != si->w || di->target_fpp != si->target_fpp,
                   CF_E_PARAM);
@@ -511,25 +511,26 @@ cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src) {
 }
 
 size_t cf__inplace_memory(const cf_filter *f) {
-    return sizeof *f + sizeof *f->ip + f->table_bytes + CF__TABLE_PAD;
+    return sizeof *f + sizeof(cf__inplace) + f->table_bytes + CF__TABLE_PAD;
 }
 
 void cf__inplace_free(cf_filter *f) {
     if (f == NULL) return;
-    cf__free(&f->alloc, f->ip);
-    f->ip = NULL;
+    cf__free(&f->alloc, cf__inplace_of(f));
+    f->state = NULL;
     cf__table_free(f);
 }
 
-void cf__inplace_clear(cf_filter *f) {
+cf_status cf__inplace_clear(cf_filter *f) {
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
-    f->ip->entries = 0;
-    f->ip->weight = 0;
+    cf__inplace_of(f)->entries = 0;
+    cf__inplace_of(f)->weight = 0;
+    return CF_OK;
 }
 
 void cf__inplace_stats(const cf_filter *f, cf_stats *out) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     memset(out, 0, sizeof *out);
     out->items = f->items;
     out->num_buckets = f->num_buckets;
@@ -608,20 +609,20 @@ cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
     CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__INPLACE_SLOTS, w, CF_GROW, kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->kind = CF__INPLACE;
-    f->ip = cf__alloc(&f->alloc, sizeof *f->ip);
-    if (f->ip == NULL) {
+    f->state = cf__alloc(&f->alloc, sizeof(cf__inplace));
+    if (cf__inplace_of(f) == NULL) {
         cf__inplace_free(f);
         return CF_E_NOMEM;
     }
-    memset(f->ip, 0, sizeof *f->ip);
-    f->ip->level = k;
-    f->ip->w = w;
-    f->ip->tag_bits = cf__inplace_tag_bits(w);
-    f->ip->max_level = max_level;
-    f->ip->max_bytes = cfg->max_bytes;
-    f->ip->target_fpp = cfg->target_fpp;
+    memset(cf__inplace_of(f), 0, sizeof(cf__inplace));
+    cf__inplace_of(f)->level = k;
+    cf__inplace_of(f)->w = w;
+    cf__inplace_of(f)->tag_bits = cf__inplace_tag_bits(w);
+    cf__inplace_of(f)->max_level = max_level;
+    cf__inplace_of(f)->max_bytes = cfg->max_bytes;
+    cf__inplace_of(f)->target_fpp = cfg->target_fpp;
     double load = cfg->max_load > 0.0 ? cfg->max_load : CF__INPLACE_DEFAULT_LOAD;
-    f->ip->full = (uint64_t)((double)(nb * CF__INPLACE_SLOTS) * load);
+    cf__inplace_of(f)->full = (uint64_t)((double)(nb * CF__INPLACE_SLOTS) * load);
     f->table_bytes = bytes;
     if (cf__table_alloc(f, true) != CF_OK) {
         cf__inplace_free(f);

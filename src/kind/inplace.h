@@ -76,7 +76,7 @@
 #ifndef CF_INPLACE_H
 #define CF_INPLACE_H
 
-#include "table/cf_internal.h"
+#include "kind/kind_ops.h"
 
 #define CF__INPLACE_SLOTS 4u
 /* Tag bits: the partner map has 2^T offsets.  XOR maps with 64 offsets fill
@@ -109,6 +109,11 @@ typedef struct cf__inplace {
                            eviction path: max_load of the slots (the last few
                            percent cost long searches)                       */
 } cf__inplace;
+
+/* The growth state of a CF__INPLACE handle (its state). */
+static inline cf__inplace *cf__inplace_of(const cf_filter *f) {
+    return (cf__inplace *)f->state;
+}
 
 /* The partner offset of tag t: two multiplications and an xor-shift, so
  * that the top k bits of the 64 offsets are spread for every k. */
@@ -170,7 +175,7 @@ static inline unsigned cf__inplace_tag_bits(unsigned w) {
 /* Slot s of bucket i of f's table (any W: a load at its byte and a shift
  * of at most 7 hold it, w <= 32). */
 static inline uint64_t cf__inplace_get(const cf_filter *f, uint64_t i, unsigned s) {
-    unsigned w = f->ip->w;
+    unsigned w = cf__inplace_of(f)->w;
     uint64_t v = cf__bits_at(f->table, cf__inplace_bucket_bit(w, i) + s * w);
     return v & (((uint64_t)1 << w) - 1);
 }
@@ -321,7 +326,7 @@ static inline bool cf__inplace_probe32(const uint8_t *table, cf__inplace_loc l) 
 #endif /* SSE2 */
 
 static inline bool cf__inplace_contains_hash(const cf_filter *f, uint64_t h) {
-    const cf__inplace *ip = f->ip;
+    const cf__inplace *ip = cf__inplace_of(f);
     if (ip->w == 15)
         return cf__inplace_probe_narrow(f->table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW),
                                    15);
@@ -353,7 +358,7 @@ void cf__inplace_stats(const cf_filter *f, cf_stats *out);
  * a slot of src that no table holds, from a file mapped unverified). */
 cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src);
 size_t cf__inplace_memory(const cf_filter *f);
-void cf__inplace_clear(cf_filter *f);
+cf_status cf__inplace_clear(cf_filter *f);
 /* Releases the state, the table (when owned), the scratch and the handle;
  * a mapping is io/'s (cf__unmap).  NULL is fine. */
 void cf__inplace_free(cf_filter *f);
@@ -365,5 +370,7 @@ void cf__inplace_free(cf_filter *f);
  * CF_OK, CF_E_FULL (a limit; nothing changed) or CF_E_NOMEM (nothing
  * changed). */
 cf_status cf__inplace_double(cf_filter *f);
+
+CF__KIND_CONTRACT(inplace)
 
 #endif /* CF_INPLACE_H */

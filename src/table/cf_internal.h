@@ -62,18 +62,16 @@ typedef struct cf__bfs_node {
 #define CF__ADDR_POW2_BITS 3u
 #define CF__ADDR_POW2_BYTES 4u
 
-typedef struct cf__chain cf__chain;
-
-/* What a handle is.  api/ decides every operation with one switch on it
- * (the kinds x operations matrix of docs/ARCHITECTURE.md):
+/* What a handle is.  api/ decides every operation with one switch on it,
+ * and each kind implements the same operations (kind/kind_ops.h):
  *   CF__PLAIN       one table, the fields below (table/)
- *   CF__CHAIN       a chain of plain tables (chain, kind/chain.c); the
- *                   table fields of the handle itself are unused (zero)
- *   CF__CONCURRENT  one table shared by threads, with lock stripes (cc,
- *                   kind/concurrent.c), which hold its counters
+ *   CF__CHAIN       a chain of plain tables (kind/chain.c); the table
+ *                   fields of the handle itself are unused (zero)
+ *   CF__CONCURRENT  one table shared by threads, with lock stripes
+ *                   (kind/concurrent.c), which hold its counters
  *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
  *                   of variable-length fingerprints that doubles in place
- *                   (ip, kind/inplace.c); table, table_bytes,
+ *                   (kind/inplace.c); table, table_bytes,
  *                   num_buckets, items and the statistics are the handle's */
 typedef enum __attribute__((packed)) cf__kind {
     CF__PLAIN,
@@ -116,13 +114,10 @@ struct cf_filter {
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
     void *map_base;  /* mapping to munmap in cf_free, or NULL              */
     size_t map_len;
-    /* What a kind needs beyond the table, one at a time (kind says which;
-     * NULL in a plain handle). */
-    union {
-        struct cf__chain *chain; /* CF__CHAIN: the tables (chain.h); table is NULL */
-        struct cf__concurrent *cc;       /* CF__CONCURRENT: lock stripes (concurrent.h)  */
-        struct cf__inplace *ip;       /* CF__INPLACE: growth state (inplace.h)   */
-    };
+    /* What the kind (kind/) keeps beyond the table, in a structure of its
+     * own that only it names (cf__chain_of, cf__concurrent_of,
+     * cf__inplace_of); NULL in a plain handle. */
+    void *state;
 };
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */

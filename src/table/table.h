@@ -38,4 +38,29 @@ double cf__fpp(unsigned f, unsigned b, double load);
 /* cfg with every field at its default (cf_config_init's: config.c). */
 void cf__config_defaults(cf_config *cfg);
 
+/* ---- merging tables (table_merge.c) ---- */
+
+/* The same buckets for every key: shape, seed, layout and partner map. */
+bool cf__table_same_shape(const cf_filter *a, const cf_filter *b);
+
+/* Adds every fingerprint of src's table to dst's (the same shape); stops at
+ * the first failure, leaving dst part-way (see cf__table_save). */
+cf_status cf__table_merge_all(cf_filter *dst, const cf_filter *src);
+
+/* A table's contents and counters, to put back when a merge fails. */
+typedef struct cf__table_saved {
+    uint8_t *table;
+    uint64_t items, kicks, failed;
+} cf__table_saved;
+
+/* Copies t's table and counters into sv (through t's allocator: release
+ * sv->table with cf__free); CF_OK or CF_E_NOMEM. */
+cf_status cf__table_save(const cf_filter *t, cf__table_saved *sv);
+/* Puts back what cf__table_save copied. */
+void cf__table_restore(cf_filter *t, cf__table_saved *sv);
+
+/* The plain kind's merge: every fingerprint of src into dst, all or
+ * nothing.  CF_OK, CF_E_PARAM (another shape), CF_E_FULL, CF_E_NOMEM. */
+cf_status cf__table_merge(cf_filter *dst, const cf_filter *src);
+
 #endif /* CF_TABLE_H */
