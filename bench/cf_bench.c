@@ -99,7 +99,7 @@ KEY_PHASE(phase_ref_lookup_neg, const ref_cuckoo *, ref_cuckoo_contains(h, keys[
 KEY_PHASE(phase_ref_lookup_mixed, const ref_cuckoo *, ref_cuckoo_contains(h, keys[i]))
 KEY_PHASE(phase_ref_lookup_mixed_hash, const ref_cuckoo *, ref_cuckoo_contains(h, keys[i]))
 KEY_PHASE(phase_ref_delete, ref_cuckoo *, ref_cuckoo_delete(h, keys[i]))
-KEY_PHASE(phase_bloom_insert, cf_bloom *, (cf_bloom_add(h, &keys[i], KEY_LEN), 1))
+KEY_PHASE(phase_bloom_insert, cf_bloom *, (cf_bloom_insert(h, &keys[i], KEY_LEN), 1))
 KEY_PHASE(phase_bloom_lookup_pos, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_bloom_lookup_neg, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))
 KEY_PHASE(phase_bloom_lookup_mixed, const cf_bloom *, cf_bloom_contains(h, &keys[i], KEY_LEN))

@@ -85,7 +85,7 @@ static double map_time(const char *path, int reps) {
     for (int r = 0; r < reps; r++) {
         cf_filter *m;
         double t0 = bench_now_ns();
-        cf_status s = cf_map(path, false, &m);
+        cf_status s = cf_map(path, NULL, false, &m);
         t[r] = seconds_since(t0);
         if (s != CF_OK) die("cf_map", s);
         cf_free(m);
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
         tl[r] = seconds_since(t0);
         cf_free(l);
         t0 = bench_now_ns();
-        if ((s = cf_map(big, true, &l)) != CF_OK) die("cf_map verify", s);
+        if ((s = cf_map(big, NULL, true, &l)) != CF_OK) die("cf_map verify", s);
         tv[r] = seconds_since(t0);
         cf_free(l);
     }
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
     double map_big = map_time(big, REPS), map_small = map_time(small, REPS);
     cf_filter *loaded, *mapped;
     if ((s = cf_load(big, NULL, &loaded)) != CF_OK) die("cf_load", s);
-    if ((s = cf_map(big, false, &mapped)) != CF_OK) die("cf_map", s);
+    if ((s = cf_map(big, NULL, false, &mapped)) != CF_OK) die("cf_map", s);
     double ns_loaded = lookup_ns(loaded, nb), ns_mapped = lookup_ns(mapped, nb);
     cf_free(loaded);
     cf_free(mapped);

@@ -75,7 +75,7 @@ static int compare_one(report *r, unsigned fbits, unsigned flags, report_compare
     double t3 = report_now_ns();
     for (uint64_t i = 0; i < n; i++) {
         report_key(p->seed, i, true, key);
-        cf_bloom_add(bloom, key, sizeof key);
+        cf_bloom_insert(bloom, key, sizeof key);
     }
     double t4 = report_now_ns();
     hits = 0;

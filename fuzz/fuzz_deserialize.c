@@ -91,7 +91,7 @@ static void try_files(const uint8_t *data, size_t size, cf_status want) {
     CHECK(s == want && (f != NULL) == (s == CF_OK));
     cf_free(f);
     f = NULL;
-    s = cf_map(path, true, &f);
+    s = cf_map(path, NULL, true, &f);
     CHECK(s == want && (f != NULL) == (s == CF_OK));
     cf_free(f);
 #else
@@ -167,7 +167,7 @@ static void try_bloom_files(const uint8_t *data, size_t size, cf_status want) {
         CHECK(cf_bloom_serialize(b, again, size, NULL) == CF_OK);
         CHECK(memcmp(again, data, size) == 0);
         free(again);
-        CHECK(cf_bloom_add(b, "fuzz", 4) == CF_E_READONLY);
+        CHECK(cf_bloom_insert(b, "fuzz", 4) == CF_E_READONLY);
     }
     cf_bloom_free(b);
 #else
@@ -196,7 +196,7 @@ static void try_bloom(const uint8_t *data, size_t size) {
     CHECK(cf_bloom_serialize(b, again, size, &written) == CF_OK);
     CHECK(written == size && memcmp(again, data, size) == 0);
     free(again);
-    CHECK(cf_bloom_add(b, "fuzz", 4) == CF_OK);
+    CHECK(cf_bloom_insert(b, "fuzz", 4) == CF_OK);
     CHECK(cf_bloom_contains(b, "fuzz", 4));
     cf_bloom_free(b);
     CHECK(c.live == 0);

@@ -74,10 +74,10 @@
  *   - Stack: an insert (plain or concurrent) uses about 1 KiB of the
  *     calling thread's stack for its eviction search, and a few hundred
  *     bytes besides; every call works on threads with 16 KiB stacks
- *     (PTHREAD_STACK_MIN; tests/test_concurrent.c runs them).
+ *     (PTHREAD_STACK_MIN; the test suite runs them there).
  * Processes: a file is replaced by rename on every save, never modified in
  * place, so any number of readers (cf_load, cf_map) may run beside writers;
- * writers that read, change and save a file take its lock (cf_lock_file)
+ * writers that read, change and save a file take its lock (cf_file_lock_acquire)
  * so that none loses another's changes.
  *
  * Every function that can fail returns a cf_status; questions that cannot
@@ -96,17 +96,19 @@ extern "C" {
 
 /* The project's version; CMake's project(VERSION) must say the same
  * (checked when configuring, cmake/CheckHeaderVersion.cmake). */
-#define CF_VERSION_MAJOR 0
-#define CF_VERSION_MINOR 2
+#define CF_VERSION_MAJOR 1
+#define CF_VERSION_MINOR 0
 #define CF_VERSION_PATCH 0
-#define CF_VERSION_STRING "0.2.0"
+#define CF_VERSION_STRING "1.0.0"
 
 /* Exported symbols: the library is built with -fvisibility=hidden.  It
  * needs GCC or Clang on a POSIX system (README, "Requirements"). */
 #if defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
+#define CF_DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else
 #define CF_API
+#define CF_DEPRECATED(msg)
 #endif
 
 /* ------------------------------------------------------------------------
@@ -194,19 +196,18 @@ typedef struct cf_filter cf_filter;
 #define CF_MAX_KICKS_LIMIT 65535
 #define CF_DEFAULT_TARGET_FPP 0.001
 
-/* cf_config.flags */
-/* Semi-sorted buckets: with bucket_size 4 and 5..16-bit fingerprints, each
+/* cf_config.flags, a set of cf_flag values (the three comments below, in
+ * the enum's order).
+ * CF_SEMI_SORT -- semi-sorted buckets: with bucket_size 4 and 5..16-bit fingerprints, each
  * bucket stores its four fingerprints sorted, their 4-bit prefixes as one
  * 12-bit code: one bit less per item at the same false-positive rate, for a
  * little more work per lookup. */
-#define CF_SEMI_SORT 1u
-/* Thread-safe: every function may be called on the filter from any number
+/* CF_CONCURRENT -- thread-safe: every function may be called on the filter from any number
  * of threads at once, with no lock of the caller's (see "Threads" at the
  * top).  Combines with no other flag (CF_E_PARAM).  Not stored in files:
  * cf_serialize and cf_save write a plain filter, and loaded ones are plain
  * (cf_make_concurrent makes one thread-safe again). */
-#define CF_CONCURRENT 2u
-/* Growth: when an insert finds no room in the newest table, a new table of
+/* CF_GROW -- growth: when an insert finds no room in the newest table, a new table of
  * `growth` times as many buckets is added (up to CF_MAX_TABLES tables and
  * max_bytes of tables), so inserts fail only at those limits.  Every
  * table's fingerprints are wide enough that the sum of all tables' FPPs
@@ -217,7 +218,13 @@ typedef struct cf_filter cf_filter;
  * fingerprint_bits describe the first table; CF_SEMI_SORT applies to every
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
-#define CF_GROW 4u
+typedef enum cf_flag { CF_SEMI_SORT = 1u << 0, CF_CONCURRENT = 1u << 1, CF_GROW = 1u << 2 } cf_flag;
+/* Each constant that was a macro before 1.0 is still one, naming itself
+ * (glibc's idiom), so that `#ifdef CF_GROW` keeps telling programs which
+ * features the header has. */
+#define CF_SEMI_SORT CF_SEMI_SORT
+#define CF_CONCURRENT CF_CONCURRENT
+#define CF_GROW CF_GROW
 /* cf_config.growth_mode: how a CF_GROW filter grows.
  * CF_GROWTH_CHAIN (the default, and what every file and Redis key written
  * before it holds): a chain of tables; a lookup probes every table.
@@ -227,7 +234,7 @@ typedef struct cf_filter cf_filter;
  * fingerprint (a marker bit ends it), and each doubling moves one bit of
  * every stored fingerprint into the bucket index, so old items keep
  * shorter fingerprints and new ones full ones (design and FPP arithmetic:
- * src/variant/grow_inplace.h).  Slots are 15 bits when target_fpp allows
+ * README, "Growing filters", and docs/ARCHITECTURE.md).  Slots are 15 bits when target_fpp allows
  * twenty doublings within it (target_fpp >= 0.54%), 16 when it does with 16
  * (>= 0.27%), else 32 bits; an insert whose doubling could take the FPP at
  * full load past target_fpp returns CF_E_FULL (with 15-bit slots at 1%,
@@ -243,8 +250,9 @@ typedef struct cf_filter cf_filter;
  * Redis module uses it for keys created with GROWTH INPLACE (docs/REDIS.md).
  * Chosen per filter; the default stays CF_GROWTH_CHAIN (RedisBloom's
  * growth; format version 2, which every reader of grown files knows). */
-#define CF_GROWTH_CHAIN 0u
-#define CF_GROWTH_INPLACE 1u
+typedef enum cf_growth_mode { CF_GROWTH_CHAIN = 0, CF_GROWTH_INPLACE = 1 } cf_growth_mode;
+#define CF_GROWTH_CHAIN CF_GROWTH_CHAIN
+#define CF_GROWTH_INPLACE CF_GROWTH_INPLACE
 /* cf_stats.growth_limit: what stops a CF_GROW filter from growing now,
  * which is why an insert it has no room for returns CF_E_FULL.  (Its other
  * reasons: one key's copies filling its buckets, which cf_count shows;
@@ -262,11 +270,18 @@ typedef struct cf_filter cf_filter;
  * CF_GROWTH_LIMIT_SIZE: the next size is past what the library addresses
  * (an in-place table of 2^(65 - W) buckets; a chain's next table past
  * PTRDIFF_MAX / 2 bytes). */
-#define CF_GROWTH_OPEN 0u
-#define CF_GROWTH_LIMIT_BYTES 1u
-#define CF_GROWTH_LIMIT_TABLES 2u
-#define CF_GROWTH_LIMIT_FPP 3u
-#define CF_GROWTH_LIMIT_SIZE 4u
+typedef enum cf_growth_limit {
+    CF_GROWTH_OPEN = 0,
+    CF_GROWTH_LIMIT_BYTES = 1,
+    CF_GROWTH_LIMIT_TABLES = 2,
+    CF_GROWTH_LIMIT_FPP = 3,
+    CF_GROWTH_LIMIT_SIZE = 4
+} cf_growth_limit;
+#define CF_GROWTH_OPEN CF_GROWTH_OPEN
+#define CF_GROWTH_LIMIT_BYTES CF_GROWTH_LIMIT_BYTES
+#define CF_GROWTH_LIMIT_TABLES CF_GROWTH_LIMIT_TABLES
+#define CF_GROWTH_LIMIT_FPP CF_GROWTH_LIMIT_FPP
+#define CF_GROWTH_LIMIT_SIZE CF_GROWTH_LIMIT_SIZE
 /* The most tables a CF_GROW filter holds (lookups probe each one). */
 #define CF_MAX_TABLES 64
 #define CF_DEFAULT_GROWTH 2
@@ -302,7 +317,7 @@ typedef struct cf_config {
     uint64_t num_buckets;
     /* Hash seed.  Same seed, same operations => same bytes.  Stored in files. */
     uint64_t seed;
-    /* CF_SEMI_SORT, CF_GROW, CF_CONCURRENT or 0. */
+    /* cf_flag values or'ed: CF_SEMI_SORT, CF_GROW, CF_CONCURRENT, or 0. */
     unsigned flags;
     /* NULL = malloc/free.  The pointed-to struct is copied by cf_new. */
     const cf_allocator *allocator;
@@ -314,7 +329,8 @@ typedef struct cf_config {
      * cf_stats.table_bytes); an insert that would need a table past it
      * returns CF_E_FULL and changes nothing.  0 = no limit. */
     uint64_t max_bytes;
-    /* CF_GROW only: CF_GROWTH_CHAIN (0, the default) or CF_GROWTH_INPLACE.
+    /* CF_GROW only: a cf_growth_mode, CF_GROWTH_CHAIN (0, the default) or
+     * CF_GROWTH_INPLACE.
      * With CF_GROWTH_INPLACE, capacity (or num_buckets) is rounded up to a
      * power of two of buckets, fingerprint_bits is 0 (derived) or the slot
      * width, 15, 16 or 32, growth is ignored, and max_bytes limits the table.
@@ -528,6 +544,7 @@ CF_API size_t cf_count(const cf_filter *f, const void *key, size_t len);
  * false or 0.
  * ---------------------------------------------------------------------- */
 CF_API cf_status cf_insert_u64(cf_filter *f, uint64_t key);
+CF_API cf_status cf_insert_unique_u64(cf_filter *f, uint64_t key);
 CF_API bool cf_contains_u64(const cf_filter *f, uint64_t key);
 CF_API cf_status cf_delete_u64(cf_filter *f, uint64_t key);
 CF_API size_t cf_count_u64(const cf_filter *f, uint64_t key);
@@ -607,17 +624,18 @@ typedef struct cf_stats {
      * in-place filter, fingerprint_bits is the length a new entry gets
      * (slot width - 1), bits_per_slot the slot width, load_factor counts
      * occupied slots (items plus the copies doublings made of used-up
-     * entries), expected_fpp is 2S/nb (src/variant/grow_inplace.h), fpp_bound the
+     * entries), expected_fpp is 2S/nb (S: the sum of 2^-length over entries), fpp_bound the
      * FPP once every free slot is filled, tables 1, growth 2. */
     unsigned growth_mode;
     uint64_t doublings;
-    /* CF_GROWTH_OPEN, or what stops the filter growing now
-     * (CF_GROWTH_LIMIT_*, above). */
+    /* A cf_growth_limit: CF_GROWTH_OPEN, or what stops the filter growing
+     * now (CF_GROWTH_LIMIT_*, above). */
     unsigned growth_limit;
 } cf_stats;
 
-/* Fills *out.  f and out must not be NULL. */
-CF_API void cf_get_stats(const cf_filter *f, cf_stats *out);
+/* Fills *out.  Returns CF_OK, or CF_E_PARAM for a NULL argument (then
+ * *out, when not NULL, is zeroed). */
+CF_API cf_status cf_get_stats(const cf_filter *f, cf_stats *out);
 
 /* Fills *out with the statistics of table k alone (0 = the first and
  * oldest), as cf_get_stats reports a single-table filter (tables = 1,
@@ -781,11 +799,11 @@ CF_API cf_status cf_deserialize(const void *src, size_t len, const cf_allocator 
  * directory.  The temporary file is unnamed while it is written (O_TMPFILE,
  * where the file system has it) and named "<target>.<pid>.<n>.tmp" only
  * from just before the rename, or the whole time elsewhere; a process
- * killed there leaves that name, which cf_lock_file removes later.
+ * killed there leaves that name, which cf_file_lock_acquire removes later.
  * A write past RLIMIT_FSIZE raises SIGXFSZ, which kills the process unless
  * it ignores SIGXFSZ (then cf_save returns CF_E_IO).  Not a lock: two
  * unlocked savers of one path each write a whole file and the last rename
- * wins (see cf_lock_file).  Returns CF_OK, CF_E_PARAM, CF_E_NOT_REGULAR
+ * wins (see cf_file_lock_acquire).  Returns CF_OK, CF_E_PARAM, CF_E_NOT_REGULAR
  * (path is a directory, FIFO, device or socket, or a link to one: never
  * replaced) or CF_E_IO (also for a link that points nowhere). */
 CF_API cf_status cf_save(const cf_filter *f, const char *path);
@@ -798,14 +816,16 @@ CF_API cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **ou
 /* Maps a filter file read-only and uses its table in place: O(1) in the
  * file's size after validating the header (the checksum over the table is
  * verified only when verify is true, which reads the whole file).  Lookups
- * work; writes return CF_E_READONLY.  cf_free unmaps.  Statuses as cf_load.
+ * work; writes return CF_E_READONLY.  cf_free unmaps.  The handle (the
+ * only allocation; a grown filter's chain too) comes from a (NULL:
+ * malloc/free), as cf_load's and cf_bloom_map's do.  Statuses as cf_load.
  * A save (cf_save) replaces the file and leaves the mapping intact, but a
  * foreign program that truncates the file in place makes lookups on the
  * lost pages raise SIGBUS: a program that must survive that uses cf_load,
  * or handles SIGBUS (the cuckoo command prints an error and exits 2).
  * A grown filter's file (version 2) is mapped once, every table in place;
  * opening reads each table's header and padding, O(tables). */
-CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
+CF_API cf_status cf_map(const char *path, const cf_allocator *a, bool verify, cf_filter **out);
 
 /* ------------------------------------------------------------------------
  * Several writers of one file.  A read-modify-write (cf_load, changes,
@@ -813,10 +833,10 @@ CF_API cf_status cf_map(const char *path, bool verify, cf_filter **out);
  * file's lock around it loses nothing:
  *
  *     cf_file_lock *lock;
- *     if (cf_lock_file(path, -1, NULL, &lock) == CF_OK) {
+ *     if (cf_file_lock_acquire(path, -1, NULL, &lock) == CF_OK) {
  *         ... cf_load(cf_file_lock_path(lock), ...), cf_insert ...,
  *         ... cf_save_locked(f, lock) ...
- *         cf_unlock_file(lock);
+ *         cf_file_lock_release(lock);
  *     }
  *
  * Load and save the one file the lock resolved (cf_file_lock_path), not
@@ -847,10 +867,10 @@ typedef struct cf_file_lock cf_file_lock;
  * here, and kept in the handle (cf_file_lock_path).
  * timeout_ms < 0 waits as long as it takes; 0 tries once; > 0 gives up
  * after about that many milliseconds (tries at most 64 ms apart).
- * The lock is held until cf_unlock_file, or until the process exits or is
+ * The lock is held until cf_file_lock_release, or until the process exits or is
  * killed: the kernel releases it, so a crashed holder never blocks others.
  * It is advisory: cf_save and cf_load do not check it.  A second
- * cf_lock_file of the same file in the same process waits like another
+ * cf_file_lock_acquire of the same file in the same process waits like another
  * process would (it is not reentrant).  With the lock held, it removes the
  * "<target>.<pid>.<n>.tmp" files (cf_save) of processes that no longer
  * exist (judged by pid on this machine: on a file system shared between
@@ -861,17 +881,17 @@ typedef struct cf_file_lock cf_file_lock;
  * regular file), CF_E_IO (the lock file cannot be created or locked; a
  * dangling link) or CF_E_NOMEM.  On failure *out is NULL.  a may be NULL
  * (malloc/free); the handle is the only allocation. */
-CF_API cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
-                              cf_file_lock **out);
+CF_API cf_status cf_file_lock_acquire(const char *path, int timeout_ms, const cf_allocator *a,
+                                      cf_file_lock **out);
 
 /* Releases the lock and frees the handle.  NULL is fine.  When no file
  * exists at the lock's target (nothing was ever saved), the lock file is
  * removed first. */
-CF_API void cf_unlock_file(cf_file_lock *lock);
+CF_API void cf_file_lock_release(cf_file_lock *lock);
 
-/* The filter file the lock covers: the path given to cf_lock_file with its
+/* The filter file the lock covers: the path given to cf_file_lock_acquire with its
  * symbolic links followed, resolved once when the lock was taken.  Valid
- * until cf_unlock_file; NULL for a NULL lock.  Load this path (cf_load,
+ * until cf_file_lock_release; NULL for a NULL lock.  Load this path (cf_load,
  * cf_map) under the lock, and save with cf_save_locked. */
 CF_API const char *cf_file_lock_path(const cf_file_lock *lock);
 
@@ -921,14 +941,19 @@ CF_API cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out);
 /* Frees b (NULL: nothing); a mapped filter (cf_bloom_map) is unmapped. */
 CF_API void cf_bloom_free(cf_bloom *b);
 CF_API uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len);
-/* Sets key's (or hash h's) k bits.  Returns CF_OK, CF_E_PARAM (b NULL, or
+/* Sets key's (or hash h's, or the 64-bit integer key's: its 8 bytes in
+ * little-endian order, as cf_insert_u64) k bits.  Returns CF_OK, CF_E_PARAM (b NULL, or
  * key NULL with len > 0) or CF_E_READONLY (b is mapped: cf_bloom_map);
  * nothing is changed on failure. */
-CF_API cf_status cf_bloom_add(cf_bloom *b, const void *key, size_t len);
-CF_API cf_status cf_bloom_add_hash(cf_bloom *b, uint64_t h);
+CF_API cf_status cf_bloom_insert(cf_bloom *b, const void *key, size_t len);
+CF_API cf_status cf_bloom_insert_hash(cf_bloom *b, uint64_t h);
+CF_API cf_status cf_bloom_insert_u64(cf_bloom *b, uint64_t key);
 CF_API bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len);
 CF_API bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h);
-CF_API void cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out);
+CF_API bool cf_bloom_contains_u64(const cf_bloom *b, uint64_t key);
+/* Fills *out; CF_OK, or CF_E_PARAM for a NULL argument (*out, when not
+ * NULL, zeroed). */
+CF_API cf_status cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out);
 CF_API size_t cf_bloom_memory_usage(const cf_bloom *b);
 
 /* Bloom filters in bytes (docs/FORMAT.md, "Bloom filters"): a 40-byte
@@ -990,14 +1015,26 @@ CF_API cf_status cf_bloom_load(const char *path, const cf_allocator *a, cf_bloom
  * against the file's size as cf_bloom_load does, and, since the Bloom
  * header has no check of its own, the trailer checksum and the bits'
  * checks always are too: opening reads the whole file once.  Lookups,
- * statistics, cf_bloom_serialize and cf_bloom_save work; cf_bloom_add and
- * cf_bloom_add_hash return CF_E_READONLY.  cf_bloom_free unmaps.  As with
+ * statistics, cf_bloom_serialize and cf_bloom_save work; cf_bloom_insert and
+ * its _hash and _u64 forms return CF_E_READONLY.  cf_bloom_free unmaps.  As with
  * cf_map, a save (cf_bloom_save) replaces the file and leaves the mapping
  * intact, but a foreign program that truncates the file in place makes
  * reads of the lost pages raise SIGBUS.  Statuses as cf_bloom_load (CF_E_IO
  * also when the file was replaced in place between reading its header and
  * mapping it). */
 CF_API cf_status cf_bloom_map(const char *path, const cf_allocator *a, cf_bloom **out);
+
+/* ------------------------------------------------------------------------
+ * Deprecated names (renamed in 1.0.0; removed in the next major version).
+ * Each is the call it names, under its old name.
+ * ---------------------------------------------------------------------- */
+CF_API CF_DEPRECATED("use cf_file_lock_acquire") cf_status
+    cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a, cf_file_lock **out);
+CF_API CF_DEPRECATED("use cf_file_lock_release") void cf_unlock_file(cf_file_lock *lock);
+CF_API CF_DEPRECATED("use cf_bloom_insert") cf_status
+    cf_bloom_add(cf_bloom *b, const void *key, size_t len);
+CF_API CF_DEPRECATED("use cf_bloom_insert_hash") cf_status
+    cf_bloom_add_hash(cf_bloom *b, uint64_t h);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
           redis-server redis-tools python3-redis valgrind clang-format nodejs
           python3-dev python3-pytest python3-venv python3-setuptools python3-mypy man-db bash-completion
-          strace)
+          strace abigail-tools)
 # node-redis's test (redis/tests/test_redis_node.py) needs npm; NodeSource's nodejs
 # package carries its own, which Debian's npm package would conflict with.
 command -v npm >/dev/null || packages+=(npm)

@@ -27,6 +27,8 @@ echo "== gcc, -Wall -Wextra -Werror"
 run_suite test-gcc
 echo "== layers: the use graph of src/ (scripts/layers.sh, on the gcc build's objects)"
 scripts/layers.sh build/test-gcc
+echo "== ABI: exported symbols, SONAME and abidiff against abi/libcuckoofilter.abi (scripts/abi.sh)"
+scripts/abi.sh build/test-gcc
 echo "== gcc: the long tests (label long: growth from 1,000 to 10,000,000 items)"
 ctest --preset test-gcc -L long
 echo "== clang, AddressSanitizer + UndefinedBehaviorSanitizer, scalar code paths (CF_NO_SIMD)"

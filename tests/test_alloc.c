@@ -59,7 +59,7 @@ static cf_status workload(test_counting *c) {
         CHECK(b == NULL);
         return s;
     }
-    cf_bloom_add(b, "x", 1);
+    cf_bloom_insert(b, "x", 1);
     CHECK(cf_bloom_contains(b, "x", 1));
     cf_bloom_free(b);
     return CF_OK;

@@ -41,7 +41,7 @@ static cf_bloom *make(uint64_t num_bits, unsigned k, uint64_t seed, uint64_t key
     cfg.seed = seed;
     cf_bloom *b = NULL;
     REQUIRE(cf_bloom_new(&cfg, &b) == CF_OK);
-    for (uint64_t i = 0; i < keys; i++) cf_bloom_add(b, &i, sizeof i);
+    for (uint64_t i = 0; i < keys; i++) cf_bloom_insert(b, &i, sizeof i);
     return b;
 }
 
@@ -182,8 +182,8 @@ static void round_trip(uint64_t num_bits, unsigned k, uint64_t seed, uint64_t ke
     CHECK_EQ(differ, 0);
     CHECK_EQ(found, keys); /* no false negatives */
     /* The copy goes on like the original. */
-    cf_bloom_add(b, "more", 4);
-    cf_bloom_add(c, "more", 4);
+    cf_bloom_insert(b, "more", 4);
+    cf_bloom_insert(c, "more", 4);
     free(img2);
     img2 = bloom_bytes(c, &n2);
     free(img);
@@ -214,7 +214,7 @@ static void test_capacity_made_filters_round_trip(void) {
     cfg.seed = 42;
     cf_bloom *b;
     REQUIRE(cf_bloom_new(&cfg, &b) == CF_OK);
-    for (int i = 0; i < 5000; i++) cf_bloom_add(b, &i, sizeof i);
+    for (int i = 0; i < 5000; i++) cf_bloom_insert(b, &i, sizeof i);
     size_t n;
     uint8_t *img = bloom_bytes(b, &n);
     cf_bloom *c;
@@ -468,7 +468,7 @@ static void test_save_and_load(void) {
     char path[128];
     snprintf(path, sizeof path, "%s/f.bloom", scratch());
     CHECK_STATUS(cf_bloom_save(b, path), CF_OK);
-    cf_bloom_add(b, "later", 5);
+    cf_bloom_insert(b, "later", 5);
     CHECK_STATUS(cf_bloom_save(b, path), CF_OK); /* replaces the first */
     cf_bloom *c = NULL;
     CHECK_STATUS(cf_bloom_load(path, NULL, &c), CF_OK);
@@ -555,8 +555,8 @@ static void test_map(void) {
     while (cf_bloom_contains(b, &absent, sizeof absent)) absent++;
     bool before = cf_bloom_contains(m, &absent, sizeof absent);
     CHECK_EQ(before, false);
-    CHECK_STATUS(cf_bloom_add(m, &absent, sizeof absent), CF_E_READONLY);
-    CHECK_STATUS(cf_bloom_add_hash(m, cf_bloom_hash(m, "x", 1)), CF_E_READONLY);
+    CHECK_STATUS(cf_bloom_insert(m, &absent, sizeof absent), CF_E_READONLY);
+    CHECK_STATUS(cf_bloom_insert_hash(m, cf_bloom_hash(m, "x", 1)), CF_E_READONLY);
     CHECK_EQ(cf_bloom_contains(m, &absent, sizeof absent), before);
     cf_bloom_get_stats(m, &got);
     CHECK_EQ(got.items, want.items);
@@ -569,7 +569,7 @@ static void test_map(void) {
     cf_bloom_free(c);
     free(img3);
     /* A save replaces the file: the mapping keeps the old one's bits. */
-    CHECK_STATUS(cf_bloom_add(b, &absent, sizeof absent), CF_OK);
+    CHECK_STATUS(cf_bloom_insert(b, &absent, sizeof absent), CF_OK);
     CHECK_STATUS(cf_bloom_save(b, path), CF_OK);
     CHECK_EQ(cf_bloom_contains(m, &absent, sizeof absent), before);
     cf_bloom_free(m);
@@ -596,8 +596,8 @@ static void test_map(void) {
     CHECK_STATUS(cf_bloom_map(absent_path, NULL, &m), CF_E_IO);
     CHECK_STATUS(cf_bloom_map(NULL, NULL, &m), CF_E_PARAM);
     CHECK_STATUS(cf_bloom_map(path, NULL, NULL), CF_E_PARAM);
-    CHECK_STATUS(cf_bloom_add(NULL, "x", 1), CF_E_PARAM);
-    CHECK_STATUS(cf_bloom_add(b, NULL, 1), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_insert(NULL, "x", 1), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_insert(b, NULL, 1), CF_E_PARAM);
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = 100;

@@ -517,7 +517,8 @@ static void test_lookup_waits_for_move(void) {
     pending_lookup p = {.f = make(12, 4, 1000, CF_CONCURRENT, 11), .key = 12345};
     uint64_t h = cf_hash(p.f, &p.key, sizeof p.key);
     uint64_t i1 = cf__index1(h, p.f->num_buckets);
-    _Atomic uint32_t *version = &cf__concurrent_of(p.f)->versions[i1 >> cf__concurrent_of(p.f)->shift];
+    _Atomic uint32_t *version =
+        &cf__concurrent_of(p.f)->versions[i1 >> cf__concurrent_of(p.f)->shift];
     atomic_store(version, 1);
     pthread_t th;
     REQUIRE(pthread_create(&th, NULL, pending_main, &p) == 0);
@@ -625,7 +626,7 @@ static void test_make_concurrent(void) {
     cf_filter *plain = make(12, 4, 64, 0, 1);
     REQUIRE(cf_save(plain, path) == CF_OK);
     cf_filter *mapped = NULL;
-    REQUIRE(cf_map(path, true, &mapped) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &mapped) == CF_OK);
     unlink(path);
     CHECK_STATUS(cf_make_concurrent(mapped), CF_E_PARAM);
     cf_free(mapped);

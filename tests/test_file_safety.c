@@ -106,7 +106,7 @@ static void test_null_keys(void) {
     cf_bloom *b;
     REQUIRE(cf_bloom_new(&bc, &b) == CF_OK);
     CHECK_EQ(cf_bloom_hash(b, NULL, 7), 0);
-    cf_bloom_add(b, NULL, 7);
+    cf_bloom_insert(b, NULL, 7);
     CHECK(!cf_bloom_contains(b, NULL, 7));
     cf_bloom_stats bs;
     cf_bloom_get_stats(b, &bs);
@@ -135,10 +135,10 @@ static void test_not_regular(void) {
     const char *refused[] = {fifo, device, link, dir};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         CHECK_STATUS(cf_load(refused[i], NULL, &g), CF_E_NOT_REGULAR);
-        CHECK_STATUS(cf_map(refused[i], false, &g), CF_E_NOT_REGULAR);
+        CHECK_STATUS(cf_map(refused[i], NULL, false, &g), CF_E_NOT_REGULAR);
         CHECK_STATUS(cf_save(f, refused[i]), CF_E_NOT_REGULAR);
         cf_file_lock *l = NULL;
-        CHECK_STATUS(cf_lock_file(refused[i], 0, NULL, &l), CF_E_NOT_REGULAR);
+        CHECK_STATUS(cf_file_lock_acquire(refused[i], 0, NULL, &l), CF_E_NOT_REGULAR);
         CHECK(l == NULL);
     }
     CHECK(g == NULL);
@@ -209,22 +209,22 @@ static void test_lock(void) {
     char path[512], link[512];
     in_dir(path, sizeof path, "f.cf"); /* need not exist yet */
     cf_file_lock *l1 = NULL, *l2 = NULL;
-    CHECK_STATUS(cf_lock_file(path, -1, NULL, &l1), CF_OK);
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l2), CF_E_LOCKED);
+    CHECK_STATUS(cf_file_lock_acquire(path, -1, NULL, &l1), CF_OK);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l2), CF_E_LOCKED);
     CHECK(l2 == NULL);
-    CHECK_STATUS(cf_lock_file(path, 30, NULL, &l2), CF_E_LOCKED);
-    cf_unlock_file(l1);
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l2), CF_OK);
-    cf_unlock_file(l2);
-    cf_unlock_file(NULL);
+    CHECK_STATUS(cf_file_lock_acquire(path, 30, NULL, &l2), CF_E_LOCKED);
+    cf_file_lock_release(l1);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l2), CF_OK);
+    cf_file_lock_release(l2);
+    cf_file_lock_release(NULL);
 
     /* A link and its target share one lock. */
     cf_filter *f = filter_with(NULL);
     REQUIRE(cf_save(f, path) == CF_OK);
     REQUIRE(symlink("f.cf", in_dir(link, sizeof link, "l.cf")) == 0);
-    CHECK_STATUS(cf_lock_file(link, 0, NULL, &l1), CF_OK);
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l2), CF_E_LOCKED);
-    cf_unlock_file(l1);
+    CHECK_STATUS(cf_file_lock_acquire(link, 0, NULL, &l1), CF_OK);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l2), CF_E_LOCKED);
+    cf_file_lock_release(l1);
 
     /* A holder killed with SIGKILL never released the lock itself. */
     int ready[2];
@@ -233,16 +233,16 @@ static void test_lock(void) {
     REQUIRE(child >= 0);
     if (child == 0) {
         cf_file_lock *held;
-        char c = cf_lock_file(path, -1, NULL, &held) == CF_OK ? 'y' : 'n';
+        char c = cf_file_lock_acquire(path, -1, NULL, &held) == CF_OK ? 'y' : 'n';
         if (write(ready[1], &c, 1) != 1) _exit(1);
         for (;;) pause();
     }
     char c = 0;
     REQUIRE(read(ready[0], &c, 1) == 1 && c == 'y');
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l1), CF_E_LOCKED);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l1), CF_E_LOCKED);
     kill(child, SIGKILL);
     waitpid(child, NULL, 0);
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l1), CF_OK);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l1), CF_OK);
 
     /* The lock file is removed while a writer waits on it: when the holder
      * lets go, the waiter must lock the file now named FILE.lock (held
@@ -251,7 +251,7 @@ static void test_lock(void) {
     REQUIRE(child >= 0);
     if (child == 0) {
         cf_file_lock *got;
-        char r = cf_lock_file(path, -1, NULL, &got) == CF_OK ? 'y' : 'n';
+        char r = cf_file_lock_acquire(path, -1, NULL, &got) == CF_OK ? 'y' : 'n';
         if (write(ready[1], &r, 1) != 1) _exit(1);
         _exit(0);
     }
@@ -259,10 +259,10 @@ static void test_lock(void) {
     char lock_path[600];
     snprintf(lock_path, sizeof lock_path, "%s.lock", path);
     REQUIRE(unlink(lock_path) == 0);
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l2), CF_OK); /* a new FILE.lock */
-    cf_unlock_file(l1);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l2), CF_OK); /* a new FILE.lock */
+    cf_file_lock_release(l1);
     wait_until_blocked(child); /* now on the new file */
-    cf_unlock_file(l2);
+    cf_file_lock_release(l2);
     CHECK(read(ready[0], &c, 1) == 1 && c == 'y');
     waitpid(child, NULL, 0);
     close(ready[0]), close(ready[1]);
@@ -306,8 +306,8 @@ static void test_dead_temps(void) {
     touch(name);
     CHECK_EQ(entries(NULL, NULL), 10);
     cf_file_lock *l;
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l), CF_OK);
-    cf_unlock_file(l);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l), CF_OK);
+    cf_file_lock_release(l);
     bool found;
     CHECK_EQ(entries(NULL, NULL), 9); /* two removed, t.cf.lock added */
     snprintf(name, sizeof name, "t.cf.%ld.0.tmp", (long)dead);
@@ -348,8 +348,8 @@ static void test_killed_save(void) {
     if (probe >= 0 && access("/proc/self/fd", X_OK) == 0) CHECK_EQ(entries(NULL, NULL), 1);
     if (probe >= 0) close(probe);
     cf_file_lock *l;
-    CHECK_STATUS(cf_lock_file(path, 0, NULL, &l), CF_OK);
-    cf_unlock_file(l);
+    CHECK_STATUS(cf_file_lock_acquire(path, 0, NULL, &l), CF_OK);
+    cf_file_lock_release(l);
     CHECK_EQ(entries(NULL, NULL), 2); /* k.cf and k.cf.lock */
     cf_free(old), cf_free(new);
     remove_dir();
@@ -365,7 +365,7 @@ static void test_save_locked(void) {
     REQUIRE(cf_save(b, in_dir(v2, sizeof v2, "v2.cf")) == CF_OK);
     REQUIRE(symlink("v1.cf", in_dir(link, sizeof link, "cur.cf")) == 0);
     cf_file_lock *l1 = NULL, *l2 = NULL;
-    CHECK_STATUS(cf_lock_file(link, 0, NULL, &l1), CF_OK);
+    CHECK_STATUS(cf_file_lock_acquire(link, 0, NULL, &l1), CF_OK);
     CHECK(strcmp(strrchr(cf_file_lock_path(l1), '/'), "/v1.cf") == 0);
     /* The link flips while held: the save still goes to v1, v2 untouched. */
     REQUIRE(unlink(link) == 0 && symlink("v2.cf", link) == 0);
@@ -379,7 +379,7 @@ static void test_save_locked(void) {
      * l1's save is refused, leaving l2's. */
     snprintf(lock_path, sizeof lock_path, "%s.lock", v1);
     REQUIRE(unlink(lock_path) == 0);
-    CHECK_STATUS(cf_lock_file(v1, 0, NULL, &l2), CF_OK);
+    CHECK_STATUS(cf_file_lock_acquire(v1, 0, NULL, &l2), CF_OK);
     cf_filter *c = filter_with("second");
     CHECK_STATUS(cf_save_locked(c, l2), CF_OK);
     REQUIRE(cf_insert(a, "first", 5) == CF_OK);
@@ -397,13 +397,14 @@ static void test_save_locked(void) {
     CHECK_STATUS(cf_save_locked(NULL, l2), CF_E_PARAM);
     CHECK_STATUS(cf_save_locked(cc, NULL), CF_E_PARAM);
     CHECK(cf_file_lock_path(NULL) == NULL);
-    cf_unlock_file(l1), cf_unlock_file(l2);
+    cf_file_lock_release(l1), cf_file_lock_release(l2);
     CHECK_EQ(entries(NULL, NULL), 4); /* v1, v2, cur.cf, v1.cf.lock: no temp */
 
     /* A lock taken for a file never written leaves no lock file. */
     char never[512];
-    CHECK_STATUS(cf_lock_file(in_dir(never, sizeof never, "never.cf"), 0, NULL, &l1), CF_OK);
-    cf_unlock_file(l1);
+    CHECK_STATUS(cf_file_lock_acquire(in_dir(never, sizeof never, "never.cf"), 0, NULL, &l1),
+                 CF_OK);
+    cf_file_lock_release(l1);
     CHECK_EQ(entries(NULL, NULL), 4);
     cf_free(a), cf_free(b), cf_free(c), cf_free(cc);
     remove_dir();
@@ -424,7 +425,7 @@ static void test_lock_read_only_dir(void) {
         if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
         cf_file_lock *l = NULL;
         errno = 0;
-        cf_status s = cf_lock_file(path, 0, NULL, &l);
+        cf_status s = cf_file_lock_acquire(path, 0, NULL, &l);
         _exit(s == CF_E_IO && errno == EACCES ? 0 : 4);
     }
     int status;

@@ -300,9 +300,9 @@ static void test_params(void) {
     CHECK_STATUS(cf_save(NULL, "x"), CF_E_PARAM);
     CHECK_STATUS(cf_save(f, NULL), CF_E_PARAM);
     CHECK_STATUS(cf_load(NULL, NULL, &g), CF_E_PARAM);
-    CHECK_STATUS(cf_map(NULL, true, &g), CF_E_PARAM);
+    CHECK_STATUS(cf_map(NULL, NULL, true, &g), CF_E_PARAM);
     CHECK_STATUS(cf_load("/nonexistent/dir/f.cf", NULL, &g), CF_E_IO);
-    CHECK_STATUS(cf_map("/nonexistent/dir/f.cf", false, &g), CF_E_IO);
+    CHECK_STATUS(cf_map("/nonexistent/dir/f.cf", NULL, false, &g), CF_E_IO);
     CHECK_STATUS(cf_save(f, "/nonexistent/dir/f.cf"), CF_E_IO);
     cf_free(f);
 }
@@ -357,8 +357,8 @@ static void test_files(void) {
 
         cf_filter *l = NULL, *m = NULL, *mv = NULL;
         CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, false, &m), CF_OK);
-        CHECK_STATUS(cf_map(path, true, &mv), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, false, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &mv), CF_OK);
         REQUIRE(l && m && mv);
         check_same_stats(f, l);
         check_same_stats(f, m);
@@ -392,19 +392,19 @@ static void test_files(void) {
     fclose(fp);
     cf_filter *g = NULL;
     CHECK_STATUS(cf_load(path, NULL, &g), CF_E_CHECKSUM);
-    CHECK_STATUS(cf_map(path, true, &g), CF_E_CHECKSUM);
-    CHECK_STATUS(cf_map(path, false, &g), CF_OK);
+    CHECK_STATUS(cf_map(path, NULL, true, &g), CF_E_CHECKSUM);
+    CHECK_STATUS(cf_map(path, NULL, false, &g), CF_OK);
     cf_free(g);
     /* Short files through the file paths give the same statuses. */
     fp = fopen(path, "wb");
     fwrite(cf__magic, 1, 5, fp);
     fclose(fp);
     CHECK_STATUS(cf_load(path, NULL, &g), CF_E_TRUNCATED);
-    CHECK_STATUS(cf_map(path, false, &g), CF_E_TRUNCATED);
+    CHECK_STATUS(cf_map(path, NULL, false, &g), CF_E_TRUNCATED);
     fp = fopen(path, "wb");
     fclose(fp);
     CHECK_STATUS(cf_load(path, NULL, &g), CF_E_TRUNCATED);
-    CHECK_STATUS(cf_map(path, true, &g), CF_E_TRUNCATED);
+    CHECK_STATUS(cf_map(path, NULL, true, &g), CF_E_TRUNCATED);
     CHECK_STATUS(cf_load(tmpdir(), NULL, &g), CF_E_NOT_REGULAR); /* a directory */
     unlink(path);
     rmdir(tmpdir());
@@ -439,7 +439,7 @@ static void test_load_multi_chunk(void) {
         fclose(fp);
         cf_filter *g = NULL;
         CHECK_STATUS(cf_load(path, NULL, &g), CF_E_CORRUPT);
-        CHECK_STATUS(cf_map(path, true, &g), CF_E_CORRUPT);
+        CHECK_STATUS(cf_map(path, NULL, true, &g), CF_E_CORRUPT);
         CHECK_STATUS(cf_deserialize(a, len, NULL, &g), CF_E_CORRUPT);
         free(a), free(b);
         cf_free(l), cf_free(f);

@@ -91,7 +91,7 @@ static void test_bloom_formulas(void) {
         double k = round((double)st.num_bits / (double)cases[i].n * log(2.0));
         CHECK_EQ(st.num_hashes, k < 1 ? 1 : (unsigned)k);
         CHECK_EQ(cf_bloom_optimal_k(st.num_bits, cases[i].n), st.num_hashes);
-        for (uint64_t key = 0; key < cases[i].n; key++) cf_bloom_add(b, &key, sizeof key);
+        for (uint64_t key = 0; key < cases[i].n; key++) cf_bloom_insert(b, &key, sizeof key);
         cf_bloom_get_stats(b, &st);
         double kk = st.num_hashes;
         double fpp = pow(1.0 - exp(-kk * (double)st.items / (double)st.num_bits), kk);

@@ -68,7 +68,7 @@ static void bloom_case(uint64_t bits, uint64_t n, uint64_t q) {
     cfg.seed = 99;
     cf_bloom *b;
     REQUIRE(cf_bloom_new(&cfg, &b) == CF_OK);
-    for (uint64_t k = 0; k < n; k++) cf_bloom_add(b, &k, sizeof k);
+    for (uint64_t k = 0; k < n; k++) cf_bloom_insert(b, &k, sizeof k);
     uint64_t fn = 0;
     for (uint64_t k = 0; k < n; k++) fn += !cf_bloom_contains(b, &k, sizeof k);
     CHECK_EQ(fn, 0);
@@ -100,7 +100,7 @@ static void test_bloom_from_capacity(void) {
     /* m = n ln(1/p) / ln(2)^2 and k = m/n ln 2 for the optimum. */
     CHECK_DBL_NEAR((double)st.num_bits, 50000 * -log(0.01) / (log(2) * log(2)), 1.0);
     CHECK_EQ(st.num_hashes, 7);
-    for (uint64_t k = 0; k < 50000; k++) cf_bloom_add(b, &k, sizeof k);
+    for (uint64_t k = 0; k < 50000; k++) cf_bloom_insert(b, &k, sizeof k);
     cf_bloom_get_stats(b, &st);
     CHECK_DBL_NEAR(st.expected_fpp, 0.01, 0.0005);
     cf_bloom_free(b);

@@ -475,7 +475,7 @@ static void test_good_files(void) {
         cf_filter *f = NULL, *l = NULL, *m = NULL;
         CHECK_STATUS(cf_deserialize(disk.p, disk.n, NULL, &f), CF_OK);
         CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
         REQUIRE(f && l && m);
         bytes again = serialize(f), fromload = serialize(l), frommap = serialize(m);
         CHECK(again.n == disk.n && memcmp(again.p, disk.p, disk.n) == 0);
@@ -536,7 +536,7 @@ static void test_bad_files(void) {
         cf_status s1 = cf_deserialize(disk.p, disk.n, NULL, &f);
         CHECK(f == NULL);
         cf_status s2 = cf_load(path, NULL, &f);
-        cf_status s3 = cf_map(path, true, &f);
+        cf_status s3 = cf_map(path, NULL, true, &f);
         if (s1 != want || s2 != want || s3 != want)
             fprintf(stderr, "%s: want %s, got %s / %s / %s\n", name, status, cf_status_name(s1),
                     cf_status_name(s2), cf_status_name(s3));
@@ -674,7 +674,7 @@ static void spec_read_dir(const char *dir, unsigned want_hash_id, bool legacy_on
         }
         CHECK_EQ(at, disk.n);
         cf_filter *m = NULL;
-        REQUIRE(cf_map(path, true, &m) == CF_OK);
+        REQUIRE(cf_map(path, NULL, true, &m) == CF_OK);
         /* The spec's lookup and the library's agree on members and non-members. */
         for (unsigned k = 0; k < goods[i].keys + 2000; k++) {
             int n = k < goods[i].keys ? snprintf(key, sizeof key, "key-%u", k)
@@ -714,7 +714,7 @@ static void test_legacy_files(void) {
         cf_filter *f = NULL, *l = NULL, *m = NULL;
         CHECK_STATUS(cf_deserialize(disk.p, disk.n, NULL, &f), CF_OK);
         CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
         REQUIRE(f && l && m);
         bytes again = serialize(l), frommap = serialize(m);
         CHECK(again.n == disk.n && memcmp(again.p, disk.p, disk.n) == 0);

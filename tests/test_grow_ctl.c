@@ -210,7 +210,7 @@ static void test_append_and_trim(void) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_grow_ctl.%ld.cf", (long)getpid());
     REQUIRE(cf_save(f, path) == CF_OK);
-    REQUIRE(cf_map(path, true, &g) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &g) == CF_OK);
     CHECK_STATUS(cf_grow_set_limits(g, 0, 0), CF_E_READONLY);
     CHECK_STATUS(cf_grow_append(g, bad), CF_E_READONLY);
     CHECK_STATUS(cf_grow_add_table(g), CF_E_READONLY);

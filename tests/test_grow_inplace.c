@@ -140,7 +140,8 @@ static void test_probe_matches_lanes(void) {
             bool want = false;
             for (unsigned s = 0; s < 4; s++)
                 want |= lane_matches(slot[l.i1][s], l.q1) || lane_matches(slot[l.i2][s], l.q2);
-            bool got = w == 32 ? cf__inplace_probe32(table, l) : cf__inplace_probe_narrow(table, l, w);
+            bool got =
+                w == 32 ? cf__inplace_probe32(table, l) : cf__inplace_probe_narrow(table, l, w);
             CHECK_EQ(got, want);
             hits += want;
         }
@@ -645,8 +646,8 @@ static void test_roundtrip(void) {
         CHECK_STATUS(cf_save(g, path), CF_OK);
         cf_filter *l = NULL, *m = NULL, *mv = NULL;
         CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, false, &m), CF_OK);
-        CHECK_STATUS(cf_map(path, true, &mv), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, false, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &mv), CF_OK);
         REQUIRE(l != NULL && m != NULL && mv != NULL);
         for (size_t i = 0; i < 30000; i++) {
             CHECK(cf_contains(l, &more[i], 8) && cf_contains(m, &more[i], 8) &&
@@ -710,14 +711,14 @@ static void test_bad_inputs(void) {
         uint8_t value;
         cf_status want;
     } edits[] = {
-        {12, 0, CF_E_CORRUPT},                    /* level 0 */
-        {12, 40, CF_E_TRUNCATED},                 /* a level the input is too short for */
-        {10, 8, CF_E_CORRUPT},                    /* slot bits 8 */
-        {11, 5, CF_E_CORRUPT},                    /* tag bits 5 */
-        {10, 16, CF_E_TRUNCATED},                 /* 16-bit slots: a longer table */
-        {14, 1, CF_E_CORRUPT},                    /* flags */
-        {110, 1, CF_E_CORRUPT},                   /* reserved */
-        {32, 0, CF_E_CORRUPT},                    /* entries */
+        {12, 0, CF_E_CORRUPT},                         /* level 0 */
+        {12, 40, CF_E_TRUNCATED},                      /* a level the input is too short for */
+        {10, 8, CF_E_CORRUPT},                         /* slot bits 8 */
+        {11, 5, CF_E_CORRUPT},                         /* tag bits 5 */
+        {10, 16, CF_E_TRUNCATED},                      /* 16-bit slots: a longer table */
+        {14, 1, CF_E_CORRUPT},                         /* flags */
+        {110, 1, CF_E_CORRUPT},                        /* reserved */
+        {32, 0, CF_E_CORRUPT},                         /* entries */
         {CF__INPLACE_HEADER_SIZE, 0x80, CF_E_CORRUPT}, /* slot 0 = 0x..80: marker at bit 7 */
     };
     for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
@@ -880,7 +881,7 @@ static void test_golden(void) {
         cf_filter *d = NULL, *l = NULL, *m = NULL;
         CHECK_STATUS(cf_deserialize(disk, dn, NULL, &d), CF_OK);
         CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
         REQUIRE(d && l && m);
         char key[32];
         for (unsigned k = r->deletes; k < r->keys; k++) {
@@ -918,7 +919,7 @@ static void test_golden(void) {
         cf_filter *f = NULL;
         cf_status s1 = cf_deserialize(disk, dn, NULL, &f);
         cf_status s2 = cf_load(path, NULL, &f);
-        cf_status s3 = cf_map(path, true, &f);
+        cf_status s3 = cf_map(path, NULL, true, &f);
         if (s1 != b->want || s2 != b->want || s3 != b->want)
             fprintf(stderr, "%s: want %s, got %s / %s / %s\n", b->name, cf_status_name(b->want),
                     cf_status_name(s1), cf_status_name(s2), cf_status_name(s3));
@@ -1095,7 +1096,7 @@ static void test_merge(void) {
     REQUIRE(fd >= 0);
     close(fd);
     CHECK_STATUS(cf_save(part, path), CF_OK);
-    CHECK_STATUS(cf_map(path, true, &m), CF_OK);
+    CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
     CHECK_STATUS(cf_merge(m, dst), CF_E_READONLY);
     CHECK_STATUS(cf_merge(dst, m), CF_OK);
     CHECK_EQ(count_found(dst, a, 20000), 20000);
@@ -1113,8 +1114,8 @@ static void test_merge(void) {
     }
     FILE *fp = fopen(path, "wb");
     REQUIRE(fp != NULL && fwrite(file, 1, fn, fp) == fn && fclose(fp) == 0);
-    CHECK_STATUS(cf_map(path, true, &m), CF_E_CHECKSUM);
-    CHECK_STATUS(cf_map(path, false, &m), CF_OK);
+    CHECK_STATUS(cf_map(path, NULL, true, &m), CF_E_CHECKSUM);
+    CHECK_STATUS(cf_map(path, NULL, false, &m), CF_OK);
     CHECK_STATUS(cf_merge(dst, m), CF_E_CORRUPT);
     check_unchanged(was, dn, dst);
     cf_free(m);

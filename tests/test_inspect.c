@@ -20,8 +20,10 @@ static const shape shapes[] = {
     {1 << 12, 4, 12, 0}, /* power of two, buckets on bytes */
     {1000, 4, 12, 0},    /* any size, buckets on bytes */
     {777, 4, 7, 0},      /* buckets at bit offsets */
-    {1 << 10, 2, 16, 0}, {500, 1, 20, 0},        {300, 8, 16, 0}, /* wide: no SWAR */
-    {600, 4, 13, CF_SEMI_SORT},                                   /* semi-sorted */
+    {1 << 10, 2, 16, 0},
+    {500, 1, 20, 0},
+    {300, 8, 16, 0},            /* wide: no SWAR */
+    {600, 4, 13, CF_SEMI_SORT}, /* semi-sorted */
 };
 
 static cf_filter *make(const shape *sh) {
@@ -207,7 +209,7 @@ static void test_refusals(void) {
     close(fd);
     REQUIRE(cf_save(f, path) == CF_OK);
     cf_filter *m = NULL;
-    REQUIRE(cf_map(path, true, &m) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &m) == CF_OK);
     uint32_t c[4];
     CHECK_STATUS(cf_read_bucket(m, loc.bucket1, c, 4), CF_OK);
     CHECK(memcmp(a, c, sizeof a) == 0);
@@ -221,8 +223,8 @@ static void test_refusals(void) {
     cf_config c2;
     cf_config_init(&c2);
     c2.capacity = 1000;
-    unsigned modes[][2] = {{CF_GROW, CF_GROWTH_CHAIN}, {CF_GROW, CF_GROWTH_INPLACE},
-                           {CF_CONCURRENT, 0}};
+    unsigned modes[][2] = {
+        {CF_GROW, CF_GROWTH_CHAIN}, {CF_GROW, CF_GROWTH_INPLACE}, {CF_CONCURRENT, 0}};
     for (size_t i = 0; i < 3; i++) {
         c2.flags = modes[i][0];
         c2.growth_mode = modes[i][1];

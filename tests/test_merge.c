@@ -87,7 +87,7 @@ static void test_mapped_source(void) {
     fill(b, 200, 400);
     const char *path = "test_merge.tmp.cf";
     REQUIRE(cf_save(b, path) == CF_OK);
-    REQUIRE(cf_map(path, true, &m) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &m) == CF_OK);
     CHECK_STATUS(cf_merge(m, a), CF_E_READONLY);
     CHECK_STATUS(cf_merge(a, m), CF_OK);
     for (uint64_t k = 0; k < 400; k++) CHECK(cf_contains(a, &k, sizeof k));

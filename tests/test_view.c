@@ -220,7 +220,7 @@ static void test_legacy_and_mapped(void) {
     close(fd);
     REQUIRE(cf_save(f, path) == CF_OK);
     cf_filter *m;
-    REQUIRE(cf_map(path, true, &m) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &m) == CF_OK);
     check_agree(m, 1u << 30, n, 0);
     cf_free(m);
     unlink(path);

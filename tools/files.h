@@ -178,7 +178,7 @@ bool files_save(const cf_filter *f, const char *path);
 cf_filter *files_load_locked(const cf_file_lock *l, const char *shown);
 bool files_save_locked(const cf_filter *f, const cf_file_lock *l, const char *shown);
 
-/* files_lock.c: commands that write a file take its lock (cf_lock_file)
+/* files_lock.c: commands that write a file take its lock (cf_file_lock_acquire)
  * first, so concurrent writers lose nothing; a read-modify-write (add,
  * delete) holds it from before the load until after the save (files_parse
  * reads --wait / --no-wait into wait_ms).  files_lock (for a FILE that must

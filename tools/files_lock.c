@@ -1,6 +1,6 @@
 /*
  * files_lock.c -- what keeps the filter-file commands safe beside other
- * processes: the writers' lock (cf_lock_file), the checks before a file is
+ * processes: the writers' lock (cf_file_lock_acquire), the checks before a file is
  * replaced, and a clear error instead of a crash (SIGBUS) when another
  * program truncates a mapped file in place.
  */
@@ -16,11 +16,11 @@
 
 #include "cli.h"
 
-/* cf_lock_file with the error printed. */
+/* cf_file_lock_acquire with the error printed. */
 static cf_file_lock *lock_or_say(const char *path, int wait_ms) {
     cf_file_lock *l = NULL;
     errno = 0;
-    cf_status s = cf_lock_file(path, wait_ms, NULL, &l);
+    cf_status s = cf_file_lock_acquire(path, wait_ms, NULL, &l);
     int err = errno;
     if (s == CF_E_LOCKED && wait_ms == 0)
         cli_error("%s: %s (--no-wait)", path, cf_strerror(s));
@@ -52,7 +52,7 @@ cf_file_lock *files_lock_target(const char *path, int wait_ms) {
 }
 
 void files_unlock(cf_file_lock *l) {
-    cf_unlock_file(l);
+    cf_file_lock_release(l);
 }
 
 bool files_may_replace_as(const char *path, const char *shown, bool force) {
@@ -79,7 +79,7 @@ bool files_replace(const cf_filter *f, const files_opts *o) {
     if (l == NULL) return false;
     /* Checked again under the lock: another writer may have created the
      * file since the command started.  A failed save of a new file leaves
-     * no FILE.lock behind (cf_unlock_file removes it). */
+     * no FILE.lock behind (cf_file_lock_release removes it). */
     bool ok = files_may_replace_as(cf_file_lock_path(l), o->file, o->force) &&
               files_save_locked(f, l, o->file);
     files_unlock(l);

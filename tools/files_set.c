@@ -14,7 +14,7 @@
  *       fsync the directories, unlink the ".old" names
  *   (a failed rename puts every old file back and removes the new ones)
  *
- * Each target's writers' lock (cf_lock_file, the one `cuckoo add` takes)
+ * Each target's writers' lock (cf_file_lock_acquire, the one `cuckoo add` takes)
  * is held from files_set_lock until files_set_free, so a concurrent command
  * on the same files waits instead of mixing its files with these.  The temporary names follow the library's pattern
  * (cf_save's "<target>.<pid>.<n>.tmp"), which a later lock of the target

@@ -252,7 +252,7 @@ cf_filter *files_load_locked(const cf_file_lock *l, const char *shown) {
 cf_filter *files_map(const char *path) {
     cf_filter *f = NULL;
     errno = 0;
-    cf_status s = cf_map(path, false, &f);
+    cf_status s = cf_map(path, NULL, false, &f);
     if (s != CF_OK)
         open_error(path, path, s, errno);
     else
@@ -262,7 +262,7 @@ cf_filter *files_map(const char *path) {
 
 cf_filter *files_map_checked(const char *path, cf_status *verified) {
     cf_filter *f = NULL;
-    *verified = cf_map(path, true, &f);
+    *verified = cf_map(path, NULL, true, &f);
     if (*verified == CF_OK) {
         files_guard_mapping(path);
         return f;

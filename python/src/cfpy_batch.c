@@ -306,7 +306,7 @@ static void bloom_run(void *p) {
         uint64_t x = r->c != NULL ? cf_bloom_hash(r->bl, r->c->ptr[i], r->c->len[i]) : r->h[i];
         if (r->lookup)
             r->found[i] = cf_bloom_contains_hash(r->bl, x);
-        else if ((r->s = cf_bloom_add_hash(r->bl, x)) != CF_OK)
+        else if ((r->s = cf_bloom_insert_hash(r->bl, x)) != CF_OK)
             return;
     }
 }

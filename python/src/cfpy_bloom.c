@@ -108,7 +108,7 @@ static int with_key(cfpy_bloom *self, PyObject *key, bool lookup, bool *in) {
         }
         *in = c.in;
     } else if (r == 0) {
-        cf_status s = cf_bloom_add(self->b, k.ptr, k.len);
+        cf_status s = cf_bloom_insert(self->b, k.ptr, k.len);
         if (s != CF_OK) {
             cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
             r = -1;

@@ -96,7 +96,7 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify, PyObject *
     int err;
     Py_BEGIN_ALLOW_THREADS errno = 0;
     s = verify < 0 ? cf_load(PyBytes_AS_STRING(enc), &cfpy_allocator, &f)
-                   : cf_map(PyBytes_AS_STRING(enc), verify != 0, &f);
+                   : cf_map(PyBytes_AS_STRING(enc), NULL, verify != 0, &f);
     err = errno;
     Py_END_ALLOW_THREADS Py_DECREF(enc);
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, NULL, err, path);

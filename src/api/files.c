@@ -14,11 +14,11 @@ cf_status cf_load(const char *path, const cf_allocator *a, cf_filter **out) {
     return cf__load_path(path, a, out);
 }
 
-cf_status cf_map(const char *path, bool verify, cf_filter **out) {
+cf_status cf_map(const char *path, const cf_allocator *a, bool verify, cf_filter **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(path == NULL, CF_E_PARAM);
-    return cf__map_path(path, verify, out);
+    return cf__map_path(path, a, verify, out);
 }
 
 /* Where a save goes, and the lock to check before its rename (NULL: none). */

@@ -66,7 +66,8 @@ cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks) {
     CF__RETURN_IF(f->read_only, CF_E_READONLY);
     /* A chain's tables share one budget (cf_grow_append checks it). */
     if (f->kind == CF__CHAIN)
-        for (unsigned k = 0; k < cf__chain_of(f)->count; k++) cf__chain_of(f)->tables[k]->max_kicks = max_kicks;
+        for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
+            cf__chain_of(f)->tables[k]->max_kicks = max_kicks;
     f->max_kicks = max_kicks;
     return CF_OK;
 }
@@ -76,7 +77,9 @@ size_t cf_memory_usage(const cf_filter *f) {
     CF__KIND_DISPATCH(f->kind, memory, f);
 }
 
-void cf_get_stats(const cf_filter *f, cf_stats *out) {
+cf_status cf_get_stats(const cf_filter *f, cf_stats *out) {
+    if (out != NULL) memset(out, 0, sizeof *out);
+    CF__RETURN_IF(f == NULL || out == NULL, CF_E_PARAM);
     switch (f->kind) {
     case CF__PLAIN: cf__plain_stats(f, out); break;
     case CF__CHAIN: cf__chain_stats(f, out); break;
@@ -84,4 +87,5 @@ void cf_get_stats(const cf_filter *f, cf_stats *out) {
     case CF__INPLACE: cf__inplace_stats(f, out); break;
     }
     out->format_version = cf__format_version_of(f->kind);
+    return CF_OK;
 }

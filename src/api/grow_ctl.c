@@ -72,7 +72,8 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
         CF__RETURN_IF(f->read_only, CF_E_READONLY);
         CF__RETURN_IF(max_tables > CF_MAX_TABLES, CF_E_PARAM);
         /* A limit below what the tables hold would make the saved form invalid. */
-        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__chain_table_bytes(cf__chain_of(f)), CF_E_PARAM);
+        CF__RETURN_IF(max_bytes != 0 && max_bytes < cf__chain_table_bytes(cf__chain_of(f)),
+                      CF_E_PARAM);
         cf__chain_of(f)->max_tables = max_tables;
         cf__chain_of(f)->max_bytes = max_bytes;
         return CF_OK;

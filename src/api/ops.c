@@ -84,7 +84,8 @@ __attribute__((noinline)) static cf_status cf__insert_kind(cf_filter *f, uint64_
 
 /* A mapped (read-only) filter is refused by cf__insert_kind. */
 static inline cf_status cf__insert(cf_filter *f, uint64_t h) {
-    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1)) return cf__plain_insert_hash(f, h);
+    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1))
+        return cf__plain_insert_hash(f, h);
     return cf__insert_kind(f, h);
 }
 
@@ -147,6 +148,11 @@ size_t cf_count(const cf_filter *f, const void *key, size_t len) {
 cf_status cf_insert_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     return cf__insert(f, cf__hash_u64(&f->hkey, key));
+}
+
+cf_status cf_insert_unique_u64(cf_filter *f, uint64_t key) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    return cf_insert_unique_hash(f, cf__hash_u64(&f->hkey, key));
 }
 
 bool cf_contains_u64(const cf_filter *f, uint64_t key) {

@@ -110,7 +110,7 @@ uint64_t cf_bloom_hash(const cf_bloom *b, const void *key, size_t len) {
     return cf__xxh3(key, len, b == NULL ? 0 : b->seed);
 }
 
-cf_status cf_bloom_add_hash(cf_bloom *b, uint64_t h) {
+cf_status cf_bloom_insert_hash(cf_bloom *b, uint64_t h) {
     CF__RETURN_IF(b == NULL, CF_E_PARAM);
     CF__RETURN_IF(b->map_base != NULL, CF_E_READONLY); /* the bits are a file's pages */
     uint64_t step = cf__mix64(h) | 1;
@@ -132,9 +132,26 @@ bool cf_bloom_contains_hash(const cf_bloom *b, uint64_t h) {
     return true;
 }
 
-cf_status cf_bloom_add(cf_bloom *b, const void *key, size_t len) {
+cf_status cf_bloom_insert(cf_bloom *b, const void *key, size_t len) {
     CF__RETURN_IF(b == NULL || (key == NULL && len != 0), CF_E_PARAM);
-    return cf_bloom_add_hash(b, cf__xxh3(key, len, b->seed));
+    return cf_bloom_insert_hash(b, cf__xxh3(key, len, b->seed));
+}
+
+/* 64-bit keys as their 8 little-endian bytes, as the cuckoo filter's _u64
+ * calls hash them. */
+static uint64_t cf__bloom_hash_u64(const cf_bloom *b, uint64_t key) {
+    uint8_t bytes[8];
+    cf__store64le(bytes, key);
+    return cf__xxh3(bytes, sizeof bytes, b->seed);
+}
+
+cf_status cf_bloom_insert_u64(cf_bloom *b, uint64_t key) {
+    CF__RETURN_IF(b == NULL, CF_E_PARAM);
+    return cf_bloom_insert_hash(b, cf__bloom_hash_u64(b, key));
+}
+
+bool cf_bloom_contains_u64(const cf_bloom *b, uint64_t key) {
+    return b != NULL && cf_bloom_contains_hash(b, cf__bloom_hash_u64(b, key));
 }
 
 bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len) {
@@ -146,12 +163,14 @@ size_t cf_bloom_memory_usage(const cf_bloom *b) {
     return b == NULL ? 0 : sizeof *b + b->bytes;
 }
 
-void cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out) {
-    memset(out, 0, sizeof *out);
+cf_status cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out) {
+    if (out != NULL) memset(out, 0, sizeof *out);
+    CF__RETURN_IF(b == NULL || out == NULL, CF_E_PARAM);
     out->num_bits = b->num_bits;
     out->num_hashes = b->k;
     out->items = b->items;
     out->bits_per_item = b->items ? (double)b->num_bits / (double)b->items : 0.0;
     out->expected_fpp = pow(-expm1(-(double)b->k * (double)b->items / (double)b->num_bits), b->k);
     out->memory_bytes = cf_bloom_memory_usage(b);
+    return CF_OK;
 }

@@ -131,7 +131,7 @@ static cf_status cf__chain_validate(const uint8_t *in, size_t len, cf__chain_pla
 }
 
 cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
-                               cf_filter **out) {
+                                cf_filter **out) {
     cf__chain_plan p;
     CF__FORWARD_IF_ERROR(cf__chain_validate(in, len, &p));
     cf_filter *f;

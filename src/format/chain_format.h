@@ -74,7 +74,7 @@ void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]);
 size_t cf__chain_serialized_size(const cf_filter *f);
 void cf__chain_serialize(const cf_filter *f, uint8_t *dst);
 cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
-                               cf_filter **out);
+                                cf_filter **out);
 void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len);
 
 #endif /* CF_CHAIN_FORMAT_H */

@@ -87,7 +87,8 @@ cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplac
     CF__RETURN_IF(ip->tag_bits != cf__inplace_tag_bits(ip->w), CF_E_CORRUPT);
     ip->max_level = 65 - ip->w;
     CF__RETURN_IF(ip->level < 1 || ip->level > ip->max_level, CF_E_CORRUPT);
-    CF__RETURN_IF(buf[CF__INPLACE_OFF_RESERVED] != 0 || cf__get_le(buf + CF__INPLACE_OFF_FLAGS, 2) != 0,
+    CF__RETURN_IF(buf[CF__INPLACE_OFF_RESERVED] != 0 ||
+                      cf__get_le(buf + CF__INPLACE_OFF_FLAGS, 2) != 0,
                   CF_E_CORRUPT);
     for (unsigned i = CF__INPLACE_OFF_ZEROS; i < CF__INPLACE_OFF_CHECK; i++)
         CF__RETURN_IF(buf[i] != 0, CF_E_CORRUPT);
@@ -105,8 +106,8 @@ cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplac
     CF__RETURN_IF(!(ip->target_fpp > 0.0 && ip->target_fpp < 1.0), CF_E_CORRUPT);
     CF__RETURN_IF(h->max_kicks < 1 || h->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_CORRUPT);
     uint64_t nb = (uint64_t)1 << ip->level, slots = nb * CF__INPLACE_SLOTS;
-    CF__RETURN_IF(nb / 2 >
-                      (SIZE_MAX - CF__INPLACE_HEADER_SIZE - CF__TRAILER_SIZE - CF__TABLE_PAD) / ip->w,
+    CF__RETURN_IF(nb / 2 > (SIZE_MAX - CF__INPLACE_HEADER_SIZE - CF__TRAILER_SIZE - CF__TABLE_PAD) /
+                               ip->w,
                   CF_E_TOO_LARGE);
     h->table_bytes = (size_t)cf__inplace_table_bytes(ip->w, nb);
     h->total_size = CF__INPLACE_HEADER_SIZE + h->table_bytes + CF__TRAILER_SIZE;
@@ -147,10 +148,12 @@ cf_status cf__inplace_check_table(const cf_filter *f) {
 }
 
 /* A handle and state (no table) with every field of h. */
-cf_status cf__inplace_from_header(const cf__inplace_hdr *h, const cf_allocator *a, cf_filter **out) {
+cf_status cf__inplace_from_header(const cf__inplace_hdr *h, const cf_allocator *a,
+                                  cf_filter **out) {
     cf_filter *f;
     uint64_t nb = (uint64_t)1 << h->ip.level;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(a, nb, CF__INPLACE_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
+    CF__FORWARD_IF_ERROR(
+        cf__filter_alloc(a, nb, CF__INPLACE_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
     cf__set_seed(f, h->seed);
     f->kind = CF__INPLACE;
     f->items = h->items;
@@ -212,7 +215,7 @@ void cf__inplace_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t
 }
 
 cf_status cf__inplace_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
-                             cf_filter **out) {
+                                  cf_filter **out) {
     cf__inplace_hdr h;
     CF__FORWARD_IF_ERROR(cf__inplace_header_decode(in, len, &h));
     const uint8_t *table = in + CF__INPLACE_HEADER_SIZE;

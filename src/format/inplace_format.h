@@ -41,6 +41,7 @@ size_t cf__inplace_serialized_size(const cf_filter *f);
 void cf__inplace_serialize(const cf_filter *f, uint8_t *dst);
 /* Bytes [offset, offset + len) of that form, which the range must lie in. */
 void cf__inplace_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len);
-cf_status cf__inplace_deserialize(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out);
+cf_status cf__inplace_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,
+                                  cf_filter **out);
 
 #endif /* CF_INPLACE_FORMAT_H */

@@ -40,7 +40,7 @@ bool cf__chain_write(const cf_filter *f, int fd) {
  * records and the padding of the version-2 file fd of size bytes; no table
  * bytes are read.  hdrs receives each record's header. */
 static cf_status cf__chain_check_file(int fd, uint64_t size, const uint8_t *head, cf__chain_plan *p,
-                                     uint8_t (*hdrs)[CF__HEADER_SIZE]) {
+                                      uint8_t (*hdrs)[CF__HEADER_SIZE]) {
     cf_status s = cf__chain_plan_begin(head, size, p);
     for (unsigned k = 0; s == CF_OK && k < p->tables; k++) {
         uint64_t left = size - p->end;
@@ -61,8 +61,8 @@ static cf_status cf__chain_check_file(int fd, uint64_t size, const uint8_t *head
 
 /* Table k of a validated file: read into allocated memory, checksum and
  * invariants checked. */
-static cf_status cf__chain_load_table(int fd, const cf__chain_plan *p, unsigned k, const uint8_t *hdr,
-                                     const cf_allocator *a, cf_filter **out) {
+static cf_status cf__chain_load_table(int fd, const cf__chain_plan *p, unsigned k,
+                                      const uint8_t *hdr, const cf_allocator *a, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
@@ -83,7 +83,7 @@ fail:
 }
 
 cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
-                        cf_filter **out) {
+                         cf_filter **out) {
     cf__chain_plan p;
     uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
     cf_filter *f = NULL;
@@ -110,12 +110,12 @@ cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_al
 
 /* Table k in place in the mapping at base. */
 static cf_status cf__chain_map_table(const uint8_t *base, const cf__chain_plan *p, unsigned k,
-                                    bool verify, cf_filter **out) {
+                                     const cf_allocator *a, bool verify, cf_filter **out) {
     const cf__header *h = &p->rec[k];
     const uint8_t *rec = base + p->offset[k];
     if (verify && !cf__image_ok(rec, h->table_bytes)) return CF_E_CHECKSUM;
     cf_filter *t;
-    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, NULL, &t));
+    CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
     /* Only ever read; writes are refused by read_only. */
     t->table = (uint8_t *)(uintptr_t)(rec + CF__HEADER_SIZE);
     t->read_only = true;
@@ -128,7 +128,8 @@ static cf_status cf__chain_map_table(const uint8_t *base, const cf__chain_plan *
     return CF_OK;
 }
 
-cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out) {
+cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+                        bool verify, cf_filter **out) {
     cf__chain_plan p;
     uint8_t hdrs[CF_MAX_TABLES][CF__HEADER_SIZE];
     cf_status s0 = cf__chain_check_file(fd, size, head, &p, hdrs);
@@ -146,14 +147,14 @@ cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, bool verify,
     if (memcmp(bytes, head, CF__HEADER_SIZE) != 0) goto fail;
     for (unsigned k = 0; k < p.tables; k++)
         if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
-    s = cf__chain_shell(NULL, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
+    s = cf__chain_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) goto fail;
     f->failed_inserts = p.failed_inserts;
     f->map_base = map;
     f->map_len = (size_t)size;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
-        if ((s = cf__chain_map_table(bytes, &p, k, verify, &t)) != CF_OK) {
+        if ((s = cf__chain_map_table(bytes, &p, k, a, verify, &t)) != CF_OK) {
             cf__unmap(f);
             cf__chain_free(f);
             return s;

@@ -103,7 +103,7 @@ cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out
 
 /* The version-1 path of cf__map_path (as cf__load_table); closes fd. */
 static cf_status cf__map_table(int fd, const uint8_t header[CF__HEADER_SIZE], const cf__header *hp,
-                               bool verify, cf_filter **out) {
+                               const cf_allocator *a, bool verify, cf_filter **out) {
     const cf__header h = *hp;
     void *map = mmap(NULL, h.total_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd); /* the mapping keeps the file open */
@@ -119,7 +119,7 @@ static cf_status cf__map_table(int fd, const uint8_t header[CF__HEADER_SIZE], co
         return CF_E_CHECKSUM;
     }
     cf_filter *f;
-    cf_status s = cf__filter_from_header(&h, NULL, &f);
+    cf_status s = cf__filter_from_header(&h, a, &f);
     if (s != CF_OK) {
         munmap(map, h.total_size);
         return s;
@@ -141,7 +141,7 @@ static cf_status cf__map_table(int fd, const uint8_t header[CF__HEADER_SIZE], co
     return CF_OK;
 }
 
-cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
+cf_status cf__map_path(const char *path, const cf_allocator *a, bool verify, cf_filter **out) {
     int fd;
     uint64_t size;
     uint8_t header[CF__HEADER_SIZE];
@@ -149,9 +149,9 @@ cf_status cf__map_path(const char *path, bool verify, cf_filter **out) {
     cf__image_kind kind;
     CF__FORWARD_IF_ERROR(cf__open_image(path, &fd, &size, header, &kind, &h));
     switch (kind) {
-    case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, verify, out);
-    case CF__IMAGE_CHAIN: return cf__chain_map(fd, size, header, verify, out);
-    case CF__IMAGE_INPLACE: return cf__inplace_map(fd, size, verify, out);
+    case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, a, verify, out);
+    case CF__IMAGE_CHAIN: return cf__chain_map(fd, size, header, a, verify, out);
+    case CF__IMAGE_INPLACE: return cf__inplace_map(fd, size, a, verify, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */

@@ -11,7 +11,7 @@
 
 /* cf_load and cf_map after their argument checks: either version. */
 cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out);
-cf_status cf__map_path(const char *path, bool verify, cf_filter **out);
+cf_status cf__map_path(const char *path, const cf_allocator *a, bool verify, cf_filter **out);
 
 /* Writes a filter's bytes to fd; false on a write error. */
 typedef bool (*cf__file_writer)(const cf_filter *f, int fd);
@@ -37,12 +37,14 @@ bool cf__inplace_write(const cf_filter *f, int fd);
  * opened (fd, a regular file of size bytes, whose first min(size, 64)
  * bytes are head).  They close fd. */
 cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
-                        cf_filter **out);
-cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, bool verify, cf_filter **out);
+                         cf_filter **out);
+cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, const cf_allocator *a,
+                        bool verify, cf_filter **out);
 
 /* The version-4 paths, the same way (inplace_io.c): they read the
  * 128-byte header themselves, and close fd. */
 cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
-cf_status cf__inplace_map(int fd, uint64_t size, bool verify, cf_filter **out);
+cf_status cf__inplace_map(int fd, uint64_t size, const cf_allocator *a, bool verify,
+                          cf_filter **out);
 
 #endif /* CF_FILE_IO_H */

@@ -96,8 +96,8 @@ static cf_status cf__acquire(const char *lock_path, int timeout_ms, int *fd_out)
     }
 }
 
-cf_status cf_lock_file(const char *path, int timeout_ms, const cf_allocator *a,
-                       cf_file_lock **out) {
+cf_status cf_file_lock_acquire(const char *path, int timeout_ms, const cf_allocator *a,
+                               cf_file_lock **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
     CF__RETURN_IF(path == NULL || path[0] == '\0', CF_E_PARAM);
@@ -129,7 +129,7 @@ int cf__lock_fd(const cf_file_lock *l) {
     return l->fd;
 }
 
-void cf_unlock_file(cf_file_lock *l) {
+void cf_file_lock_release(cf_file_lock *l) {
     if (l == NULL) return;
     /* A lock taken for a file that was never written (a create that failed,
      * for lack of space say) leaves no stray FILE.lock.  Removed while still

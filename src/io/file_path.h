@@ -2,7 +2,7 @@
  * file_path.h -- where a save writes (file_path.c): the file a path
  * designates, the temporary file written beside it, and the removal of
  * temporary files that killed writers left.  file_io.c (cf_save) and
- * file_lock.c (cf_lock_file) share it.
+ * file_lock.c (cf_file_lock_acquire) share it.
  */
 #ifndef CF_FILE_PATH_H
 #define CF_FILE_PATH_H
@@ -56,7 +56,7 @@ cf_status cf__temp_commit(cf__temp *t, bool written);
 bool cf__still_named(int fd, const char *path);
 
 /* Removes "<target>.<pid>.<n>.tmp" files whose writer (pid) no longer
- * exists.  Called under the target's lock (cf_lock_file), where no writer
+ * exists.  Called under the target's lock (cf_file_lock_acquire), where no writer
  * that takes the lock can be between naming and renaming such a file. */
 void cf__remove_dead_temps(const char *target);
 

@@ -21,8 +21,9 @@ bool cf__inplace_write(const cf_filter *f, int fd) {
            cf__write_all(fd, trailer, sizeof trailer);
 }
 
-static cf_status cf__inplace_read_header(int fd, uint64_t size, uint8_t header[CF__INPLACE_HEADER_SIZE],
-                                    cf__inplace_hdr *h) {
+static cf_status cf__inplace_read_header(int fd, uint64_t size,
+                                         uint8_t header[CF__INPLACE_HEADER_SIZE],
+                                         cf__inplace_hdr *h) {
     memset(header, 0, CF__INPLACE_HEADER_SIZE);
     size_t want = size < CF__INPLACE_HEADER_SIZE ? (size_t)size : CF__INPLACE_HEADER_SIZE;
     CF__FORWARD_IF_ERROR(cf__read_exact(fd, header, want, 0));
@@ -39,8 +40,8 @@ cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filt
     if (s == CF_OK) s = cf__read_exact(fd, f->table, h.table_bytes, CF__INPLACE_HEADER_SIZE);
     if (s == CF_OK)
         s = cf__read_exact(fd, trailer, sizeof trailer, CF__INPLACE_HEADER_SIZE + h.table_bytes);
-    if (s == CF_OK &&
-        cf__get_le(trailer, CF__TRAILER_SIZE) != cf__inplace_checksum(header, f->table, h.table_bytes))
+    if (s == CF_OK && cf__get_le(trailer, CF__TRAILER_SIZE) !=
+                          cf__inplace_checksum(header, f->table, h.table_bytes))
         s = CF_E_CHECKSUM;
     if (s == CF_OK) s = cf__inplace_check_table(f);
     close(fd);
@@ -52,7 +53,8 @@ cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filt
     return CF_OK;
 }
 
-cf_status cf__inplace_map(int fd, uint64_t size, bool verify, cf_filter **out) {
+cf_status cf__inplace_map(int fd, uint64_t size, const cf_allocator *a, bool verify,
+                          cf_filter **out) {
     uint8_t header[CF__INPLACE_HEADER_SIZE];
     cf__inplace_hdr h;
     cf_status s = cf__inplace_read_header(fd, size, header, &h);
@@ -70,7 +72,7 @@ cf_status cf__inplace_map(int fd, uint64_t size, bool verify, cf_filter **out) {
         return CF_E_IO;
     }
     cf_filter *f;
-    s = cf__inplace_from_header(&h, NULL, &f);
+    s = cf__inplace_from_header(&h, a, &f);
     if (s != CF_OK) {
         munmap(map, h.total_size);
         return s;

@@ -22,8 +22,8 @@
 #include "table/batch.h"
 #include "table/table.h"
 
-cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
-                         double target_fpp, cf_filter **out) {
+cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth,
+                          uint64_t max_bytes, double target_fpp, cf_filter **out) {
     cf_filter *f;
     /* The handle has no table of its own: every operation goes to tables. */
     CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
@@ -59,7 +59,8 @@ void cf__chain_drop_newest(cf_filter *f) {
 }
 
 void cf__chain_free(cf_filter *f) {
-    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) cf__table_free(cf__chain_of(f)->tables[k]);
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
+        cf__table_free(cf__chain_of(f)->tables[k]);
     cf__free(&f->alloc, cf__chain_of(f));
     cf_allocator alloc = f->alloc;
     cf__free(&alloc, f);
@@ -256,12 +257,14 @@ cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
 
 size_t cf__chain_memory(const cf_filter *f) {
     size_t n = sizeof *f + sizeof(cf__chain);
-    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) n += cf__table_memory(cf__chain_of(f)->tables[k]);
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
+        n += cf__table_memory(cf__chain_of(f)->tables[k]);
     return n;
 }
 
 cf_status cf__chain_clear(cf_filter *f) {
-    for (unsigned k = 0; k < cf__chain_of(f)->count; k++) cf__table_clear(cf__chain_of(f)->tables[k]);
+    for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
+        cf__table_clear(cf__chain_of(f)->tables[k]);
     return CF_OK;
 }
 
@@ -322,7 +325,7 @@ cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg) {
     CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__chain_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
-                                        cfg->max_bytes, target, &f));
+                                         cfg->max_bytes, target, &f));
     cf__chain_attach(f, t);
     *fp = f;
     return CF_OK;

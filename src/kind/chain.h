@@ -65,8 +65,8 @@ cf_status cf__chain_new(const cf_config *cfg, cf_filter **out);
 
 /* An empty CF_GROW handle with a chain of no tables, for the loaders:
  * flags must include CF_GROW; tables are attached with cf__chain_attach. */
-cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth, uint64_t max_bytes,
-                         double target_fpp, cf_filter **out);
+cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth,
+                          uint64_t max_bytes, double target_fpp, cf_filter **out);
 void cf__chain_attach(cf_filter *f, cf_filter *table);
 
 /* Adds a table as an insert that finds no room does; CF_E_FULL (a limit)

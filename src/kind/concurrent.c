@@ -97,9 +97,10 @@ static inline uint64_t cf__concurrent_le(uint64_t v) {
  * bits do not cross into the next, which is then never read (it may lie in
  * another cache line, or past the table's padding). */
 static inline uint64_t cf__concurrent_bits(const cf_filter *f, uint64_t bit, unsigned n) {
-    uint64_t lo = cf__concurrent_le(atomic_load_explicit(cf__concurrent_word(f, bit >> 6), memory_order_relaxed));
-    uint64_t hi =
-        cf__concurrent_le(atomic_load_explicit(cf__concurrent_word(f, (bit + n - 1) >> 6), memory_order_relaxed));
+    uint64_t lo = cf__concurrent_le(
+        atomic_load_explicit(cf__concurrent_word(f, bit >> 6), memory_order_relaxed));
+    uint64_t hi = cf__concurrent_le(
+        atomic_load_explicit(cf__concurrent_word(f, (bit + n - 1) >> 6), memory_order_relaxed));
     return (uint64_t)((((unsigned __int128)hi << 64) | lo) >> (bit & 63));
 }
 
@@ -120,7 +121,8 @@ static inline void cf__concurrent_flip_word(cf_filter *f, uint64_t k, uint64_t x
 }
 
 /* Flips the bits of x (n <= 32 bits) at bit offset `bit`. */
-static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x, bool shared) {
+static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x,
+                                       bool shared) {
     uint64_t k = bit >> 6;
     unsigned sh = (unsigned)(bit & 63);
     cf__concurrent_flip_word(f, k, x << sh, shared);
@@ -128,15 +130,16 @@ static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, u
 }
 
 static inline uint32_t cf__concurrent_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
-    return (uint32_t)(cf__concurrent_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) & f->fp_mask);
+    return (uint32_t)(cf__concurrent_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) &
+                      f->fp_mask);
 }
 
 /* Changes the slot at table bit `bit` of bucket from old to v; the caller
  * holds the bucket's stripe.  The words of a bucket away from its stripe's
  * edges hold only that stripe's buckets (a word spans fewer than margin
  * buckets). */
-static inline void cf__concurrent_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit, uint32_t old,
-                                      uint32_t v) {
+static inline void cf__concurrent_slot_change(cf_filter *f, uint64_t bucket, uint64_t bit,
+                                              uint32_t old, uint32_t v) {
     const struct cf__concurrent *cc = cf__concurrent_of(f);
     uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
     bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
@@ -174,7 +177,7 @@ static inline bool cf__concurrent_has(const cf_filter *f, uint64_t bucket, uint3
 }
 
 static inline void cf__concurrent_bucket_read(const cf_filter *f, uint64_t bucket,
-                                      uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+                                              uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (cf__concurrent_one_word(f)) {
         cf__word_read(f, cf__concurrent_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits), fp);
         return;
@@ -220,20 +223,24 @@ typedef struct cf__concurrent_held {
     unsigned n;
 } cf__concurrent_held;
 
-static void cf__concurrent_lock_set(const cf_filter *f, cf__concurrent_held *h, uint64_t a, uint64_t b,
-                            uint64_t c) {
-    uint64_t s[3] = {a >> cf__concurrent_of(f)->shift, b >> cf__concurrent_of(f)->shift, c >> cf__concurrent_of(f)->shift}, t;
+static void cf__concurrent_lock_set(const cf_filter *f, cf__concurrent_held *h, uint64_t a,
+                                    uint64_t b, uint64_t c) {
+    uint64_t s[3] = {a >> cf__concurrent_of(f)->shift, b >> cf__concurrent_of(f)->shift,
+                     c >> cf__concurrent_of(f)->shift},
+             t;
     if (s[0] > s[1]) t = s[0], s[0] = s[1], s[1] = t;
     if (s[1] > s[2]) t = s[1], s[1] = s[2], s[2] = t;
     if (s[0] > s[1]) t = s[0], s[0] = s[1], s[1] = t;
     h->n = 0;
     for (unsigned k = 0; k < 3; k++)
         if (h->n == 0 || h->at[h->n - 1] != s[k]) h->at[h->n++] = s[k];
-    for (unsigned k = 0; k < h->n; k++) cf__concurrent_lock(&cf__concurrent_of(f)->stripes[h->at[k]]);
+    for (unsigned k = 0; k < h->n; k++)
+        cf__concurrent_lock(&cf__concurrent_of(f)->stripes[h->at[k]]);
 }
 
 static void cf__concurrent_unlock_set(const cf_filter *f, const cf__concurrent_held *h) {
-    for (unsigned k = h->n; k-- > 0;) cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[h->at[k]]);
+    for (unsigned k = h->n; k-- > 0;)
+        cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[h->at[k]]);
 }
 
 /* Seqlock writer side (the caller holds the stripe's lock): odd before the
@@ -255,7 +262,7 @@ static inline _Atomic uint32_t *cf__concurrent_version(const cf_filter *f, uint6
 
 /* Seqlock reader side: true when nothing the reader depended on moved. */
 static inline bool cf__concurrent_read_valid(_Atomic uint32_t *a, uint32_t va, _Atomic uint32_t *b,
-                                     uint32_t vb) {
+                                             uint32_t vb) {
     atomic_thread_fence(memory_order_acquire);
     return ((va | vb) & 1) == 0 && atomic_load_explicit(a, memory_order_relaxed) == va &&
            atomic_load_explicit(b, memory_order_relaxed) == vb;
@@ -347,7 +354,8 @@ size_t cf__concurrent_memory(const cf_filter *f) {
 
 /* Buckets read slot by slot, out of line so that the common lookup below
  * keeps few registers. */
-__attribute__((noinline)) static bool cf__concurrent_contains_slots(const cf_filter *f, uint64_t h) {
+__attribute__((noinline)) static bool cf__concurrent_contains_slots(const cf_filter *f,
+                                                                    uint64_t h) {
     cf__slots p = cf__locate(f, h);
     _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
@@ -379,9 +387,11 @@ static inline bool cf__concurrent_lookup_once(const cf_filter *f, uint64_t h, bo
 
 /* Reads again until nothing moved under the read: out of line, so that the
  * common single read keeps few registers. */
-__attribute__((noinline)) static bool cf__concurrent_contains_retry(const cf_filter *f, uint64_t h) {
+__attribute__((noinline)) static bool cf__concurrent_contains_retry(const cf_filter *f,
+                                                                    uint64_t h) {
     bool found;
-    for (unsigned spins = 0; !cf__concurrent_lookup_once(f, h, &found); spins++) cf__concurrent_relax(spins);
+    for (unsigned spins = 0; !cf__concurrent_lookup_once(f, h, &found); spins++)
+        cf__concurrent_relax(spins);
     return found;
 }
 
@@ -414,7 +424,8 @@ size_t cf__concurrent_count_hash(const cf_filter *f, uint64_t h) {
 /* Keys whose buckets are prefetched ahead of their lookup. */
 #define CF__CONCURRENT_AHEAD 8
 
-size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n,
+                                     bool *out) {
     size_t found = 0;
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CONCURRENT_AHEAD < n) {
@@ -459,7 +470,8 @@ static bool cf__concurrent_place_locked(cf_filter *f, uint64_t bucket, uint32_t 
  * needs no atomicity across the two. */
 static bool cf__concurrent_try_place(cf_filter *f, const cf__slots *p, bool peek) {
     cf__prefetch_bucket(f, p->i2); /* as kernel.h does: a full i1 costs no second wait */
-    return cf__concurrent_place_locked(f, p->i1, p->fp, peek) || cf__concurrent_place_locked(f, p->i2, p->fp, peek);
+    return cf__concurrent_place_locked(f, p->i1, p->fp, peek) ||
+           cf__concurrent_place_locked(f, p->i2, p->fp, peek);
 }
 
 /* Check and store under both buckets' stripes: atomic with respect to
@@ -483,16 +495,18 @@ static cf_status cf__concurrent_try_unique(cf_filter *f, const cf__slots *p) {
  * Returns CF_OK, CF_E_EXISTS, or CF_E_FULL when what the search saw no
  * longer holds (nothing was changed by this move). */
 static cf_status cf__concurrent_move(cf_filter *f, uint64_t src, unsigned slot, uint64_t dst,
-                             const cf__slots *ins, bool unique) {
+                                     const cf__slots *ins, bool unique) {
     cf__concurrent_held h;
-    cf__concurrent_lock_set(f, &h, src, dst, ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
+    cf__concurrent_lock_set(f, &h, src, dst,
+                            ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
     uint64_t from = cf__slot_bit(f, src, slot), to = cf__concurrent_find(f, dst, 0);
     uint32_t v = cf__concurrent_slot_get(f, src, slot);
     if (v == 0 || to == CF__CONCURRENT_NONE || cf__alt_index(f, src, v) != dst) {
         st = CF_E_FULL;
     } else if (ins != NULL && unique &&
-               (cf__concurrent_has(f, ins->i1, ins->fp) || cf__concurrent_has(f, ins->i2, ins->fp))) {
+               (cf__concurrent_has(f, ins->i1, ins->fp) ||
+                cf__concurrent_has(f, ins->i2, ins->fp))) {
         st = CF_E_EXISTS;
     } else {
         cf__stripe *ss = cf__concurrent_stripe(f, src), *sd = cf__concurrent_stripe(f, dst);
@@ -516,7 +530,7 @@ static cf_status cf__concurrent_move(cf_filter *f, uint64_t src, unsigned slot, 
  * root (evict.c's cf__apply_path, one locked move at a time).  *retry is
  * set when a move found the table changed since the search. */
 static cf_status cf__concurrent_apply(cf_filter *f, const cf__bfs_node *q, cf__bfs_end end,
-                              const cf__slots *p, bool unique, bool *retry) {
+                                      const cf__slots *p, bool unique, bool *retry) {
     int32_t at = end.at;
     unsigned slot = end.slot;
     uint64_t dst = end.dst;
@@ -552,14 +566,14 @@ static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool uni
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_node *q = on_stack;
     *retry = false;
-    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read, cf__concurrent_free_slot,
-                                     cf__alt_index);
+    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
+                                     cf__concurrent_free_slot, cf__alt_index);
     if (end.truncated) {
         q = cf__alloc(&f->alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
         cap = need;
-        end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read, cf__concurrent_free_slot,
-                             cf__alt_index);
+        end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
+                             cf__concurrent_free_slot, cf__alt_index);
     }
     cf_status st = end.at < 0 ? CF_E_FULL : cf__concurrent_apply(f, q, end, p, unique, retry);
     if (q != on_stack) cf__free(&f->alloc, q);
@@ -568,14 +582,13 @@ static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool uni
 
 /* Inlined into the two public inserts, so that `unique` is a constant in
  * each (as it was when api/ passed it). */
-static inline __attribute__((always_inline)) cf_status cf__concurrent_insert(cf_filter *f,
-                                                                            uint64_t h,
-                                                                            bool unique) {
+static inline __attribute__((always_inline)) cf_status
+cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique) {
     cf__slots p = cf__locate(f, h);
     for (;;) {
-        cf_status st = unique                          ? cf__concurrent_try_unique(f, &p)
+        cf_status st = unique                                  ? cf__concurrent_try_unique(f, &p)
                        : cf__concurrent_try_place(f, &p, true) ? CF_OK
-                                                       : CF_E_FULL;
+                                                               : CF_E_FULL;
         if (st != CF_E_FULL) return st;
         /* Both buckets were full: search and move.  A stale path means other
          * writers changed the table meanwhile, so the insert starts over
@@ -587,7 +600,8 @@ static inline __attribute__((always_inline)) cf_status cf__concurrent_insert(cf_
          * their locks (the peeks above read them without). */
         if (st == CF_E_FULL && !unique && cf__concurrent_try_place(f, &p, false)) return CF_OK;
         if (st == CF_E_FULL)
-            atomic_fetch_add_explicit(&cf__concurrent_of(f)->failed_inserts, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&cf__concurrent_of(f)->failed_inserts, 1,
+                                      memory_order_relaxed);
         return st;
     }
 }
@@ -600,7 +614,8 @@ cf_status cf__concurrent_insert_unique_hash(cf_filter *f, uint64_t h) {
     return cf__concurrent_insert(f, h, true);
 }
 
-cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
+                                      size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CONCURRENT_AHEAD < n) {
             cf__slots q = cf__locate(f, hashes[j + CF__CONCURRENT_AHEAD]);
@@ -635,11 +650,13 @@ cf_status cf__concurrent_delete_hash(cf_filter *f, uint64_t h) {
 /* ---- whole-table operations: every stripe locked, in order ---- */
 
 static void cf__concurrent_lock_all(const cf_filter *f) {
-    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) cf__concurrent_lock(&cf__concurrent_of(f)->stripes[i]);
+    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++)
+        cf__concurrent_lock(&cf__concurrent_of(f)->stripes[i]);
 }
 
 static void cf__concurrent_unlock_all(const cf_filter *f) {
-    for (uint64_t i = cf__concurrent_of(f)->nstripes; i-- > 0;) cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[i]);
+    for (uint64_t i = cf__concurrent_of(f)->nstripes; i-- > 0;)
+        cf__concurrent_unlock(&cf__concurrent_of(f)->stripes[i]);
 }
 
 /* A plain filter (no CF_CONCURRENT: files never carry it) sharing f's
@@ -656,7 +673,8 @@ static cf_filter cf__concurrent_view(const cf_filter *f) {
         v.items += cf__concurrent_of(f)->stripes[i].items;
         v.total_kicks += cf__concurrent_of(f)->stripes[i].kicks;
     }
-    v.failed_inserts = atomic_load_explicit(&cf__concurrent_of(f)->failed_inserts, memory_order_relaxed);
+    v.failed_inserts =
+        atomic_load_explicit(&cf__concurrent_of(f)->failed_inserts, memory_order_relaxed);
     return v;
 }
 
@@ -682,7 +700,8 @@ cf_status cf__concurrent_clear(cf_filter *f) {
     cf__concurrent_lock_all(f);
     for (uint64_t k = 0; k < (f->table_bytes + 7) / 8; k++)
         atomic_store_explicit(cf__concurrent_word(f, k), 0, memory_order_relaxed);
-    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) cf__concurrent_of(f)->stripes[i].items = 0;
+    for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++)
+        cf__concurrent_of(f)->stripes[i].items = 0;
     cf__concurrent_unlock_all(f);
     return CF_OK;
 }

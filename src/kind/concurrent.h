@@ -65,8 +65,10 @@ cf_status cf__concurrent_insert_hash(cf_filter *f, uint64_t h);
 /* Checks and inserts in one step, under both buckets' locks. */
 cf_status cf__concurrent_insert_unique_hash(cf_filter *f, uint64_t h);
 cf_status cf__concurrent_delete_hash(cf_filter *f, uint64_t h);
-size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
-cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n,
+                                     bool *out);
+cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
+                                      size_t *inserted);
 /* CF_E_PARAM: concurrent filters do not merge (yet). */
 cf_status cf__concurrent_merge(cf_filter *dst, const cf_filter *src);
 

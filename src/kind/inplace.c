@@ -106,12 +106,13 @@ static uint64_t cf__inplace_move(const cf__inplace *ip, uint64_t i, uint64_t v, 
  * the 64 bits loaded there.  An empty lane's top bit is at W s + W - 1, in
  * slot s (no division by a variable). */
 static inline int cf__inplace_first_empty(const cf_filter *f, uint64_t i, cf__bitpos *p,
-                                     uint64_t *word) {
+                                          uint64_t *word) {
     unsigned w = cf__inplace_of(f)->w;
     uint64_t highs = cf__inplace_highs(w);
     *p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
     *word = cf__load64le(p->at);
-    uint64_t z = ~cf__inplace_nonzero((*word >> p->shift) & cf__inplace_bucket_mask(w), highs) & highs;
+    uint64_t z =
+        ~cf__inplace_nonzero((*word >> p->shift) & cf__inplace_bucket_mask(w), highs) & highs;
     if (z == 0) return -1;
     unsigned b = (unsigned)__builtin_ctzll(z);
     return (int)(w == 15 ? b / 15 : b >> 4);
@@ -182,8 +183,8 @@ typedef struct cf__inplace_put {
 /* Moves the entry in slot s of node n's bucket to `to` (which has a free
  * slot), then each parent's entry into the slot its child freed, and
  * stores the new entry in the root's freed slot. */
-static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n, unsigned s, uint64_t to,
-                         const cf__inplace_put *p) {
+static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n, unsigned s,
+                              uint64_t to, const cf__inplace_put *p) {
     for (;;) {
         uint64_t from = q[n].bucket, j;
         uint64_t v = cf__inplace_move(cf__inplace_of(f), from, cf__inplace_get(f, from, s), &j);
@@ -200,7 +201,8 @@ static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n
 
 static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
     cf__inplace_node q[CF__INPLACE_NODES];
-    int32_t cap = f->max_kicks + 2 < CF__INPLACE_NODES ? (int32_t)f->max_kicks + 2 : CF__INPLACE_NODES;
+    int32_t cap =
+        f->max_kicks + 2 < CF__INPLACE_NODES ? (int32_t)f->max_kicks + 2 : CF__INPLACE_NODES;
     int32_t n = 0;
     q[n++] = (cf__inplace_node){p->i1, -1, 0};
     if (p->i2 != p->i1) q[n++] = (cf__inplace_node){p->i2, -1, 0};
@@ -214,7 +216,8 @@ static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
          * together (each is then tested for room, and queued: so a queued
          * bucket is in cache when its turn comes). */
         for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
-            cf__inplace_move(cf__inplace_of(f), b, cf__inplace_lane(word, s, cf__inplace_of(f)->w), &kid[s]);
+            cf__inplace_move(cf__inplace_of(f), b, cf__inplace_lane(word, s, cf__inplace_of(f)->w),
+                             &kid[s]);
             if (far) cf__inplace_prefetch(f, kid[s]);
         }
         for (unsigned s = 0; s < CF__INPLACE_SLOTS; s++) {
@@ -234,7 +237,8 @@ static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
 
 /* The FPP bound 2S/nb of a table of nb buckets whose weight is `weight`
  * units after every free slot (free of `entries`) got a new entry. */
-static double cf__inplace_full_fpp(const cf__inplace *ip, uint64_t nb, uint64_t weight, uint64_t entries) {
+static double cf__inplace_full_fpp(const cf__inplace *ip, uint64_t nb, uint64_t weight,
+                                   uint64_t entries) {
     uint64_t slots = nb * CF__INPLACE_SLOTS;
     double s = ((double)weight + (double)(slots > entries ? slots - entries : 0)) *
                ldexp(1.0, -(int)(ip->w - 1));
@@ -417,7 +421,8 @@ size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, si
     return found;
 }
 
-cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
+                                   size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
         CF__FORWARD_IF_ERROR(cf__inplace_insert_hash(f, hashes[j]));
         if (inserted != NULL) *inserted = j + 1;
@@ -449,7 +454,7 @@ static cf_status cf__inplace_store(cf_filter *f, uint64_t i, uint64_t v, bool se
  * else (below max_load) an eviction path, else dst doubles, once per
  * entry, and the levels still to go are read from dst again. */
 static cf_status cf__inplace_merge_entry(cf_filter *dst, uint64_t b, unsigned level, uint64_t v,
-                                    bool may_double) {
+                                         bool may_double) {
     const cf__inplace *ip = cf__inplace_of(dst);
     for (; level < ip->level; level++) {
         unsigned half;
@@ -606,7 +611,8 @@ cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
 
     cf_filter *f;
     unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, CF__INPLACE_SLOTS, w, CF_GROW, kicks, &f));
+    CF__FORWARD_IF_ERROR(
+        cf__filter_alloc(cfg->allocator, nb, CF__INPLACE_SLOTS, w, CF_GROW, kicks, &f));
     cf__set_seed(f, cfg->seed);
     f->kind = CF__INPLACE;
     f->state = cf__alloc(&f->alloc, sizeof(cf__inplace));

@@ -132,7 +132,8 @@ static inline uint64_t cf__inplace_nonzero(uint64_t x, uint64_t highs) {
 /* A key's query string in one lane for the bucket whose infinite index is
  * x (h for i1, h ^ H(t) for i2) at level k: t, then E bits of x after the
  * top k, then a 0 where a full-length entry has its marker. */
-static inline uint64_t cf__inplace_query(uint64_t x, unsigned k, uint64_t t, unsigned w, unsigned tb) {
+static inline uint64_t cf__inplace_query(uint64_t x, unsigned k, uint64_t t, unsigned w,
+                                         unsigned tb) {
     unsigned e = w - 1 - tb;
     return (t << (w - tb)) | (((x << k) >> (64 - e)) << 1);
 }
@@ -143,10 +144,11 @@ typedef struct cf__inplace_loc {
 } cf__inplace_loc;
 
 /* With w and tb constants in each caller (cf__inplace_locate picks the pair). */
-static inline cf__inplace_loc cf__inplace_locate_w(uint64_t h, unsigned k, unsigned w, unsigned tb) {
+static inline cf__inplace_loc cf__inplace_locate_w(uint64_t h, unsigned k, unsigned w,
+                                                   unsigned tb) {
     uint64_t t = h & (((uint64_t)1 << tb) - 1), x2 = h ^ cf__inplace_mix(t);
     cf__inplace_loc l = {h >> (64 - k), x2 >> (64 - k), cf__inplace_query(h, k, t, w, tb),
-                    cf__inplace_query(x2, k, t, w, tb)};
+                         cf__inplace_query(x2, k, t, w, tb)};
     return l;
 }
 
@@ -193,8 +195,8 @@ static inline uint64_t cf__inplace_bucket_mask(unsigned w) {
 /* Narrow bucket i as one word, its lanes in the low 4 W bits: an aligned
  * load for W = 16 (the compilers keep the byte shift of the general read:
  * 5 instructions a lookup), a load, a shift and a mask for W = 15. */
-__attribute__((always_inline)) static inline uint64_t cf__inplace_narrow_word(const uint8_t *table,
-                                                                         uint64_t i, unsigned w) {
+__attribute__((always_inline)) static inline uint64_t
+cf__inplace_narrow_word(const uint8_t *table, uint64_t i, unsigned w) {
     if (w == 16) return cf__load64le(table + i * 8);
     return cf__bits_at(table, cf__inplace_bucket_bit(w, i)) & cf__inplace_bucket_mask(w);
 }
@@ -257,14 +259,16 @@ static inline __m128i cf__inplace_spread15(__m128i c) {
     return _mm_and_si128(_mm_or_si128(_mm_mullo_epi16(c, pow), up), _mm_set1_epi16(0x7fff));
 }
 
-__attribute__((always_inline)) static inline bool cf__inplace_probe_narrow(const uint8_t *table,
-                                                                      cf__inplace_loc l, unsigned w) {
+__attribute__((always_inline)) static inline bool
+cf__inplace_probe_narrow(const uint8_t *table, cf__inplace_loc l, unsigned w) {
     __m128i v;
     if (w == 16) {
-        v = _mm_unpacklo_epi64(cf__inplace_load8(table + l.i1 * 8), cf__inplace_load8(table + l.i2 * 8));
+        v = _mm_unpacklo_epi64(cf__inplace_load8(table + l.i1 * 8),
+                               cf__inplace_load8(table + l.i2 * 8));
     } else {
-        v = cf__inplace_spread15(cf__inplace_pair(cf__bits_at(table, cf__inplace_bucket_bit(w, l.i1)),
-                                        cf__bits_at(table, cf__inplace_bucket_bit(w, l.i2))));
+        v = cf__inplace_spread15(
+            cf__inplace_pair(cf__bits_at(table, cf__inplace_bucket_bit(w, l.i1)),
+                             cf__bits_at(table, cf__inplace_bucket_bit(w, l.i2))));
     }
     __m128i q = cf__inplace_pair(l.q1 * CF__INPLACE_ONES16, l.q2 * CF__INPLACE_ONES16);
     return _mm_movemask_epi8(cf__inplace_match16(v, q)) != 0;
@@ -275,7 +279,8 @@ static inline bool cf__inplace_probe32(const uint8_t *table, cf__inplace_loc l) 
     __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(table + l.i2 * 16));
     __m128i q1 = cf__inplace_pair(l.q1 * CF__INPLACE_ONES32, l.q1 * CF__INPLACE_ONES32);
     __m128i q2 = cf__inplace_pair(l.q2 * CF__INPLACE_ONES32, l.q2 * CF__INPLACE_ONES32);
-    return _mm_movemask_epi8(_mm_or_si128(cf__inplace_match32(v1, q1), cf__inplace_match32(v2, q2))) != 0;
+    return _mm_movemask_epi8(
+               _mm_or_si128(cf__inplace_match32(v1, q1), cf__inplace_match32(v2, q2))) != 0;
 }
 
 #else /* scalar: lanes in 64-bit words (SWAR) */
@@ -302,10 +307,11 @@ static inline uint64_t cf__inplace_match(uint64_t w, uint64_t q, uint64_t ones, 
 }
 
 /* Both buckets' words are read before either is tested. */
-__attribute__((always_inline)) static inline bool cf__inplace_probe_narrow(const uint8_t *table,
-                                                                      cf__inplace_loc l, unsigned w) {
+__attribute__((always_inline)) static inline bool
+cf__inplace_probe_narrow(const uint8_t *table, cf__inplace_loc l, unsigned w) {
     uint64_t ones = cf__inplace_ones(w), highs = cf__inplace_highs(w);
-    uint64_t w1 = cf__inplace_narrow_word(table, l.i1, w), w2 = cf__inplace_narrow_word(table, l.i2, w);
+    uint64_t w1 = cf__inplace_narrow_word(table, l.i1, w),
+             w2 = cf__inplace_narrow_word(table, l.i2, w);
     uint64_t m1 = cf__inplace_match(w1, l.q1 * ones, ones, highs);
     uint64_t m2 = cf__inplace_match(w2, l.q2 * ones, ones, highs);
     return (m1 | m2) != 0;
@@ -328,11 +334,11 @@ static inline bool cf__inplace_probe32(const uint8_t *table, cf__inplace_loc l) 
 static inline bool cf__inplace_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__inplace *ip = cf__inplace_of(f);
     if (ip->w == 15)
-        return cf__inplace_probe_narrow(f->table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW),
-                                   15);
+        return cf__inplace_probe_narrow(
+            f->table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW), 15);
     if (ip->w == 16)
-        return cf__inplace_probe_narrow(f->table, cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW),
-                                   16);
+        return cf__inplace_probe_narrow(
+            f->table, cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW), 16);
     return cf__inplace_probe32(f->table, cf__inplace_locate_w(h, ip->level, 32, CF__INPLACE_TAG32));
 }
 
@@ -348,7 +354,8 @@ cf_status cf__inplace_insert_unique_hash(cf_filter *f, uint64_t h);
 cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h);
 size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h);
 size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
-cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+cf_status cf__inplace_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
+                                   size_t *inserted);
 void cf__inplace_stats(const cf_filter *f, cf_stats *out);
 /* cf_merge of two in-place filters: the same seed, slot width and
  * target_fpp (else CF_E_PARAM); dst doubles to src's level first, then

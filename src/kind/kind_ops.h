@@ -26,26 +26,25 @@
 #include "table/cf_internal.h"
 
 /* X(return type, operation, parameters) for every operation of a kind. */
-#define CF__KIND_OPS(X, kind)                                                           \
-    X(kind, cf_status, new, (const cf_config *cfg, cf_filter **out))                    \
-    X(kind, cf_status, insert_hash, (cf_filter * f, uint64_t h))                        \
-    X(kind, cf_status, insert_unique_hash, (cf_filter * f, uint64_t h))                 \
-    X(kind, bool, contains_hash, (const cf_filter *f, uint64_t h))                      \
-    X(kind, cf_status, delete_hash, (cf_filter * f, uint64_t h))                        \
-    X(kind, size_t, count_hash, (const cf_filter *f, uint64_t h))                       \
-    X(kind, cf_status, insert_batch,                                                    \
-      (cf_filter * f, const uint64_t *hashes, size_t n, size_t *inserted))              \
-    X(kind, size_t, contains_batch, (const cf_filter *f, const uint64_t *hashes, size_t n, \
-                                     bool *out))                                        \
-    X(kind, cf_status, merge, (cf_filter * dst, const cf_filter *src))                  \
-    X(kind, cf_status, clear, (cf_filter * f))                                          \
-    X(kind, void, stats, (const cf_filter *f, cf_stats *out))                           \
-    X(kind, size_t, memory, (const cf_filter *f))                                       \
+#define CF__KIND_OPS(X, kind)                                              \
+    X(kind, cf_status, new, (const cf_config *cfg, cf_filter **out))       \
+    X(kind, cf_status, insert_hash, (cf_filter * f, uint64_t h))           \
+    X(kind, cf_status, insert_unique_hash, (cf_filter * f, uint64_t h))    \
+    X(kind, bool, contains_hash, (const cf_filter *f, uint64_t h))         \
+    X(kind, cf_status, delete_hash, (cf_filter * f, uint64_t h))           \
+    X(kind, size_t, count_hash, (const cf_filter *f, uint64_t h))          \
+    X(kind, cf_status, insert_batch,                                       \
+      (cf_filter * f, const uint64_t *hashes, size_t n, size_t *inserted)) \
+    X(kind, size_t, contains_batch,                                        \
+      (const cf_filter *f, const uint64_t *hashes, size_t n, bool *out))   \
+    X(kind, cf_status, merge, (cf_filter * dst, const cf_filter *src))     \
+    X(kind, cf_status, clear, (cf_filter * f))                             \
+    X(kind, void, stats, (const cf_filter *f, cf_stats *out))              \
+    X(kind, size_t, memory, (const cf_filter *f))                          \
     X(kind, void, free, (cf_filter * f))
 
-#define CF__KIND_CHECK_OP(kind, ret, op, params)                                        \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(&cf__##kind##_##op),         \
-                                                ret(*) params),                         \
+#define CF__KIND_CHECK_OP(kind, ret, op, params)                                                \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(&cf__##kind##_##op), ret(*) params), \
                    "cf__" #kind "_" #op " does not match its contract (kind/kind_ops.h)");
 
 /* In each kind's header, after its declarations. */
@@ -55,13 +54,13 @@
  * for an operation that returns a value (one case per kind;
  * compiled with -Wswitch-enum, so a kind added to cf__kind and not here
  * fails to build). */
-#define CF__KIND_DISPATCH(k, op, ...)                                                   \
-    switch (k) {                                                                        \
-    case CF__PLAIN: return cf__plain_##op(__VA_ARGS__);                                 \
-    case CF__CHAIN: return cf__chain_##op(__VA_ARGS__);                                 \
-    case CF__CONCURRENT: return cf__concurrent_##op(__VA_ARGS__);                       \
-    case CF__INPLACE: return cf__inplace_##op(__VA_ARGS__);                             \
-    }                                                                                   \
+#define CF__KIND_DISPATCH(k, op, ...)                             \
+    switch (k) {                                                  \
+    case CF__PLAIN: return cf__plain_##op(__VA_ARGS__);           \
+    case CF__CHAIN: return cf__chain_##op(__VA_ARGS__);           \
+    case CF__CONCURRENT: return cf__concurrent_##op(__VA_ARGS__); \
+    case CF__INPLACE: return cf__inplace_##op(__VA_ARGS__);       \
+    }                                                             \
     __builtin_unreachable()
 
 #endif /* CF_KIND_OPS_H */

@@ -42,8 +42,8 @@ static inline cf_status cf__plain_insert_batch(cf_filter *f, const uint64_t *has
     return cf__table_insert_batch(f, hashes, n, inserted);
 }
 
-static inline size_t cf__plain_contains_batch(const cf_filter *f, const uint64_t *hashes,
-                                              size_t n, bool *out) {
+static inline size_t cf__plain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n,
+                                              bool *out) {
     return cf__table_contains_batch(f, hashes, n, out);
 }
 

@@ -84,8 +84,7 @@ static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, u
     return cf__bfs_search(f, q, cap, i1, i2, cf__bucket_read, cf__free_slot, cf__alt_index);
 }
 
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
-                           cf__trace *trace) {
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp, cf__trace *trace) {
     cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;

@@ -73,4 +73,3 @@ cf_status cf__table_merge(cf_filter *dst, const cf_filter *src) {
     cf__free(&dst->alloc, saved.table);
     return st;
 }
-
