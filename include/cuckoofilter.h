@@ -378,6 +378,59 @@ typedef struct cf_shape {
 CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
 
 /* ------------------------------------------------------------------------
+ * Explaining a refusal.  When cf_new refuses a configuration, the library
+ * says why in one sentence -- the option, its value, the reason and what
+ * would work -- so that every front end (the cuckoo command, Python, the
+ * Redis module) prints the same reasons, each in its own spelling of the
+ * options.
+ * ---------------------------------------------------------------------- */
+typedef enum cf_option {
+    CF_OPT_CAPACITY,         /* cf_config.capacity, cf_bloom_config.capacity       */
+    CF_OPT_TARGET_FPP,       /* cf_config.target_fpp, cf_bloom_config.target_fpp   */
+    CF_OPT_FINGERPRINT_BITS, /* cf_config.fingerprint_bits                         */
+    CF_OPT_BUCKET_SIZE,      /* cf_config.bucket_size                              */
+    CF_OPT_MAX_KICKS,        /* cf_config.max_kicks                                */
+    CF_OPT_MAX_LOAD,         /* cf_config.max_load                                 */
+    CF_OPT_NUM_BUCKETS,      /* cf_config.num_buckets                              */
+    CF_OPT_GROWTH,           /* cf_config.growth                                   */
+    CF_OPT_MAX_BYTES,        /* cf_config.max_bytes                                */
+    CF_OPT_GROWTH_MODE,      /* cf_config.growth_mode (an unknown value)           */
+    CF_OPT_NUM_BITS,         /* cf_bloom_config.num_bits                           */
+    CF_OPT_NUM_HASHES,       /* cf_bloom_config.num_hashes                         */
+    CF_OPT_SEMI_SORT,        /* the flag CF_SEMI_SORT (a switch: no value)         */
+    CF_OPT_CONCURRENT,       /* the flag CF_CONCURRENT (a switch)                  */
+    CF_OPT_GROW,             /* the flag CF_GROW with CF_GROWTH_CHAIN (a switch)   */
+    CF_OPT_GROW_INPLACE,     /* CF_GROW with CF_GROWTH_INPLACE (a switch)          */
+    CF_OPTION_COUNT
+} cf_option;
+
+/* How a front end spells the options in sentences.  For an option with a
+ * value, name[o] is written just before the value ("--fpp " and "fpp="
+ * give "--fpp 1e-20" and "fpp=1e-20"); for a switch it is the whole
+ * spelling ("--semi-sort", "semi_sort=True").  A NULL table or entry uses
+ * the C names ("target_fpp=", "CF_SEMI_SORT"). */
+typedef struct cf_option_names {
+    const char *name[CF_OPTION_COUNT];
+} cf_option_names;
+
+/* The status cf_new(cfg) would return for cfg's values (CF_OK, CF_E_PARAM
+ * or CF_E_TOO_LARGE; it allocates nothing, so a configuration that would
+ * only run out of memory is CF_OK), and, when it is not CF_OK, one
+ * sentence in buf (cap bytes, always NUL-terminated when cap > 0,
+ * truncated to fit; buf may be NULL when cap is 0): the option and its
+ * value, why it is refused, and what would work, e.g.
+ *   "--fpp 1e-20 needs 67-bit fingerprints, and they have at most 32: ask
+ *    for --fpp 1.86e-09 or more".
+ * The sentence names options with names (see cf_option_names); the numbers
+ * in it are the library's own.  *needed (may be NULL) receives the length
+ * of the whole sentence (0 when CF_OK), so a caller can retry with a
+ * larger buffer; 256 bytes hold every sentence with names of up to 24
+ * bytes.  Not covered: what only creating the filter shows (an allocator
+ * whose memory is not aligned for CF_CONCURRENT). */
+CF_API cf_status cf_config_explain(const cf_config *cfg, const cf_option_names *names, char *buf,
+                                   size_t cap, size_t *needed);
+
+/* ------------------------------------------------------------------------
  * Lifetime.
  * ---------------------------------------------------------------------- */
 
@@ -929,6 +982,11 @@ typedef struct cf_bloom_stats {
 } cf_bloom_stats;
 
 CF_API void cf_bloom_config_init(cf_bloom_config *cfg);
+
+/* cf_config_explain for a Bloom filter's configuration: the status
+ * cf_bloom_new would return for its values, and why, in one sentence. */
+CF_API cf_status cf_bloom_config_explain(const cf_bloom_config *cfg, const cf_option_names *names,
+                                         char *buf, size_t cap, size_t *needed);
 
 /* The k that minimises the FPP for m bits and n items: max(1, round(m/n ln 2)). */
 CF_API unsigned cf_bloom_optimal_k(uint64_t num_bits, uint64_t items);

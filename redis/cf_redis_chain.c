@@ -150,7 +150,17 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     return CFR_OK;
 }
 
-bool cfr_inplace_check(const cfr_params *p) {
+const cf_option_names cfr_option_names = {{
+    [CF_OPT_CAPACITY] = "capacity ",
+    [CF_OPT_TARGET_FPP] = "ERROR_RATE ",
+    [CF_OPT_FINGERPRINT_BITS] = "FINGERPRINT ",
+    [CF_OPT_BUCKET_SIZE] = "BUCKETSIZE ",
+    [CF_OPT_MAX_KICKS] = "MAXITERATIONS ",
+    [CF_OPT_GROW] = "EXPANSION",
+    [CF_OPT_GROW_INPLACE] = "GROWTH INPLACE",
+}};
+
+bool cfr_inplace_check(const cfr_params *p, char *why, size_t cap) {
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.capacity = 1; /* the smallest table: only the FPP and width matter */
@@ -159,11 +169,7 @@ bool cfr_inplace_check(const cfr_params *p) {
     cfg.target_fpp = p->target_fpp;
     cfg.flags = CF_GROW;
     cfg.growth_mode = CF_GROWTH_INPLACE;
-    cfg.allocator = &cfr_allocator;
-    cf_filter *f = NULL;
-    bool ok = cf_new(&cfg, &f) == CF_OK;
-    cf_free(f);
-    return ok;
+    return cf_config_explain(&cfg, &cfr_option_names, why, cap, NULL) == CF_OK;
 }
 
 /* ---- operations ---- */

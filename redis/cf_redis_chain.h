@@ -96,10 +96,13 @@ typedef struct cfr_chain {
 cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain **out,
                          const char **err);
 void cfr_chain_free(cfr_chain *c);
+/* CF.RESERVE's spelling of the options, for the library's explanations
+ * (cf_config_explain). */
+extern const cf_option_names cfr_option_names;
 /* Whether an in-place key with p's width and target_fpp can be made
- * (target_fpp in (0, 1), leaving room for doublings in 16- or 32-bit
- * slots: cf_new's rules, tried on the smallest table). */
-bool cfr_inplace_check(const cfr_params *p);
+ * (cf_new's rules, asked of cf_config_explain on the smallest table); when
+ * not, why (cap bytes of why): the library's sentence. */
+bool cfr_inplace_check(const cfr_params *p, char *why, size_t cap);
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx);

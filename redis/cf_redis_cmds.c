@@ -190,12 +190,10 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                     .expansion = round_pow2(e),
                     .inplace = inplace,
                     .target_fpp = target};
-    if (inplace && !cfr_inplace_check(&p)) {
-        if (gr)
-            return RedisModule_ReplyWithError(
-                ctx, "ERR ERROR_RATE too small for GROWTH INPLACE: its doublings need room below "
-                     "it (above about 4.1e-8; 4.9e-4 with FINGERPRINT 15, 2.4e-4 with FINGERPRINT "
-                     "16, 3.7e-9 with FINGERPRINT 32)");
+    char why[300];
+    if (inplace && !cfr_inplace_check(&p, why + 4, sizeof why - 4)) {
+        memcpy(why, "ERR ", 4); /* the library's reason, as an error reply */
+        if (gr) return RedisModule_ReplyWithError(ctx, why);
         /* The module's default asked, not the client: the chain serves any
          * ERROR_RATE 32-bit fingerprints reach. */
         p.inplace = inplace = false;
@@ -224,9 +222,11 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         cfg.bucket_size = eb;
         cfg.target_fpp = rate;
         cf_shape shape;
-        if (cf_config_resolve(&cfg, &shape) != CF_OK)
-            return RedisModule_ReplyWithError(
-                ctx, "ERROR_RATE: value too small (it needs fingerprints wider than 32 bits)");
+        if (cf_config_resolve(&cfg, &shape) != CF_OK) {
+            memcpy(why, "ERR ", 4); /* the library's reason, as an error reply */
+            (void)cf_config_explain(&cfg, &cfr_option_names, why + 4, sizeof why - 4, NULL);
+            return RedisModule_ReplyWithError(ctx, why);
+        }
         bits = shape.fingerprint_bits;
     } else if (!fp) {
         bits = CFR_DEFAULT_FP_BITS;

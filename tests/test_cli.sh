@@ -139,21 +139,34 @@ expect 0 "$cuckoo" create "$dir/n.cf" --capacity ' 1000' --fpp ' 0.01 ' --max-ki
 fpp=1e-10
 need=$(awk -v p=$fpp 'BEGIN { x = log(2 * 4 / p) / log(2); n = int(x); if (n < x) n++; print n }')
 expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --fpp $fpp; one_line_error
-err_has "--fpp $fpp needs $need-bit fingerprints (at most 32)"
-loosest=$(sed -n 's/.*ask for \([^ ]*\) or more.*/\1/p' "$dir/err")
+err_has "--fpp $fpp needs $need-bit fingerprints"; err_has "at most 32"
+loosest=$(sed -n 's/.*ask for --fpp \([^ ]*\) or more.*/\1/p' "$dir/err")
 expect 0 "$cuckoo" create "$dir/x.cf" --capacity 1000 --fpp "$loosest"   # the suggestion works
 grep -q '"fingerprint_bits": 32' <("$cuckoo" info --json "$dir/x.cf") || fail "suggested fpp is not 32 bits"
 rm -f "$dir/x.cf"
 expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --bucket-size 2; one_line_error
 err_has "--semi-sort needs --bucket-size 4"
 expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --fingerprint-bits 20; one_line_error
-err_has "5..16-bit fingerprints"
+err_has "5- to 16-bit fingerprints"
 expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --semi-sort --fpp 1e-7; one_line_error
 err_has "--fpp 1e-07 asks for"
 for bad in "--bucket-size 3" "--max-kicks 0" "--fingerprint-bits 40" "--seed -1" "--buckets x"; do
   expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 $bad; one_line_error
   grep -q "wants" "$dir/err" || fail "no reason for $bad: $(cat "$dir/err")"
 done
+# The reasons are the library's (cf_config_explain), for every target too
+# strict for 32-bit fingerprints, and for options that do not combine.
+for fpp in 1e-20 1e-300 5e-324; do
+  expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1000 --fpp $fpp; one_line_error
+  err_has "cannot create the filter: --fpp "; err_has "-bit fingerprints"
+  err_has "at most 32: ask for --fpp"
+done
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 10 --grow=inplace --semi-sort --fpp 0.01; one_line_error
+err_has "--grow=inplace cannot be --semi-sort"
+grep -q -- "--fpp" "$dir/err" && fail "the refusal blames --fpp: $(cat "$dir/err")"
+# A count out of range says which bound, not how to write a number.
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity 1e30; one_line_error; err_has "the largest is"
+expect 2 "$cuckoo" create "$dir/x.cf" --capacity -1; one_line_error; err_has "not negative"
 [[ -e $dir/x.cf ]] && fail "a refused create wrote a file"
 # A directory or a device as FILE says what it is.
 expect 2 "$cuckoo" query "$dir/adir" x; one_line_error; err_has "is a directory"
@@ -358,7 +371,7 @@ expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fingerpr
 err_has "--grow=inplace takes slots of 15, 16 or 32 bits, not --fingerprint-bits 12"
 expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fingerprint-bits 15 --fpp 0.0001
 one_line_error
-err_has "a full first table's FPP must stay under --fpp 0.0001"
+err_has "the first table, filled, would pass --fpp 0.0001"
 expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --grow=inplace --fpp 1e-12; one_line_error
 err_has "--fpp 1e-12 is too small for --grow=inplace"
 expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 100 --fingerprint-bits 15 --fpp 0.01; one_line_error

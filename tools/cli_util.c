@@ -78,7 +78,11 @@ bool cli_parse_double(const char *s, double *out) {
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(d)) return false;
+    /* ERANGE on a nonzero result is a subnormal (5e-324): a number all the
+     * same, which the option's own check judges; on zero or HUGE_VAL the
+     * value is out of a double's range. */
+    if ((errno != 0 && !(errno == ERANGE && d != 0 && isfinite(d))) || *end != '\0' || !isfinite(d))
+        return false;
     *out = d;
     return true;
 }
@@ -87,7 +91,13 @@ const char *cli_number_hint(const char *s) {
     if (s != NULL && (strchr(s, ',') != NULL || strchr(s, '_') != NULL || strchr(s, '\'') != NULL))
         return " (no digit separators: write 2000000, 2e6 or 2M)";
     uint64_t v;
-    return cli_parse_u64(s, &v) ? "" : " (write 2000000, 2e6 or 2M)"; /* a number, out of range */
+    if (cli_parse_u64(s, &v)) return "";
+    /* A number, but not one a 64-bit count holds: say which bound. */
+    double d;
+    if (cli_parse_double(s, &d) && d < 0) return " (a count is not negative)";
+    if (cli_parse_double(s, &d) && d >= 18446744073709551616.0)
+        return " (the largest is 18446744073709551615, about 1.8e19)";
+    return " (write 2000000, 2e6 or 2M)";
 }
 
 const char *cli_thousands(uint64_t n, char *buf, size_t cap) {

@@ -29,6 +29,13 @@ unsigned cf_bloom_optimal_k(uint64_t num_bits, uint64_t items) {
     return k > 64 ? 64 : (unsigned)k;
 }
 
+cf_status cf__bloom_bits_for(uint64_t capacity, double fpp, uint64_t *bits) {
+    double m = ceil(-(double)capacity * log(fpp) / (log(2.0) * log(2.0)));
+    CF__RETURN_IF(!(m < 1.8e19), CF_E_TOO_LARGE);
+    *bits = (uint64_t)m;
+    return CF_OK;
+}
+
 cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out) {
     CF__RETURN_IF(out == NULL, CF_E_PARAM);
     *out = NULL;
@@ -37,9 +44,7 @@ cf_status cf_bloom_new(const cf_bloom_config *cfg, cf_bloom **out) {
     if (m == 0) {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
         CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
-        double bits = ceil(-(double)cfg->capacity * log(cfg->target_fpp) / (log(2.0) * log(2.0)));
-        CF__RETURN_IF(!(bits < 1.8e19), CF_E_TOO_LARGE);
-        m = (uint64_t)bits;
+        CF__FORWARD_IF_ERROR(cf__bloom_bits_for(cfg->capacity, cfg->target_fpp, &m));
     }
     CF__RETURN_IF(cfg->num_hashes > 64, CF_E_PARAM);
     unsigned k = cfg->num_hashes;

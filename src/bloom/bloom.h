@@ -27,6 +27,10 @@ struct cf_bloom {
  * PTRDIFF_MAX / 2 (the bound cf_bloom_new has always applied). */
 cf_status cf__bloom_bytes(uint64_t num_bits, size_t *bytes);
 
+/* The bits that hold capacity items at fpp (in (0, 1)) with the best k:
+ * ceil(-n ln p / ln(2)^2).  CF_OK or CF_E_TOO_LARGE (2^64 bits or more). */
+cf_status cf__bloom_bits_for(uint64_t capacity, double fpp, uint64_t *bits);
+
 /* A filter of num_bits >= 1 zero bits and k in 1..64 hashes, allocated
  * (handle and bits) through a (NULL: malloc/free); items 0.  CF_E_PARAM
  * for an allocator with only one of alloc/free, CF_E_TOO_LARGE,

@@ -130,18 +130,21 @@ cf_status cf__chain_new(const cf_config *cfg, cf_filter **out) {
     cf_config first = *cfg;
     first.flags &= ~CF_GROW;
     first.target_fpp = target * CF__CHAIN_SHARE;
+    /* The first table's shape is checked before anything is allocated: an
+     * explicit width must leave budget to the tables after it, and the
+     * table must fit max_bytes. */
+    unsigned fbits, b, kicks;
+    uint64_t nb;
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__resolve_config(&first, &fbits, &b, &nb, &kicks));
+    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, first.flags, &bytes));
+    CF__RETURN_IF(!(cf__fpp(fbits, b, 1.0) < target), CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
     cf_filter *f, *t;
     CF__FORWARD_IF_ERROR(
         cf__chain_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
     cf_status s = cf__table_new(&first, &t);
-    if (s == CF_OK) {
-        cf__chain_attach(f, t);
-        /* An explicit width must leave budget to the tables after it. */
-        if (!(cf__table_fpp(t) < target))
-            s = CF_E_PARAM;
-        else if (cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes)
-            s = CF_E_PARAM;
-    }
+    if (s == CF_OK) cf__chain_attach(f, t);
     if (s != CF_OK) {
         cf__chain_free(f);
         return s;

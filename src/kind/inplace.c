@@ -568,31 +568,28 @@ void cf__inplace_stats(const cf_filter *f, cf_stats *out) {
 
 /* ---- creation ---- */
 
-/* The slot width: cfg's (15, 16 or 32), or the smallest of those in which
- * CF__INPLACE_DESIGN_DOUBLINGS doublings fit within target_fpp; 0 when none
- * fits. */
-static unsigned cf__inplace_width(const cf_config *cfg) {
+double cf__inplace_fpp_floor(unsigned w, bool derived) {
+    /* A derived width must hold CF__INPLACE_DESIGN_DOUBLINGS doublings; an
+     * explicit one only its first table filled (times 2^-W: inplace.h). */
+    double need = derived ? 16.0 + 8.0 * CF__INPLACE_DESIGN_DOUBLINGS : 16.0;
+    return need * ldexp(1.0, -(int)w);
+}
+
+unsigned cf__inplace_width(const cf_config *cfg) {
     static const unsigned widths[] = {15, 16, 32};
-    double design = 16.0 + 8.0 * CF__INPLACE_DESIGN_DOUBLINGS; /* times 2^-W: inplace.h */
     if (cfg->fingerprint_bits != 0) {
         unsigned w = cfg->fingerprint_bits;
         if (w != 15 && w != 16 && w != 32) return 0;
-        /* The first table, filled, must leave room under the target. */
-        return 16.0 * ldexp(1.0, -(int)w) < cfg->target_fpp ? w : 0;
+        return cf__inplace_fpp_floor(w, false) < cfg->target_fpp ? w : 0;
     }
     for (unsigned i = 0; i < sizeof widths / sizeof widths[0]; i++)
-        if (design * ldexp(1.0, -(int)widths[i]) <= cfg->target_fpp) return widths[i];
+        if (cf__inplace_fpp_floor(widths[i], true) <= cfg->target_fpp) return widths[i];
     return 0;
 }
 
-cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
-    CF__RETURN_IF(cfg->flags != CF_GROW, CF_E_PARAM);
-    CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
-    CF__RETURN_IF(cfg->bucket_size != 0 && cfg->bucket_size != CF__INPLACE_SLOTS, CF_E_PARAM);
-    CF__RETURN_IF(cfg->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
-    CF__RETURN_IF(!(cfg->max_load >= 0.0 && cfg->max_load <= 1.0), CF_E_PARAM);
-    unsigned w = cf__inplace_width(cfg), max_level = 65 - w;
-    CF__RETURN_IF(w == 0, CF_E_PARAM);
+cf_status cf__inplace_first_table(const cf_config *cfg, unsigned w, unsigned *level,
+                                  size_t *bytes) {
+    unsigned max_level = 65 - w;
     uint64_t nb = cfg->num_buckets;
     if (nb == 0) {
         CF__RETURN_IF(cfg->capacity == 0, CF_E_PARAM);
@@ -606,7 +603,22 @@ cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
     CF__RETURN_IF(k > max_level, CF_E_TOO_LARGE);
     nb = (uint64_t)1 << k;
     CF__RETURN_IF(nb > (SIZE_MAX - CF__TABLE_PAD) / w * 2, CF_E_TOO_LARGE);
-    size_t bytes = (size_t)cf__inplace_table_bytes(w, nb);
+    *level = k;
+    *bytes = (size_t)cf__inplace_table_bytes(w, nb);
+    return CF_OK;
+}
+
+cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
+    CF__RETURN_IF(cfg->flags != CF_GROW, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->target_fpp > 0.0 && cfg->target_fpp < 1.0), CF_E_PARAM);
+    CF__RETURN_IF(cfg->bucket_size != 0 && cfg->bucket_size != CF__INPLACE_SLOTS, CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
+    CF__RETURN_IF(!(cfg->max_load >= 0.0 && cfg->max_load <= 1.0), CF_E_PARAM);
+    unsigned w = cf__inplace_width(cfg), max_level = 65 - w, k;
+    CF__RETURN_IF(w == 0, CF_E_PARAM);
+    size_t bytes;
+    CF__FORWARD_IF_ERROR(cf__inplace_first_table(cfg, w, &k, &bytes));
+    uint64_t nb = (uint64_t)1 << k;
     CF__RETURN_IF(cfg->max_bytes != 0 && bytes > cfg->max_bytes, CF_E_PARAM);
 
     cf_filter *f;

@@ -348,6 +348,19 @@ static inline bool cf__inplace_contains_hash(const cf_filter *f, uint64_t h) {
 /* cf_new for CF_GROW with CF_GROWTH_INPLACE (inplace.c): a handle of
  * kind CF__INPLACE. */
 cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out);
+/* The slot width cfg gets: its fingerprint_bits (15, 16 or 32), or the
+ * smallest of those that holds CF__INPLACE_DESIGN_DOUBLINGS doublings
+ * within target_fpp; 0 when none does. */
+unsigned cf__inplace_width(const cf_config *cfg);
+/* The target FPP a width of w bits needs: above it for an explicit width
+ * (the first table filled), at least it for a derived one (the design's
+ * doublings). */
+double cf__inplace_fpp_floor(unsigned w, bool derived);
+/* The first table cfg asks for with w-bit slots: its level (2^level
+ * buckets, capacity or num_buckets rounded up to a power of two) and
+ * bytes.  CF_OK, CF_E_PARAM (no capacity nor num_buckets) or
+ * CF_E_TOO_LARGE. */
+cf_status cf__inplace_first_table(const cf_config *cfg, unsigned w, unsigned *level, size_t *bytes);
 /* The public operations (the public functions checked NULL and read_only). */
 cf_status cf__inplace_insert_hash(cf_filter *f, uint64_t h);
 cf_status cf__inplace_insert_unique_hash(cf_filter *f, uint64_t h);

@@ -286,6 +286,16 @@ uint64_t cf__count_occupied(const cf_filter *f);
 cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b, uint64_t *nb,
                              unsigned *max_kicks);
 
+/* The width a target FPP asks for with bucket size b: ceil(log2(2b / fpp))
+ * (FPP ~ 2b / 2^f at full load), unclamped (at most 1000), before the
+ * table's own floor (config.c); fpp in (0, 1). */
+unsigned cf__width_for_fpp(unsigned b, double fpp);
+/* The narrowest width a derived width may be for nb buckets of b slots:
+ * narrower fingerprints do not fill the table (config.c). */
+unsigned cf__min_width(unsigned b, uint64_t nb);
+/* The smallest target FPP for which cf__width_for_fpp(b, fpp) <= f: 2b / 2^f. */
+double cf__loosest_fpp_for_width(unsigned b, unsigned f);
+
 /* The load factor sizing assumes: cfg->max_load, or the bucket size's default. */
 double cf__sizing_load(const cf_config *cfg, unsigned b);
 

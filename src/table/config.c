@@ -107,13 +107,22 @@ static unsigned cf__ceil_log2(uint64_t n) {
  * With the mixed partner map (cf_internal.h) these are what the table
  * needs, so a derived width follows the target FPP everywhere but b = 1 and
  * very loose targets. */
-static unsigned cf__min_width(unsigned b, uint64_t nb) {
+unsigned cf__min_width(unsigned b, uint64_t nb) {
     unsigned l2 = cf__ceil_log2(nb), w;
     switch (b) {
     case 1: w = (l2 + 1) / 2 + 3; return w < 8 ? 8 : w;
     case 2: return l2 <= 22 ? 6 : l2 <= 25 ? 7 : 8;
     default: return 5;
     }
+}
+
+unsigned cf__width_for_fpp(unsigned b, double fpp) {
+    double want = ceil(log2(2.0 * b / fpp));
+    return want > 1000.0 ? 1000u : want < 1.0 ? 1u : (unsigned)want;
+}
+
+double cf__loosest_fpp_for_width(unsigned b, unsigned f) {
+    return 2.0 * b * ldexp(1.0, -(int)f);
 }
 
 /* Resolves derived parameters (bucket size, width, buckets) from cfg. */
@@ -139,10 +148,10 @@ cf_status cf__resolve_config(const cf_config *cfg, unsigned *fbits, unsigned *b,
     } else {
         double fpp = cfg->target_fpp;
         CF__RETURN_IF(!(fpp > 0.0 && fpp < 1.0), CF_E_PARAM);
-        double want = ceil(log2(2.0 * *b / fpp));
+        unsigned want = cf__width_for_fpp(*b, fpp);
         CF__RETURN_IF(want > CF_MAX_FINGERPRINT_BITS, CF_E_PARAM);
         unsigned floor_bits = cf__min_width(*b, *nb);
-        *fbits = want < floor_bits ? floor_bits : (unsigned)want;
+        *fbits = want < floor_bits ? floor_bits : want;
     }
     return cf__check_shape(*fbits, *b, *nb, *max_kicks, cfg->flags);
 }
