@@ -24,12 +24,17 @@ Classes: CuckooFilter, BloomFilter, and their statistics Stats, BloomStats;
 Key, the type of a key (for annotations).
 Exceptions: Error, and its subclasses FilterFullError (the filter is full;
 nothing changed), FormatError (bytes or a file that are not a valid filter;
-also a ValueError) and ReadOnlyError (a write to a mapped filter).
-Functions: theoretical_fpp, default_max_load, bloom_optimal_k.
+also a ValueError), ReadOnlyError (a write to a mapped filter) and
+LockedError (another writer held a file's lock; also a TimeoutError).
+Functions: locked (load, change and save a file under the lock every writer
+takes), theoretical_fpp, default_max_load, bloom_optimal_k.
 One filter spread over a Redis Cluster (the library's Redis module on each
 node): cuckoofilter.redis.ShardedFilter (docs/REDIS.md, "Sharded filters").
 """
 
+import contextlib as _contextlib
+import os as _os
+import typing as _typing
 from typing import Union
 
 
@@ -69,8 +74,10 @@ from ._cuckoofilter import (
     BloomStats,
     CuckooFilter,
     Error,
+    FileLock as _FileLock,
     FilterFullError,
     FormatError,
+    LockedError,
     ReadOnlyError,
     Stats,
     bloom_optimal_k,
@@ -83,7 +90,52 @@ __version__ = library_version  # built from the same sources
 
 Key = Union[bytes, bytearray, memoryview, str, int]
 
+
+
+@_contextlib.contextmanager
+def locked(path: Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"], *,
+           timeout: "_typing.Optional[float]" = None,
+           create: "_typing.Optional[_typing.Dict[str, _typing.Any]]" = None,
+           key: "_typing.Any" = None) -> "_typing.Iterator[CuckooFilter]":
+    """Load the filter file at path under its lock, yield it, and save it back.
+
+        with cuckoofilter.locked("users.cf") as f:
+            f.add("alice")
+
+    The lock is the one the cuckoo command (add, delete, create, build, ...)
+    and C programs (cf_file_lock_acquire) take, so any number of them and of
+    Python processes can change one file at once and none loses another's
+    changes; plain load()/save() loops do lose them (the last save wins).
+
+    The file is saved when the block ends normally, atomically and only if
+    the lock is still the file's (LockedError if someone removed the lock
+    file meanwhile); nothing is written when the block raises.  timeout:
+    seconds to wait for the lock (None: as long as it takes, as the cuckoo
+    command does by default; 0: try once), then LockedError.  create:
+    CuckooFilter keyword arguments for a file that does not exist yet
+    (without it, FileNotFoundError).  key: the key= function.  The filter
+    is closed when the block ends.
+    """
+    lock = _FileLock(path, timeout)
+    try:
+        target = lock.path
+        if _os.path.exists(target):
+            f = CuckooFilter.load(target, key=key)
+        elif create is not None:
+            f = CuckooFilter(**create, key=key)
+        else:
+            raise FileNotFoundError(2, "No such file or directory (give create= to make it)",
+                                    _os.fsdecode(path))
+        with f:
+            yield f
+            lock.save(f)
+    finally:
+        lock.release()
+
+
 __all__ = [
+    "locked",
+    "LockedError",
     "CuckooFilter",
     "BloomFilter",
     "Key",

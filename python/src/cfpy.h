@@ -52,7 +52,8 @@ PyObject *cfpy_bytes_compare(PyObject *x, PyObject *y, int op);
 
 /* --------------------------------------------------------------- errors */
 
-extern PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
+extern PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError,
+    *cfpy_LockedError;
 
 /* What a failed call was doing: chooses the exception for statuses whose
  * meaning depends on it (CF_E_TOO_LARGE is a bad argument to a constructor
@@ -148,6 +149,12 @@ int cfpy_stats_init(PyObject *module);
 PyObject *cfpy_filter_update(cfpy_filter *self, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw);
+/* save() to the file `lock` covers, with cf_save_locked's check that the
+ * lock still holds (file locks: cfpy_lock.c).  path names the file in
+ * errors. */
+PyObject *cfpy_filter_save_locked(cfpy_filter *self, const cf_file_lock *lock, PyObject *path);
+/* The FileLock type (cfpy_lock.c); -1 with an exception. */
+int cfpy_lock_init(PyObject *module);
 PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_map(PyObject *cls, PyObject *args, PyObject *kw);
 PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused);

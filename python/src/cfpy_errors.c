@@ -4,6 +4,7 @@
  *   Error (Exception)                 base of the package's own exceptions
  *   ├── FilterFullError               CF_E_FULL: nothing was changed
  *   ├── ReadOnlyError                 CF_E_READONLY: a write to a mapped filter
+ *   ├── LockedError (also TimeoutError) CF_E_LOCKED: another writer holds the file
  *   └── FormatError (also ValueError) a corrupt, truncated or foreign file
  *
  * Statuses with a Python counterpart become it (CF_E_PARAM -> ValueError,
@@ -18,7 +19,8 @@
 #include <errno.h>
 #include <string.h>
 
-PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError;
+PyObject *cfpy_Error, *cfpy_FilterFullError, *cfpy_FormatError, *cfpy_ReadOnlyError,
+    *cfpy_LockedError;
 
 static bool is_format_status(cf_status s) {
     switch (s) {
@@ -34,6 +36,7 @@ static bool is_format_status(cf_status s) {
 static PyObject *exception_for(cf_status s, cfpy_context ctx) {
     if (s == CF_E_FULL) return cfpy_FilterFullError;
     if (s == CF_E_READONLY) return cfpy_ReadOnlyError;
+    if (s == CF_E_LOCKED) return cfpy_LockedError;
     if (s == CF_E_NOMEM) return PyExc_MemoryError;
     if (s == CF_E_PARAM) return PyExc_ValueError;
     if (is_format_status(s)) return cfpy_FormatError;
@@ -138,6 +141,13 @@ int cfpy_errors_init(PyObject *module) {
     if (add_exception(module, &cfpy_ReadOnlyError, "ReadOnlyError", cfpy_Error,
                       "A write to a filter opened with CuckooFilter.map (read-only).") < 0)
         return -1;
+    PyObject *locked = PyTuple_Pack(2, cfpy_Error, PyExc_TimeoutError);
+    if (locked == NULL) return -1;
+    int rl = add_exception(module, &cfpy_LockedError, "LockedError", locked,
+                           "Another writer (a program, the cuckoo command) still held the\n"
+                           "file's lock when the wait given to cuckoofilter.locked() ended.");
+    Py_DECREF(locked);
+    if (rl < 0) return -1;
     PyObject *bases = PyTuple_Pack(2, cfpy_Error, PyExc_ValueError);
     if (bases == NULL) return -1;
     int r = add_exception(module, &cfpy_FormatError, "FormatError", bases,

@@ -32,27 +32,8 @@ static bool is_file_object(PyObject *obj, const char *attr) {
     return PyObject_HasAttrString(obj, attr);
 }
 
-const char cfpy_doc_save[] =
-    "save($self, file)\n--\n\n"
-    "Write the filter to file: a path (str, bytes, os.PathLike), written\n"
-    "atomically (temporary file in the same directory, fsync, rename, fsync of\n"
-    "the directory: on failure the old file, if any, is untouched), or a\n"
-    "binary file object (its write() gets to_bytes()).  Raises OSError.";
-
-PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"file", NULL};
-    PyObject *path;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:save", kwlist, &path)) return NULL;
-    if (cfpy_check_open(self) < 0) return NULL;
-    if (is_file_object(path, "write")) {
-        PyObject *data = cfpy_filter_to_bytes(self, NULL);
-        if (data == NULL) return NULL;
-        PyObject *r = PyObject_CallMethod(path, "write", "O", data);
-        Py_DECREF(data);
-        if (r == NULL) return NULL;
-        Py_DECREF(r);
-        Py_RETURN_NONE;
-    }
+/* cf_save to path, or cf_save_locked to the file `lock` covers. */
+static PyObject *save_path(cfpy_filter *self, PyObject *path, const cf_file_lock *lock) {
     PyObject *enc = encode_path(path);
     if (enc == NULL) return NULL;
     /* A mapped filter is saved from a copy: cf_save must not be abandoned
@@ -74,13 +55,46 @@ PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
     }
     const cf_filter *src = copy != NULL ? copy : self->f;
     Py_BEGIN_ALLOW_THREADS errno = 0;
-    s = cf_save(src, PyBytes_AS_STRING(enc));
+    s = lock != NULL ? cf_save_locked(src, lock) : cf_save(src, PyBytes_AS_STRING(enc));
     err = errno;
     Py_END_ALLOW_THREADS cfpy_lock_end(self);
     Py_DECREF(enc);
     cf_free(copy);
     if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, err, path);
     Py_RETURN_NONE;
+}
+
+const char cfpy_doc_save[] =
+    "save($self, file)\n--\n\n"
+    "Write the filter to file: a path (str, bytes, os.PathLike), written\n"
+    "atomically (temporary file in the same directory, fsync, rename, fsync of\n"
+    "the directory: on failure the old file, if any, is untouched), or a\n"
+    "binary file object (its write() gets to_bytes()).  Raises OSError.\n\n"
+    "Not a lock: two programs that each load, change and save one file\n"
+    "lose one's changes (the last rename wins).  Writers that share a file\n"
+    "-- this package, the cuckoo command, C programs -- use\n"
+    "cuckoofilter.locked(path), which holds the lock they all take.";
+
+PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"file", NULL};
+    PyObject *path;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O:save", kwlist, &path)) return NULL;
+    if (cfpy_check_open(self) < 0) return NULL;
+    if (is_file_object(path, "write")) {
+        PyObject *data = cfpy_filter_to_bytes(self, NULL);
+        if (data == NULL) return NULL;
+        PyObject *r = PyObject_CallMethod(path, "write", "O", data);
+        Py_DECREF(data);
+        if (r == NULL) return NULL;
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    return save_path(self, path, NULL);
+}
+
+PyObject *cfpy_filter_save_locked(cfpy_filter *self, const cf_file_lock *lock, PyObject *path) {
+    if (cfpy_check_open(self) < 0) return NULL;
+    return save_path(self, path, lock);
 }
 
 /* Opens with cf_load or cf_map (verify >= 0), outside the GIL. */

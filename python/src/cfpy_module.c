@@ -94,6 +94,7 @@ PyMODINIT_FUNC PyInit__cuckoofilter(void) {
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL) return NULL;
     if (cfpy_errors_init(m) < 0 || cfpy_stats_init(m) < 0 || add_constants(m) < 0 ||
+        cfpy_lock_init(m) < 0 ||
         PyModule_AddObjectRef(m, "CuckooFilter", (PyObject *)&cfpy_FilterType) < 0 ||
         PyModule_AddObjectRef(m, "BloomFilter", (PyObject *)&cfpy_BloomType) < 0) {
         Py_DECREF(m);

@@ -2,13 +2,15 @@
 
 import os
 import re
+import textwrap
 
 from conftest import ROOT
 
 
 def test_readme_python_blocks(tmp_path):
     text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    # Blocks inside list items are indented with their item.
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", text, re.S)]
     assert blocks, "README.md has no python example"
     cwd = os.getcwd()
     os.chdir(tmp_path)  # the examples write files
