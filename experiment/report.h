@@ -3,7 +3,7 @@
  * the real library.  What the report's files share: its parameters, every
  * number it measures, and the functions that measure and print them.
  *
- *   report_run.c        runs the phases, picks the output (tools/cmd_report.c reads
+ *   report_run.c        runs the phases, picks the output (tools/commands/cmd_report.c reads
  *                       the options into report_params and calls report_run)
  *   report_util.c       keys, confidence intervals, percentiles, progress, clock
  *   report_fill.c       phases 1-6: fill, false negatives, FPP, kicks, delete, failure

@@ -6,7 +6,7 @@
  */
 #include "report.h"
 
-#include "cli.h"
+#include "cli_base.h"
 
 static int fill_until_failure(report *r, report_bucket_row *row) {
     const report_params *p = &r->params;

@@ -17,7 +17,7 @@
 
 #include <math.h>
 
-#include "cli.h"
+#include "cli_base.h"
 
 /* Fills one row; when speed is not NULL, also times both filters. */
 typedef struct timing {

@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "cli_base.h"
 
 /* Kicks of a single insert beyond this are counted in the last histogram
  * cell; the p99 the report prints is far below it. */

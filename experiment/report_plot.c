@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_base.h"
 
 /* gnuplot reads "NaN" as a missing point: a zero count has no place on a log axis. */
 static void put_positive(FILE *f, double v) {

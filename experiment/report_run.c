@@ -1,7 +1,7 @@
 /*
  * report_run.c -- the experiment from its parameters to its output: the
  * phases (report_fill.c, report_compare.c, report_buckets.c), then a table,
- * CSV or JSON on stdout, and charts.  `cuckoo report` (tools/cmd_report.c)
+ * CSV or JSON on stdout, and charts.  `cuckoo report` (tools/commands/cmd_report.c)
  * reads the options and calls it.
  */
 #define _POSIX_C_SOURCE 200809L /* isatty */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_base.h"
 #include "report.h"
 
 /* The guarantees the report demonstrates; a violation is a library bug. */

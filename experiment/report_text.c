@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_base.h"
 
 /* A probability as a percentage with 4 significant digits: 0.1832%, 9.6e-05%. */
 static const char *pct(double p, char buf[32]) {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "cli.h"
+#include "cli_base.h"
 
 /* splitmix64's finalizer: a bijection on 64-bit values (xor-shifts and odd
  * multiplications are invertible), so distinct inputs give distinct keys. */

@@ -2,12 +2,12 @@
  * test_report_util.c -- the statistics and keys `cuckoo report` rests on:
  * the Wilson interval, the percentile, member / non-member keys that never
  * coincide, and the semi-sorted range the library accepts.  Their source
- * (experiment/, and the CLI base in tools/) is compiled in here: its
+ * (experiment/, and cli_base/ it prints through) is compiled in here: its
  * libraries are built only with the tools, this test also without them.
  */
 #define _POSIX_C_SOURCE 200809L /* as the tools are built: clock_gettime */
 
-#include "cli_util.c"
+#include "cli_base.c"
 #include "report_util.c"
 
 #include "test.h"
