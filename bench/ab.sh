@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ab.sh -- builds the library at two revisions and runs the same operations
-# on both in one process (bench/ab.c): each operation's ratio HEAD / BASE,
+# on both in one process (bench/ab/ab.c): each operation's ratio HEAD / BASE,
 # medians of several rounds, ratios above 1.10 flagged.  The rule
 # (docs/CONTRIBUTING.md): run it before every merge that touches src/ or
 # include/, against the previous main, and put its table in the commit
@@ -10,11 +10,11 @@
 #   BASE, HEAD  git revisions (HEAD defaults to HEAD); "." is the working
 #               tree as it is, uncommitted changes included
 #   options     passed to cf-ab: --nb 2^14,2^25 --grown 2^20 --rounds 5
-#               --lookups 2M --no-fail (bench/ab.c; cf-ab --help)
+#               --lookups 2M --no-fail (bench/ab/ab.c; cf-ab --help)
 # Exit status: 0, or 1 when an operation is flagged, 2 on an error.
 #
 # Each side is the revision's own static library, built with its own CMake
-# Release flags, linked with bench/ab_side.c (compiled against that
+# Release flags, linked with bench/ab/ab_side.c (compiled against that
 # revision's header) into one object whose only global symbol is the side's
 # table; cf-ab calls both through those tables, so neither side gets an
 # inlining advantage.  Needs git, cmake, cc, ld and objcopy (binutils).
@@ -58,13 +58,13 @@ build_side() { # side rev
   lib=$(find "$out/build" -name libcuckoofilter.a | head -1)
   [ -n "$lib" ] || { echo "ab.sh: $side: no libcuckoofilter.a built" >&2; exit 2; }
   "$cc" -O2 -std=c11 -I"$src/include" -I"$bench" -DAB_SIDE="ab_side_$side" \
-    -c "$bench/ab_side.c" -o "$out/side.o"
+    -c "$bench/ab/ab_side.c" -o "$out/side.o"
   ld -r -o "$out/all.o" "$out/side.o" --whole-archive "$lib" --no-whole-archive
   objcopy --keep-global-symbol="ab_side_$side" "$out/all.o" "$work/$side.o"
 }
 
 build_side base "$base"
 build_side head "$head"
-"$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$bench" "$bench/ab.c" "$bench/bench_report.c" \
+"$cc" -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$bench" "$bench/ab/ab.c" "$bench/common/bench_report.c" \
   "$work/base.o" "$work/head.o" -lm -o "$work/cf-ab"
 "$work/cf-ab" --names "$(name_of "$base"),$(name_of "$head")" "$@"

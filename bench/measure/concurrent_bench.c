@@ -22,7 +22,7 @@
  * the instructions by.
  */
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #include <cuckoofilter.h>
 

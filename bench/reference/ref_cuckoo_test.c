@@ -18,9 +18,9 @@
  *            as the out-of-line functions: the same bytes, counters and
  *            victim after the same operations, the same answer on every key.
  */
-#include "bench_util.h"
-#include "ref_cuckoo.h"
-#include "ref_cuckoo_impl.h"
+#include "common/bench_util.h"
+#include "reference/ref_cuckoo.h"
+#include "reference/ref_cuckoo_impl.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 #include "cuckoofilter.h"
 
 #define REPS 5

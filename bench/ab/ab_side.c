@@ -1,5 +1,5 @@
 /*
- * ab_side.c -- one side of bench/ab.c: the wrappers of ab_side.h over one
+ * ab_side.c -- one side of bench/ab/ab.c: the wrappers of ab_side.h over one
  * commit's library.  Compiled by bench/ab.sh with that commit's include/ and
  * -DAB_SIDE=ab_side_base or ab_side_head; uses only the public API (and
  * only functions every version since 0.1.0 has; growing filters where the
@@ -8,7 +8,7 @@
  * Keys are 64-bit values given to the library as their 8 bytes, as a caller
  * with integer keys does.
  */
-#include "ab_side.h"
+#include "ab/ab_side.h"
 
 #include <cuckoofilter.h>
 

@@ -11,7 +11,7 @@
  */
 #include <cuckoofilter.h>
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 #include "cuckoofilter.h"
 
 typedef struct row {

@@ -19,7 +19,7 @@
 typedef enum bench_impl {
     IMPL_OURS,  /* libcuckoofilter through the public API            */
     IMPL_SEMI,  /* the same with CF_SEMI_SORT (b = 4, f = 5..16)     */
-    IMPL_REF,   /* bench/ref_cuckoo.c, the paper's reference code   */
+    IMPL_REF,   /* reference/ref_cuckoo.c, the paper's code          */
     IMPL_BLOOM, /* cf_bloom_* with the same number of bits           */
     IMPL_PROBE, /* the memory-latency probe (mem_probe.c)            */
     IMPL_COUNT

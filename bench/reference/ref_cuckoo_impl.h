@@ -34,8 +34,8 @@
 #ifndef CF_BENCH_REF_CUCKOO_IMPL_H
 #define CF_BENCH_REF_CUCKOO_IMPL_H
 
-#include "bench_util.h"
-#include "ref_cuckoo.h"
+#include "common/bench_util.h"
+#include "reference/ref_cuckoo.h"
 
 #include <string.h>
 

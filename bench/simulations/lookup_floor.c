@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 typedef struct table {
     uint8_t *bytes;

@@ -27,10 +27,10 @@
  * reference therefore never has the bigger table, which can only favour it
  * on cache and TLB misses.
  */
-#include "bench.h"
-#include "bench_util.h"
-#include "mem_probe.h"
-#include "ref_cuckoo.h"
+#include "common/bench.h"
+#include "common/bench_util.h"
+#include "common/mem_probe.h"
+#include "reference/ref_cuckoo.h"
 
 #include <cuckoofilter.h>
 

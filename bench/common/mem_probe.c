@@ -10,9 +10,9 @@
  * which also faults every page in before anything is timed.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and MADV_HUGEPAGE */
-#include "mem_probe.h"
+#include "common/mem_probe.h"
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

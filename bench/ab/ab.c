@@ -30,8 +30,8 @@
  * Keys are splitmix64 outputs of their index, computed in the timed loops
  * (the same few instructions for both sides).
  */
-#include "ab_side.h"
-#include "bench_util.h"
+#include "ab/ab_side.h"
+#include "common/bench_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

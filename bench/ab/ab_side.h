@@ -1,5 +1,5 @@
 /*
- * ab_side.h -- what bench/ab.c sees of one build of the library.
+ * ab_side.h -- what bench/ab/ab.c sees of one build of the library.
  *
  * bench/ab.sh compiles ab_side.c once against each commit's header, links
  * each copy with that commit's static library into one relocatable object,

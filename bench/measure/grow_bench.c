@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 #include "cuckoofilter.h"
 
 #define ROUNDS 5

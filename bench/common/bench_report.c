@@ -9,9 +9,9 @@
  * The semi-sorted variant is set against the plain library (semi/ours: the
  * issue wants lookups within 1.3x and one bit per item less).
  */
-#include "bench.h"
+#include "common/bench.h"
 
-#include "bench_util.h"
+#include "common/bench_util.h"
 
 #include <errno.h>
 #include <math.h>

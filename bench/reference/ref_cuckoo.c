@@ -4,7 +4,7 @@
  * chosen at run time.  The code itself is ref_cuckoo_impl.h's, which callers
  * can also compile inline with a constant width (cf-lookup-bench does).
  */
-#include "ref_cuckoo_impl.h"
+#include "reference/ref_cuckoo_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

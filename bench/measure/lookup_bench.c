@@ -46,10 +46,10 @@
  * function, so callgrind attributes instructions to it (--phase-ops,
  * bench/callgrind.sh --lookup).  Only the library's public API is used.
  */
-#include "bench_util.h"
-#include "mem_probe.h"
-#include "ref_cuckoo.h"
-#include "ref_cuckoo_impl.h"
+#include "common/bench_util.h"
+#include "common/mem_probe.h"
+#include "reference/ref_cuckoo.h"
+#include "reference/ref_cuckoo_impl.h"
 
 #include <cuckoofilter.h>
 #include <cuckoofilter_inline.h>
