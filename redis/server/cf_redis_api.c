@@ -2,7 +2,7 @@
  * cf_redis_api.c -- defines and resolves the module API pointers declared in
  * cf_redismodule.h (our replacement for redismodule.h's RedisModule_Init).
  */
-#include "cf_redismodule.h"
+#include "server/cf_redismodule.h"
 
 #include <string.h>
 

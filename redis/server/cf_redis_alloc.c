@@ -6,9 +6,9 @@
  * large block where it lies when it can, else copies it); a failed
  * allocation changes nothing.
  */
-#include "cf_redis_alloc.h"
+#include "server/cf_redis_alloc.h"
 
-#include "cf_redismodule.h"
+#include "server/cf_redismodule.h"
 
 #include <stdlib.h>
 

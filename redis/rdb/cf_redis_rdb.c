@@ -24,7 +24,9 @@
  * The AOF rewrite emits the same stream as CF.LOADCHUNK commands, so a
  * rewritten AOF replays through the exact code path clients use.
  */
-#include "cf_redis.h"
+#include "rdb/cf_redis_rdb.h"
+
+#include "key/cf_redis_settings.h"
 
 /* ---- streaming the body in bounded pieces (RDB, AOF rewrite, DEBUG DIGEST) ---- */
 

@@ -28,10 +28,10 @@
 #ifndef CF_REDIS_CHAIN_H
 #define CF_REDIS_CHAIN_H
 
-#include "cf_redis_alloc.h"
 #include "cf_redis_dump.h"
-#include "cf_redis_load.h"
 #include "cuckoofilter.h"
+#include "key/cf_redis_load.h"
+#include "server/cf_redis_alloc.h"
 
 #include <stdbool.h>
 #include <stddef.h>

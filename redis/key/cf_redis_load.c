@@ -2,9 +2,9 @@
  * cf_redis_load.c -- a restore in progress (cf_redis_load.h): header,
  * images in order, one filter at the end.  Uses only the public API.
  */
-#include "cf_redis_load.h"
+#include "key/cf_redis_load.h"
 
-#include "cf_redis_alloc.h"
+#include "server/cf_redis_alloc.h"
 
 #include <string.h>
 

@@ -12,7 +12,9 @@
  * which a replica or an AOF replay need not share, so it is replicated
  * with the kind spelled out (growth_word).
  */
-#include "cf_redis.h"
+#include "module/cf_redis_cmds.h"
+
+#include "key/cf_redis_settings.h"
 
 #include <string.h>
 #include <strings.h>

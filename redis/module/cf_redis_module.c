@@ -24,7 +24,9 @@
  *                     ERROR_RATE its slots reach)
  *   SANITIZER_MALLOC 1  test builds only: libc malloc, so ASan sees the heap
  */
-#include "cf_redis.h"
+#include "key/cf_redis_settings.h"
+#include "module/cf_redis_cmds.h"
+#include "rdb/cf_redis_rdb.h"
 
 #include <string.h>
 #include <strings.h>
@@ -32,10 +34,6 @@
 #define CFR_MODULE_NAME "cuckoo"
 #define CFR_MODULE_VERSION 100 /* 0.1.0 */
 #define CFR_TYPE_NAME "cuckoo-cf"
-
-RedisModuleType *cfr_type = NULL;
-cfr_limits cfr_lim = {CFR_DEFAULT_MAX_FILTERS, CFR_DEFAULT_MAX_KEY_BYTES, CFR_DEFAULT_CHUNK_BYTES};
-bool cfr_default_inplace = false;
 
 /* ---- the type's other callbacks (persistence: cf_redis_rdb.c) ---- */
 

@@ -27,7 +27,7 @@
  * The mark is part of the persisted state, so primaries, replicas and
  * reloaded servers take the same branches.
  */
-#include "cf_redis_chain.h"
+#include "key/cf_redis_chain.h"
 
 #include <string.h>
 
