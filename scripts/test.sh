@@ -25,7 +25,7 @@ run_suite() { # preset
 
 echo "== gcc, -Wall -Wextra -Werror"
 run_suite test-gcc
-echo "== layers: the use graph of src/ (scripts/layers.sh, on the gcc build's objects)"
+echo "== layers: the use graphs of src/ and of the folders outside it (scripts/layers.sh, on the gcc build)"
 scripts/layers.sh build/test-gcc
 echo "== ABI: exported symbols, SONAME and abidiff against abi/libcuckoofilter.abi (scripts/abi.sh)"
 scripts/abi.sh build/test-gcc
