@@ -102,7 +102,7 @@ extern "C" {
 #define CF_VERSION_STRING "1.0.0"
 
 /* Exported symbols: the library is built with -fvisibility=hidden.  It
- * needs GCC or Clang on a POSIX system (README, "Requirements"). */
+ * needs GCC or Clang on a POSIX system (docs/C-API.md, "Requirements"). */
 #if defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
 #define CF_DEPRECATED(msg) __attribute__((deprecated(msg)))
@@ -213,8 +213,8 @@ typedef struct cf_filter cf_filter;
  * table's fingerprints are wide enough that the sum of all tables' FPPs
  * stays under target_fpp, however many are added: table k's FPP at full
  * load is at most a quarter of what the earlier tables left of the target
- * (target * 3^k / 4^(k+1) when each used its whole share; README, "Growing
- * filters").  capacity (or num_buckets) and
+ * (target * 3^k / 4^(k+1) when each used its whole share; docs/GROWTH.md).
+ * capacity (or num_buckets) and
  * fingerprint_bits describe the first table; CF_SEMI_SORT applies to every
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
@@ -234,7 +234,7 @@ typedef enum cf_flag { CF_SEMI_SORT = 1u << 0, CF_CONCURRENT = 1u << 1, CF_GROW 
  * fingerprint (a marker bit ends it), and each doubling moves one bit of
  * every stored fingerprint into the bucket index, so old items keep
  * shorter fingerprints and new ones full ones (design and FPP arithmetic:
- * README, "Growing filters", and docs/ARCHITECTURE.md).  Slots are 15 bits when target_fpp allows
+ * docs/GROWTH.md, and docs/ARCHITECTURE.md).  Slots are 15 bits when target_fpp allows
  * twenty doublings within it (target_fpp >= 0.54%), 16 when it does with 16
  * (>= 0.27%), else 32 bits; an insert whose doubling could take the FPP at
  * full load past target_fpp returns CF_E_FULL (with 15-bit slots at 1%,
@@ -294,7 +294,7 @@ typedef struct cf_config {
      * choose fingerprint_bits when that is 0.  Default CF_DEFAULT_TARGET_FPP. */
     double target_fpp;
     /* 0 = derive from target_fpp as ceil(log2(2b / target_fpp)), raised if
-     * needed to the width the table needs to reach max_load (README,
+     * needed to the width the table needs to reach max_load (docs/C-API.md,
      * "Sizing"); else 1..32.
      * The stored width is one bit less with CF_SEMI_SORT (the FPP is that
      * of this width). */
@@ -345,7 +345,7 @@ typedef struct cf_config {
 CF_API void cf_config_init(cf_config *cfg);
 
 /* The load factor that inserts reliably reach for bucket size b with the
- * default max_kicks (measured; see README): b=1: 0.40, b=2: 0.84, b=4: 0.95,
+ * default max_kicks (measured; docs/C-API.md, "Sizing"): b=1: 0.40, b=2: 0.84, b=4: 0.95,
  * b=8: 0.98.  Returns 0 for an unsupported b. */
 CF_API double cf_default_max_load(unsigned bucket_size);
 
