@@ -511,6 +511,11 @@ CF_API cf_status cf_config_explain(const cf_config *cfg, const cf_option_names *
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 
+/* The name of f's kind ("Kinds of filter" above): "plain", "chain",
+ * "in place" or "concurrent" -- the names the cuckoo command, Python and
+ * the docs use; a static string, NULL for a NULL f. */
+CF_API const char *cf_kind_name(const cf_filter *f);
+
 /* Releases f and everything it owns (or unmaps a mapped filter).  NULL is fine. */
 CF_API void cf_free(cf_filter *f);
 

@@ -379,6 +379,10 @@ err_has "with --grow=inplace they go together"
 expect 0 "$cuckoo" build "$dir/ip5.cf" --capacity 100 --grow=inplace --fingerprint-bits 15 --fpp 0.01 \
   --keys <(head -20000 "$dir/all")
 "$cuckoo" info "$dir/ip5.cf" | grep -q "^growth  *in place: 8 doublings" || fail "ip5: $("$cuckoo" info "$dir/ip5.cf")"
+# The kind, in the library's words (cf_kind_name), in text and JSON.
+"$cuckoo" info "$dir/ip5.cf" | grep -q "^kind  *in place$" || fail "ip5 kind: $("$cuckoo" info "$dir/ip5.cf")"
+"$cuckoo" info --json "$dir/ip5.cf" | grep -q '"kind": "in place"' || fail "ip5 json kind"
+"$cuckoo" info "$dir/ip4.cf" | grep -q "^kind  *in place$" || fail "ip4 kind"
 # A bound the doublings reach: the message says which, and what to change.
 expect 0 "$cuckoo" create "$dir/ip6.cf" --capacity 100 --grow=inplace --fingerprint-bits 15
 expect 2 "$cuckoo" add "$dir/ip6.cf" --keys <(head -20000 "$dir/all"); one_line_error
