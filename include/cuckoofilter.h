@@ -102,7 +102,7 @@ extern "C" {
 #define CF_VERSION_STRING "1.0.0"
 
 /* Exported symbols: the library is built with -fvisibility=hidden.  It
- * needs GCC or Clang on a POSIX system (README, "Requirements"). */
+ * needs GCC or Clang on a POSIX system (docs/C-API.md, "Requirements"). */
 #if defined(__GNUC__)
 #define CF_API __attribute__((visibility("default")))
 #define CF_DEPRECATED(msg) __attribute__((deprecated(msg)))
@@ -213,8 +213,8 @@ typedef struct cf_filter cf_filter;
  * table's fingerprints are wide enough that the sum of all tables' FPPs
  * stays under target_fpp, however many are added: table k's FPP at full
  * load is at most a quarter of what the earlier tables left of the target
- * (target * 3^k / 4^(k+1) when each used its whole share; README, "Growing
- * filters").  capacity (or num_buckets) and
+ * (target * 3^k / 4^(k+1) when each used its whole share; docs/GROWTH.md).
+ * capacity (or num_buckets) and
  * fingerprint_bits describe the first table; CF_SEMI_SORT applies to every
  * table whose width allows it (5..16 bits).  Not combinable with
  * CF_CONCURRENT (CF_E_PARAM). */
@@ -234,7 +234,7 @@ typedef enum cf_flag { CF_SEMI_SORT = 1u << 0, CF_CONCURRENT = 1u << 1, CF_GROW 
  * fingerprint (a marker bit ends it), and each doubling moves one bit of
  * every stored fingerprint into the bucket index, so old items keep
  * shorter fingerprints and new ones full ones (design and FPP arithmetic:
- * README, "Growing filters", and docs/ARCHITECTURE.md).  Slots are 15 bits when target_fpp allows
+ * docs/GROWTH.md, and docs/ARCHITECTURE.md).  Slots are 15 bits when target_fpp allows
  * twenty doublings within it (target_fpp >= 0.54%), 16 when it does with 16
  * (>= 0.27%), else 32 bits; an insert whose doubling could take the FPP at
  * full load past target_fpp returns CF_E_FULL (with 15-bit slots at 1%,
@@ -294,7 +294,7 @@ typedef struct cf_config {
      * choose fingerprint_bits when that is 0.  Default CF_DEFAULT_TARGET_FPP. */
     double target_fpp;
     /* 0 = derive from target_fpp as ceil(log2(2b / target_fpp)), raised if
-     * needed to the width the table needs to reach max_load (README,
+     * needed to the width the table needs to reach max_load (docs/C-API.md,
      * "Sizing"); else 1..32.
      * The stored width is one bit less with CF_SEMI_SORT (the FPP is that
      * of this width). */
@@ -345,7 +345,7 @@ typedef struct cf_config {
 CF_API void cf_config_init(cf_config *cfg);
 
 /* The load factor that inserts reliably reach for bucket size b with the
- * default max_kicks (measured; see README): b=1: 0.40, b=2: 0.84, b=4: 0.95,
+ * default max_kicks (measured; docs/C-API.md, "Sizing"): b=1: 0.40, b=2: 0.84, b=4: 0.95,
  * b=8: 0.98.  Returns 0 for an unsupported b. */
 CF_API double cf_default_max_load(unsigned bucket_size);
 
@@ -376,6 +376,69 @@ typedef struct cf_shape {
  * CF_E_PARAM (also for a NULL argument) or CF_E_TOO_LARGE.  On failure *out
  * (when not NULL) is zeroed. */
 CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
+
+/* ------------------------------------------------------------------------
+ * Kinds of filter.  A filter is one of four kinds, chosen by cf_config
+ * when it is made (or by cf_make_growable / cf_make_concurrent later); the
+ * functions below take every kind, and where a kind behaves differently,
+ * it is said here once rather than in each function.
+ *
+ *   kind        made with                  lookups read   memory          files
+ *   plain       (default)                  2 buckets      one table       version 1
+ *   chain       CF_GROW                    2 per table    tables added,   version 2
+ *                                                         x growth each
+ *   in place    CF_GROW +                  2 buckets      one table,      version 4
+ *               CF_GROWTH_INPLACE                         doubled
+ *   concurrent  CF_CONCURRENT              2 buckets      one table +     version 1
+ *                                                         lock stripes    (as plain)
+ *
+ * What only some kinds take (the others return CF_E_PARAM):
+ *   cf_merge            plain, chain, in place (two filters of one kind)
+ *   cf_serialize_range  plain, chain, in place
+ *   cf_grow_*           chain (cf_grow_set_limits: in place too)
+ *   cf_make_concurrent  plain (not semi-sorted, not mapped)
+ *   cf_make_growable    plain
+ *   cf_view_init        plain (cuckoofilter_inline.h)
+ *   inspection calls    plain (CF_EXPERIMENTAL_API, below)
+ * CF_SEMI_SORT combines with plain and chain; CF_CONCURRENT with nothing.
+ *
+ * Inserting (cf_insert and its _hash, _u64, _unique and _batch forms):
+ * chain: the key goes to the newest table; when that has no room a table
+ * is added and the key goes there.  CF_E_FULL only when the new table would
+ * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
+ * fingerprints, or when the key's own copies fill both its buckets in the
+ * newest table (2b copies: tables are added for want of room, never for one
+ * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
+ * cannot be allocated (in every case the filter is unchanged).
+ * in place: when the key's two buckets are full, the table doubles
+ * (at most once per insert; when entries reach max_load of the slots it
+ * doubles without an eviction search) and the key goes there.  CF_E_FULL
+ * when the doubling would pass max_bytes or let the FPP at full load pass
+ * target_fpp (then a last eviction search is tried), when the key is
+ * already stored 4 times or more and its buckets are full (a key's copies
+ * never split), or, rarely, when even the doubled table has no path for it
+ * (tiny tables): that one case keeps the doubled table, with the same
+ * contents.  CF_E_NOMEM when the doubled table cannot be allocated (the
+ * filter is unchanged).
+ *
+ * Deleting (cf_delete and its forms):
+ * chain: the copy is removed only when exactly one table holds key's
+ * fingerprint (that copy is then key's own).  When two or more tables do,
+ * one of them may hold another item that collides with key there, so
+ * nothing is removed and CF_OK is returned: key may stay a false positive
+ * (and its slot stays used), but no other item can become a false negative.
+ * This happens for keys inserted again after the filter grew, and for a
+ * fraction of deletes at most target_fpp otherwise.
+ * in place: the longest stored fingerprint matching key in its two
+ * buckets is removed (a shorter one may be another item's; the longest,
+ * if not key's own, belongs to an item that key's own entry also
+ * matches, so no item is lost).  An item stored before its index bits ran
+ * out (after 8 doublings for 15-bit slots) was copied into both halves
+ * of its bucket: deleting it removes one copy, and the other stays a
+ * false positive.
+ *
+ * Counting: cf_count is summed over a chain's tables.
+ * ---------------------------------------------------------------------- */
 
 /* ------------------------------------------------------------------------
  * Explaining a refusal.  When cf_new refuses a configuration, the library
@@ -447,6 +510,11 @@ CF_API cf_status cf_config_explain(const cf_config *cfg, const cf_option_names *
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
+
+/* The name of f's kind ("Kinds of filter" above): "plain", "chain",
+ * "in place" or "concurrent" -- the names the cuckoo command, Python and
+ * the docs use; a static string, NULL for a NULL f. */
+CF_API const char *cf_kind_name(const cf_filter *f);
 
 /* Releases f and everything it owns (or unmaps a mapped filter).  NULL is fine. */
 CF_API void cf_free(cf_filter *f);
@@ -531,24 +599,9 @@ CF_API cf_status cf_grow_trim(cf_filter *f, unsigned *dropped);
  * filter is unchanged), CF_E_READONLY (mapped filter), CF_E_PARAM, or
  * CF_E_NOMEM (only with max_kicks above 62, when the scratch of an eviction
  * search that outgrew the stack cannot be allocated; the filter is
- * unchanged).
- * CF_GROW: the key goes to the newest table; when that has no room a table
- * is added and the key goes there.  CF_E_FULL only when the new table would
- * pass max_bytes, CF_MAX_TABLES (or cf_grow_set_limits' cap) or 32-bit
- * fingerprints, or when the key's own copies fill both its buckets in the
- * newest table (2b copies: tables are added for want of room, never for one
- * key; cf_grow_add_table adds one on request); CF_E_NOMEM when the table
- * cannot be allocated (in every case the filter is unchanged).
- * CF_GROWTH_INPLACE: when the key's two buckets are full, the table doubles
- * (at most once per insert; when entries reach max_load of the slots it
- * doubles without an eviction search) and the key goes there.  CF_E_FULL
- * when the doubling would pass max_bytes or let the FPP at full load pass
- * target_fpp (then a last eviction search is tried), when the key is
- * already stored 4 times or more and its buckets are full (a key's copies
- * never split), or, rarely, when even the doubled table has no path for it
- * (tiny tables): that one case keeps the doubled table, with the same
- * contents.  CF_E_NOMEM when the doubled table cannot be allocated (the
- * filter is unchanged). */
+ * unchanged).  The growing kinds add room instead of refusing, up to their
+ * limits ("Kinds of filter" above: what CF_E_FULL and CF_E_NOMEM mean for
+ * each). */
 CF_API cf_status cf_insert(cf_filter *f, const void *key, size_t len);
 
 /* Like cf_insert, but returns CF_E_EXISTS without inserting when
@@ -563,21 +616,8 @@ CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
  * CF_E_READONLY or CF_E_PARAM.
  * Only delete items you know were inserted: a never-inserted key whose
  * fingerprint and buckets collide with a stored item's would remove that
- * item's fingerprint instead, creating a false negative.
- * CF_GROW: the copy is removed only when exactly one table holds key's
- * fingerprint (that copy is then key's own).  When two or more tables do,
- * one of them may hold another item that collides with key there, so
- * nothing is removed and CF_OK is returned: key may stay a false positive
- * (and its slot stays used), but no other item can become a false negative.
- * This happens for keys inserted again after the filter grew, and for a
- * fraction of deletes at most target_fpp otherwise.
- * CF_GROWTH_INPLACE: the longest stored fingerprint matching key in its two
- * buckets is removed (a shorter one may be another item's; the longest,
- * if not key's own, belongs to an item that key's own entry also
- * matches, so no item is lost).  An item stored before its index bits ran
- * out (after 8 doublings for 15-bit slots) was copied into both halves
- * of its bucket: deleting it removes one copy, and the other stays a
- * false positive. */
+ * item's fingerprint instead, creating a false negative.  The growing
+ * kinds' rules: "Kinds of filter" above. */
 CF_API cf_status cf_delete(cf_filter *f, const void *key, size_t len);
 
 /* An upper bound on the copies of key stored: the number of slots in its two
@@ -744,6 +784,15 @@ CF_API cf_status cf_clear(cf_filter *f);
 CF_API cf_status cf_merge(cf_filter *dst, const cf_filter *src);
 
 /* ------------------------------------------------------------------------
+ * The experimental tier.  The calls below are exported and tested like the
+ * rest, but their names and structs may still change in a minor release
+ * (the stable core above keeps its names and ABI across 1.x).  A program
+ * that uses them says so by defining CF_EXPERIMENTAL_API before including
+ * this header, and rebuilds against each release.
+ * ---------------------------------------------------------------------- */
+#ifdef CF_EXPERIMENTAL_API
+
+/* ------------------------------------------------------------------------
  * Inspecting a table: where a key goes, what a bucket holds, and the moves
  * an insert makes (teaching and debugging tools, e.g. the playground that
  * draws a filter at work).  Single-table filters only: plain ones, also
@@ -798,6 +847,7 @@ CF_API cf_status cf_insert_traced(cf_filter *f, const void *key, size_t len, cf_
                                   size_t cap, size_t *nmoves);
 CF_API cf_status cf_insert_traced_hash(cf_filter *f, uint64_t h, cf_move *moves, size_t cap,
                                        size_t *nmoves);
+#endif /* CF_EXPERIMENTAL_API */
 
 /* ------------------------------------------------------------------------
  * Serialization (format documented in docs/FORMAT.md).  The file is a

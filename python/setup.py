@@ -62,6 +62,8 @@ setup(
             extra_compile_args=["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
             extra_link_args=["-Wl,--version-script=" + str(here / "exports.map")],
             libraries=["m"],
+            # The library's sources define the header's experimental tier too.
+            define_macros=[("CF_EXPERIMENTAL_API", None)],
         )
     ],
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Bits per item of a CF_GROW filter, modelled: how the FPP budget's split
-between tables decides the memory (README, "Growing filters").
+between tables decides the memory (docs/GROWTH.md).
 
 Tables of 1000 * 2^k items at load 0.95, b = 4, width ceil(log2(2b / budget))
 (the library's derivation; its width floors are below these widths), filled

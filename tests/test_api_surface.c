@@ -179,5 +179,29 @@ static void test_deprecated_names(void) {
 }
 #pragma GCC diagnostic pop
 
-TEST_MAIN(TEST(test_stats_status), TEST(test_insert_unique_u64), TEST(test_bloom_u64),
-          TEST(test_map_allocator), TEST(test_deprecated_names))
+/* One name per kind, the library's. */
+static void test_kind_names(void) {
+    static const struct {
+        unsigned flags, mode;
+        const char *name;
+    } kinds[] = {{0, 0, "plain"},
+                 {CF_SEMI_SORT, 0, "plain"},
+                 {CF_GROW, CF_GROWTH_CHAIN, "chain"},
+                 {CF_GROW, CF_GROWTH_INPLACE, "in place"},
+                 {CF_CONCURRENT, 0, "concurrent"}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        cf_filter *f = new_filter(kinds[k].flags, kinds[k].mode);
+        CHECK(strcmp(cf_kind_name(f), kinds[k].name) == 0);
+        cf_free(f);
+    }
+    CHECK(cf_kind_name(NULL) == NULL);
+    cf_filter *f = new_filter(0, 0);
+    cf_config cfg;
+    cf_config_init(&cfg);
+    REQUIRE(cf_make_growable(&f, &cfg) == CF_OK);
+    CHECK(strcmp(cf_kind_name(f), "chain") == 0);
+    cf_free(f);
+}
+
+TEST_MAIN(TEST(test_stats_status), TEST(test_kind_names), TEST(test_insert_unique_u64),
+          TEST(test_bloom_u64), TEST(test_map_allocator), TEST(test_deprecated_names))

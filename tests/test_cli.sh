@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_cli.sh -- the `cuckoo` command for daily use: help that agrees with the
-# man page and the README, keys from files and NUL-separated streams, query
+# man page and docs/CLI.md, keys from files and NUL-separated streams, query
 # outputs, numbers as people write them, messages that say why, and merging
 # filters built apart.
 #
@@ -8,7 +8,7 @@
 source "$(dirname "$0")/cli_testlib.sh"
 top=..
 
-# ---- help, man page, README and completion agree on every command's options
+# ---- help, man page, docs/CLI.md and completion agree on every command's options
 commands=$("$cuckoo" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p')
 [[ $(wc -w <<<"$commands") -ge 9 ]] || fail "cuckoo --help lists too few commands: $commands"
 # The options of a help text: the lines "  -x, --long ARG  text".
@@ -23,7 +23,7 @@ man_opts() {
     sed 's/\\-/-/g' | grep -oE '(^|[ "])--?[a-z0-9][a-z0-9-]*' | tr -d ' "' | sort -u
 }
 readme_opts() {
-  grep -F "| \`cuckoo $1\` |" "$top/README.md" | grep -oE '`--?[a-z0-9][a-z0-9-]*`' | tr -d '`' | sort -u
+  grep -F "| \`cuckoo $1\` |" "$top/docs/CLI.md" | grep -oE '`--?[a-z0-9][a-z0-9-]*`' | tr -d '`' | sort -u
 }
 for c in $commands; do
   "$cuckoo" "$c" --help >"$dir/help" 2>&1 || fail "$c --help failed"
@@ -34,7 +34,7 @@ for c in $commands; do
   man_opts "$c" >"$dir/m.opts"
   readme_opts "$c" >"$dir/r.opts"
   diff "$dir/h.opts" "$dir/m.opts" >/dev/null || fail "$c: --help and man page differ: $(diff "$dir/h.opts" "$dir/m.opts" | tr '\n' ' ')"
-  diff "$dir/h.opts" "$dir/r.opts" >/dev/null || fail "$c: --help and README differ: $(diff "$dir/h.opts" "$dir/r.opts" | tr '\n' ' ')"
+  diff "$dir/h.opts" "$dir/r.opts" >/dev/null || fail "$c: --help and docs/CLI.md differ: $(diff "$dir/h.opts" "$dir/r.opts" | tr '\n' ' ')"
   # Every option listed is one the command accepts.  (The trailing bogus
   # option makes every run stop at parsing; "1" stands for a value.)
   while read -r opt; do
@@ -379,6 +379,10 @@ err_has "with --grow=inplace they go together"
 expect 0 "$cuckoo" build "$dir/ip5.cf" --capacity 100 --grow=inplace --fingerprint-bits 15 --fpp 0.01 \
   --keys <(head -20000 "$dir/all")
 "$cuckoo" info "$dir/ip5.cf" | grep -q "^growth  *in place: 8 doublings" || fail "ip5: $("$cuckoo" info "$dir/ip5.cf")"
+# The kind, in the library's words (cf_kind_name), in text and JSON.
+"$cuckoo" info "$dir/ip5.cf" | grep -q "^kind  *in place$" || fail "ip5 kind: $("$cuckoo" info "$dir/ip5.cf")"
+"$cuckoo" info --json "$dir/ip5.cf" | grep -q '"kind": "in place"' || fail "ip5 json kind"
+"$cuckoo" info "$dir/ip4.cf" | grep -q "^kind  *in place$" || fail "ip4 kind"
 # A bound the doublings reach: the message says which, and what to change.
 expect 0 "$cuckoo" create "$dir/ip6.cf" --capacity 100 --grow=inplace --fingerprint-bits 15
 expect 2 "$cuckoo" add "$dir/ip6.cf" --keys <(head -20000 "$dir/all"); one_line_error

@@ -88,7 +88,7 @@ static void test_sizes_that_overflow(void) {
     CHECK_STATUS(try_new(&cfg), CF_E_TOO_LARGE);
 }
 
-/* The width floor README "Sizing" documents for a table of nb buckets of b
+/* The width floor docs/C-API.md, "Sizing" documents for a table of nb buckets of b
  * slots, written from that statement (not from src/table/config.c): 5 bits for
  * b = 4 and 8; for b = 2, 6 bits up to 2^22 buckets, 7 up to 2^25, then 8;
  * for b = 1, max(8, ceil(log2(nb) / 2) + 3). */
@@ -123,7 +123,7 @@ static void test_width_floors(void) {
     static const struct {
         unsigned b;
         uint64_t nb;
-        unsigned floor_bits; /* as README "Sizing" states it */
+        unsigned floor_bits; /* as docs/C-API.md, "Sizing" states it */
     } cases[] = {
         {1, 1, 8},           {1, 1ull << 10, 8},        {1, (1ull << 10) + 1, 9},
         {1, 1ull << 11, 9},  {1, 1ull << 12, 9},        {1, (1ull << 12) + 1, 10},
@@ -149,7 +149,7 @@ static void test_width_floors(void) {
 }
 
 /* Sizing from capacity and target FPP, checked by what it promises rather
- * than by a copy of its formula: the buckets the README states, a width
+ * than by a copy of its formula: the buckets docs/C-API.md states, a width
  * whose FPP bound meets the target and is exactly the target's width
  * whenever that is above the documented floor, else the floor.  (That the
  * table then takes its capacity is test_load's subject.) */

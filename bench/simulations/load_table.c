@@ -1,7 +1,7 @@
 /*
  * load_table.c -- cf-load-table: how full a table gets before its first
  * failed insert, per bucket size b, fingerprint width f and table size,
- * with the default eviction budget: the table in README "Sizing".
+ * with the default eviction budget: the table in docs/C-API.md, "Sizing".
  *
  *   cf-load-table [--buckets LIST] [--seeds N]
  *

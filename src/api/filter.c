@@ -29,6 +29,17 @@ cf_status cf_new(const cf_config *cfg, cf_filter **out) {
     CF__KIND_DISPATCH(cf__config_kind(cfg), new, cfg, out);
 }
 
+const char *cf_kind_name(const cf_filter *f) {
+    if (f == NULL) return NULL;
+    switch (f->kind) {
+    case CF__PLAIN: return "plain";
+    case CF__CHAIN: return "chain";
+    case CF__CONCURRENT: return "concurrent";
+    case CF__INPLACE: return "in place";
+    }
+    CF__NO_OTHER_KIND();
+}
+
 cf_status cf_make_concurrent(cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
     switch (f->kind) {

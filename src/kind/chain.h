@@ -27,7 +27,7 @@
  * rounding, budget_k = target * 3^k / 4^(k+1): about 0.42 bits more per
  * table (log2(4/3)) on the width, where halving the budget each time (+1 bit
  * per table) cost 32 bits per item at 10M items grown from 1000, against 27
- * for a quarter of what is left (README, "Growing filters").
+ * for a quarter of what is left (docs/GROWTH.md).
  */
 #ifndef CF_CHAIN_H
 #define CF_CHAIN_H

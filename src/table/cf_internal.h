@@ -272,10 +272,12 @@ static inline void cf__trace_put(cf__trace *t, uint64_t from, unsigned from_slot
 }
 
 /* Stores fp in bucket i1 or i2 after moving residents along the shortest
- * eviction path (evict.c), each write reported to trace when it is not
- * NULL.  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the filter is
- * unchanged. */
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp, cf__trace *trace);
+ * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
+ * filter is unchanged. */
+cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+/* The same, each write reported to trace (cf_insert_traced). */
+cf_status cf__evict_insert_traced(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
+                                  cf__trace *trace);
 
 /* Counts nonzero slots, slot by slot (tests compare it with the loader's
  * faster count). */

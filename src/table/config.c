@@ -94,7 +94,7 @@ static unsigned cf__ceil_log2(uint64_t n) {
 
 /* The narrowest derived width that still fills nb buckets of b slots to the
  * default max_load (load at the first failed insert, measured with the
- * default eviction budget over 2^16..2^26 buckets; README "Sizing"):
+ * default eviction budget over 2^16..2^26 buckets; docs/C-API.md, "Sizing"):
  *
  *   b = 1: about half the bits of nb: a single-slot bucket has one way out;
  *   b = 2: 6 bits up to 2^22 buckets, 7 up to 2^25, then 8 (f = 5 fills

@@ -70,7 +70,7 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
      * a full i1 does not cost a second memory round trip. */
     if (f->far) cf__prefetch_bucket(f, p.i2);
     if (!cf__place(f, p)) {
-        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp, NULL);
+        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp);
         if (st != CF_OK) {
             f->failed_inserts += st == CF_E_FULL;
             return st;
@@ -82,7 +82,7 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
 
 /* cf__insert_slots with every write reported to trace (cf_insert_traced):
  * the same choices (the first free slot of i1, else of i2, else the
- * eviction path, which cf__evict_insert reports), so the table is the one
+ * eviction path, which cf__evict_insert_traced reports), so the table is the one
  * an untraced insert makes. */
 static inline cf_status cf__insert_traced(cf_filter *f, cf__slots p, cf__trace *trace) {
     uint64_t bucket = p.i1;
@@ -92,7 +92,7 @@ static inline cf_status cf__insert_traced(cf_filter *f, cf__slots p, cf__trace *
         cf__slot_set(f, bucket, (unsigned)s, p.fp);
         cf__trace_put(trace, CF_NO_BUCKET, 0, bucket, (unsigned)s, p.fp);
     } else {
-        cf_status st = cf__evict_insert(f, p.i1, p.i2, p.fp, trace);
+        cf_status st = cf__evict_insert_traced(f, p.i1, p.i2, p.fp, trace);
         if (st != CF_OK) {
             f->failed_inserts += st == CF_E_FULL;
             return st;
@@ -121,7 +121,7 @@ static inline bool cf__take(cf_filter *f, cf__slots p) {
  * only the registers of the common case. */
 __attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f, uint64_t i1,
                                                                    uint64_t i2, uint32_t fp) {
-    cf_status st = cf__evict_insert(f, i1, i2, fp, NULL);
+    cf_status st = cf__evict_insert(f, i1, i2, fp);
     if (st != CF_OK) {
         f->failed_inserts += st == CF_E_FULL;
         return st;

@@ -83,6 +83,7 @@ int cli_cmd_info(int argc, char **argv) {
     if (o.json) {
         printf("{\"file\": ");
         files_json_string(stdout, o.file);
+        printf(", \"kind\": \"%s\"", cf_kind_name(f));
         printf(", \"format_version\": %u, \"file_bytes\": %llu, \"items\": %llu, "
                "\"num_buckets\": %llu, \"bucket_size\": %u, \"slots\": %llu, "
                "\"fingerprint_bits\": %u, \"semi_sorted\": %s, \"load_factor\": %.6f, "
@@ -109,6 +110,7 @@ int cli_cmd_info(int argc, char **argv) {
         printf("}\n");
     } else {
         printf("file              %s\n", o.file);
+        printf("kind              %s\n", cf_kind_name(f));
         printf("format version    %u\n", st.format_version);
         printf("file bytes        %llu\n", size);
         printf("items             %llu\n", (unsigned long long)st.items);

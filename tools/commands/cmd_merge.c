@@ -1,6 +1,6 @@
 /*
  * cmd_merge.c -- `cuckoo merge OUT IN...`: one filter from filters built
- * apart (split keys, build the parts in parallel, merge; see README).
+ * apart (split keys, build the parts in parallel, merge; see docs/CLI.md, "Building a filter in parts").
  *
  * The first input is loaded, the others are mapped read-only and merged
  * into it one by one (cf_merge), and OUT is written atomically through the
