@@ -32,6 +32,7 @@ static const cf_option_names cli = {{
     [CF_OPT_SEMI_SORT] = "--semi-sort",
     [CF_OPT_GROW] = "--grow",
     [CF_OPT_GROW_INPLACE] = "--grow=inplace",
+    [CF_OPT_CONCURRENT] = "--concurrent",
 }};
 
 static cf_status status_of_new(cf_config cfg) {
@@ -159,6 +160,11 @@ static void test_inplace_reasons(void) {
     CHECK_STATUS(cf_config_explain(&cfg, &cli, why, sizeof why, NULL), CF_E_PARAM);
     CHECK(strstr(why, "--grow=inplace") != NULL && strstr(why, "--semi-sort") != NULL);
     CHECK(strstr(why, "--fpp") == NULL);
+
+    /* Concurrent with in-place growth names the in-place option. */
+    cfg.flags = CF_GROW | CF_CONCURRENT;
+    CHECK_STATUS(cf_config_explain(&cfg, &cli, why, sizeof why, NULL), CF_E_PARAM);
+    CHECK(strstr(why, "--grow=inplace") != NULL);
 
     cfg.flags = CF_GROW;
     cfg.bucket_size = 2;

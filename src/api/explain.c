@@ -322,7 +322,9 @@ static cf_status cf__explain_kind(cf__why *w, const cf_config *cfg) {
         if (cfg->flags != CF_CONCURRENT)
             return cf__say(w, CF_E_PARAM, "%s cannot be combined with %s (yet): choose one",
                            cf__opt(w, CF_OPT_CONCURRENT),
-                           (cfg->flags & CF_GROW)        ? cf__opt(w, CF_OPT_GROW)
+                           (cfg->flags & CF_GROW) ? cf__opt(w, cfg->growth_mode == CF_GROWTH_INPLACE
+                                                                   ? CF_OPT_GROW_INPLACE
+                                                                   : CF_OPT_GROW)
                            : (cfg->flags & CF_SEMI_SORT) ? cf__opt(w, CF_OPT_SEMI_SORT)
                                                          : "other flags");
         cf_config plain = *cfg;
