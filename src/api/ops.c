@@ -18,7 +18,7 @@
  * so moving an item needs only its fingerprint, any nb works, and the
  * partner costs three multiplications.  (Partners in the same 4 KiB block for
  * 3 in 4 items were tried first: a lookup then walks one page, worth ~13% on
- * single lookups at 100M items in a standalone loop (bench/lookup_floor.c);
+ * single lookups at 100M items in a standalone loop (bench/simulations/lookup_floor.c);
  * but the other items need global partners for the table to fill, and
  * mixing the fingerprint, choosing between the two kinds and handling the
  * table's last block cost ~25 more instructions a lookup, which lost more
