@@ -102,7 +102,7 @@ def growth(r):
     check(bound < 8 / 256, "ip: bound %g under the default ERROR_RATE 2b/2^8" % bound)
     fp = sum(p.execute_command("CF.MEXISTS", "ip", *ABSENT)) / len(ABSENT)
     # The bound is the table's expected FPP once full (2S/nb); what a sample
-    # measures may pass it by its noise (as tests/test_grow_inplace.c allows).
+    # measures may pass it by its noise (as tests/test_inplace.c allows).
     check(fp <= bound * 1.3 + 3e-4, "ip: measured FPP %g near the bound %g" % (fp, bound))
     mem = r.memory_usage("ip")
     check(i["Size"] <= mem <= i["Size"] + 4096, "ip: MEMORY USAGE %d is the table %d and a little"

@@ -1,5 +1,5 @@
 /*
- * test_grow.c -- filters that grow (CF_GROW), run beside an exact model.
+ * test_chain.c -- filters that grow (CF_GROW), run beside an exact model.
  *
  * The claims: no false negatives however far a filter grows (and after
  * deletes), counts are upper bounds, a refused insert (max_bytes, or an
@@ -9,7 +9,7 @@
  * round-trips through memory, files and mappings, and every allocation
  * failure comes back as CF_E_NOMEM with nothing leaked.
  *
- * `test_grow --long` runs the issue's full case: 1,000 items at 1% fed
+ * `test_chain --long` runs the issue's full case: 1,000 items at 1% fed
  * 10,000,000 keys (ctest label "long"); the default run feeds 500,000.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 /*
- * test_grow_ctl.c -- cf_serialize_range on grown filters (version 2), and
+ * test_chain_ctl.c -- cf_serialize_range on grown filters (version 2), and
  * the functions that steer a CF_GROW filter: cf_grow_add_table,
  * cf_grow_set_limits, cf_grow_append, cf_grow_trim.
  */
@@ -208,7 +208,7 @@ static void test_append_and_trim(void) {
     cf_free(g);
     /* A mapped grown filter is read-only to every call here. */
     char path[64];
-    snprintf(path, sizeof path, "/tmp/test_grow_ctl.%ld.cf", (long)getpid());
+    snprintf(path, sizeof path, "/tmp/test_chain_ctl.%ld.cf", (long)getpid());
     REQUIRE(cf_save(f, path) == CF_OK);
     REQUIRE(cf_map(path, NULL, true, &g) == CF_OK);
     CHECK_STATUS(cf_grow_set_limits(g, 0, 0), CF_E_READONLY);

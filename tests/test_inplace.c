@@ -1,5 +1,5 @@
 /*
- * test_grow_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
+ * test_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
  * through many doublings (fingerprints used up included), FPP under the
  * target, deletes, copies, limits, allocation failures, determinism, and
  * the table's own invariants (src/kind/inplace.h).
@@ -902,7 +902,7 @@ static void test_golden(void) {
     FILE *manifest = write ? fopen("data/inplace/bad/MANIFEST", "w") : NULL;
     if (manifest)
         fprintf(manifest, "# file  expected status  # what is wrong (made from "
-                          "good/inplace_w15_c10_k20000.cf by tests/test_grow_inplace.c)\n");
+                          "good/inplace_w15_c10_k20000.cf by tests/test_inplace.c)\n");
     for (size_t i = 0; i < sizeof golden_bads / sizeof golden_bads[0]; i++) {
         const golden_bad *b = &golden_bads[i];
         uint8_t *p;
