@@ -98,7 +98,7 @@ Key = Union[bytes, bytearray, memoryview, str, int]
 def locked(path: Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"], *,
            timeout: "_typing.Optional[float]" = None,
            create: "_typing.Optional[_typing.Dict[str, _typing.Any]]" = None,
-           key: "_typing.Any" = None) -> "_typing.Iterator[CuckooFilter]":
+           key: "_typing.Any" = None) -> "_typing.Iterator[CuckooFilter[_typing.Any]]":
     """Load the filter file at path under its lock, yield it, and save it back.
 
         with cuckoofilter.locked("users.cf") as f:

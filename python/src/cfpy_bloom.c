@@ -229,6 +229,10 @@ static PyMethodDef bloom_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, cfpy_doc_bloom_from_bytes},
     {"__setstate__", (PyCFunction)cfpy_bloom_setstate, METH_O, bloom_setstate_doc},
     {"__reduce__", (PyCFunction)cfpy_bloom_reduce, METH_NOARGS, bloom_reduce_doc},
+    /* CuckooFilter[str] in annotations: the stubs make the types generic in
+     * their key type. */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "See PEP 585 (the type of key the filter takes, for annotations)."},
     {"copy", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
     {"__copy__", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
     {"__deepcopy__", (PyCFunction)cfpy_bloom_deepcopy, METH_O, bloom_deepcopy_doc},

@@ -497,6 +497,10 @@ static PyMethodDef filter_methods[] = {
     {"__exit__", (PyCFunction)filter_exit, METH_VARARGS, exit_doc},
     {"__deepcopy__", (PyCFunction)cfpy_filter_deepcopy, METH_O, deepcopy_doc},
     {"__sizeof__", (PyCFunction)filter_sizeof, METH_NOARGS, sizeof_doc},
+    /* CuckooFilter[str] in annotations: the stubs make the types generic in
+     * their key type. */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "See PEP 585 (the type of key the filter takes, for annotations)."},
     {NULL, NULL, 0, NULL},
 };
 
