@@ -71,7 +71,8 @@ static void bloom_dealloc(cfpy_bloom *self) {
 
 int cfpy_bloom_check_open(cfpy_bloom *o) {
     if (o->b != NULL) return 0;
-    PyErr_SetString(PyExc_ValueError, "operation on a closed filter");
+    PyErr_SetString(PyExc_ValueError, "operation on a closed filter (close(), or the end of "
+                                      "a `with` block on it, released its table)");
     return -1;
 }
 
@@ -194,11 +195,11 @@ PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\n"
 PyDoc_STRVAR(bloom_close_doc,
              "close($self)\n--\n\n"
              "Release the bits now (unmap a mapped filter's file); later calls raise\n"
-             "ValueError.  Also what `with BloomFilter.map(path) as m:` does at the\n"
-             "end of the block.  Closing twice is fine.");
+             "ValueError.  Also what the end of a `with` block on the filter does,\n"
+             "mapped or in memory.  Closing twice is fine.");
 PyDoc_STRVAR(bloom_enter_doc, "__enter__($self)\n--\n\nReturns self.");
-PyDoc_STRVAR(bloom_exit_doc,
-             "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCalls close().");
+PyDoc_STRVAR(bloom_exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\n"
+                             "Calls close(), for an in-memory filter too (as io.BytesIO's does).");
 PyDoc_STRVAR(bloom_bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
 PyDoc_STRVAR(bloom_reduce_doc,
              "__reduce__($self)\n--\n\n"
@@ -266,7 +267,11 @@ PyDoc_STRVAR(bloom_doc,
              "  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
              "  seed        hash seed\n"
              "  key         a function applied to every key (as CuckooFilter's key=)\n\n"
-             "len() counts adds (duplicates count again).  to_bytes()/from_bytes(),\n"
+             "len() counts adds, duplicates again (a Bloom filter cannot tell a key\n"
+             "it holds from a new one): not the number of distinct keys, and\n"
+             "stats.expected_fpp, computed from it, overstates the FPP after\n"
+             "duplicates.  `with b:` closes b at the end of the block, in memory\n"
+             "or mapped: later calls raise ValueError.  to_bytes()/from_bytes(),\n"
              "save()/load() (paths or file objects), pickling and copy() keep the\n"
              "bits, k, the seed and the count (docs/FORMAT.md, \"Bloom filters\").\n"
              "map() uses a file's pages in place, read-only.\n\n"

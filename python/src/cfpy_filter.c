@@ -63,7 +63,8 @@ void cfpy_wait_idle(cfpy_filter *o) {
 
 int cfpy_check_open(cfpy_filter *o) {
     if (o->f != NULL) return 0;
-    PyErr_SetString(PyExc_ValueError, "operation on a closed filter");
+    PyErr_SetString(PyExc_ValueError, "operation on a closed filter (close(), or the end of "
+                                      "a `with` block on it, released its table)");
     return -1;
 }
 
@@ -437,10 +438,14 @@ PyDoc_STRVAR(copy_method_doc,
              "(writable, also when self is mapped).");
 PyDoc_STRVAR(close_doc, "close($self)\n--\n\n"
                         "Release the table now (unmap a mapped filter's file); later calls raise\n"
-                        "ValueError.  Also what `with CuckooFilter.map(path) as m:` does at the\n"
-                        "end of the block.  Closing twice is fine.");
+                        "ValueError.  Also what the end of a `with` block on the filter does,\n"
+                        "mapped or in memory.  Closing twice is fine.");
 PyDoc_STRVAR(enter_doc, "__enter__($self)\n--\n\nReturns self.");
-PyDoc_STRVAR(exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCalls close().");
+PyDoc_STRVAR(exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\n"
+                       "Calls close(), for an in-memory filter too (as io.BytesIO's does): its\n"
+                       "table is released and later calls raise ValueError.  `with` frees a\n"
+                       "filter's memory at the end of a block; a filter used afterwards is\n"
+                       "not opened with it.");
 PyDoc_STRVAR(capacity_doc, "The items the table holds at the default load for its bucket size:\n"
                            "floor(slots * default_max_load(bucket_size)); at least the capacity\n"
                            "it was created with (default max_load).  Derived from the table, so\n"
@@ -566,6 +571,12 @@ PyDoc_STRVAR(filter_doc,
              "Guarantees: an added key is always found until removed; a failed add\n"
              "(FilterFullError) changes nothing; the same key can be stored up to\n"
              "2 * bucket_size times; same options and operations give the same bytes.\n\n"
+             "len(f) counts the copies stored: add(k) twice stores two (len grows by\n"
+             "2, count(k) >= 2, remove(k) takes one); add_unique(k) adds k only when\n"
+             "it is not found, so a false positive is not added.  len() is not the\n"
+             "number of distinct keys.\n\n"
+             "`with f:` closes f at the end of the block (close()), in memory or\n"
+             "mapped (map()): later calls raise ValueError.\n\n"
              "f == g is True when their bytes are equal (to_bytes(): same parameters,\n"
              "seed, table and statistics).  Filters holding the same keys added in\n"
              "another order can differ (evictions moved other fingerprints), and then\n"
