@@ -218,6 +218,11 @@ PyObject *cfpy_raise_corrupt_file(PyObject *path, cfpy_prefix_reader prefix, con
  * of used bytes and more; what: "CuckooFilter" or "BloomFilter".  NULL. */
 PyObject *cfpy_raise_trailing(size_t len, size_t used, const char *what);
 
+/* This package's spelling of the library's options ("fpp=", "semi_sort=True"),
+ * for the library's sentences that explain a refused configuration
+ * (cf_config_explain, cf_bloom_config_explain). */
+extern const cf_option_names cfpy_option_names;
+
 /* Builds CuckooFilter's config from the constructor's arguments and
  * creates the filter, explaining a refusal by naming the option and why
  * (cfpy_options.c).  Returns NULL with the exception set. */

@@ -7,6 +7,63 @@
  */
 #include "cfpy.h"
 
+/* An allocator that allocates as cfpy_allocator does and remembers the size
+ * of the request that failed: the size a MemoryError reports is the one the
+ * library asked for (nothing recomputed here). */
+typedef struct failed_size {
+    size_t size;
+} failed_size;
+
+static void *probe_alloc(void *ctx, size_t size) {
+    void *p = PyMem_RawMalloc(size);
+    if (p == NULL) ((failed_size *)ctx)->size = size;
+    return p;
+}
+
+static void *probe_calloc(void *ctx, size_t size) {
+    void *p = PyMem_RawCalloc(1, size);
+    if (p == NULL) ((failed_size *)ctx)->size = size;
+    return p;
+}
+
+static void probe_free(void *ctx, void *p) {
+    (void)ctx;
+    PyMem_RawFree(p);
+}
+
+/* The exception for cf_bloom_new's refusal s of cfg: the library's own
+ * sentence for a refused configuration (cf_bloom_config_explain, in this
+ * package's spelling of the options), the size that could not be allocated
+ * for CF_E_NOMEM. */
+static PyObject *bloom_refused(cf_status s, const cf_bloom_config *cfg) {
+    char detail[400];
+    if (s == CF_E_NOMEM) {
+        failed_size fs = {0};
+        cf_allocator probe = {probe_alloc, probe_free, &fs, probe_calloc, NULL};
+        cf_bloom_config again = *cfg;
+        again.allocator = &probe;
+        cf_bloom *b = NULL;
+        cf_status t;
+        Py_BEGIN_ALLOW_THREADS t = cf_bloom_new(&again, &b);
+        Py_END_ALLOW_THREADS if (t == CF_OK) cf_bloom_free(b); /* memory came back meanwhile */
+        if (fs.size > 0)
+            PyOS_snprintf(detail, sizeof detail,
+                          "a Bloom filter of capacity=%llu, fpp=%g needs %zu bytes (%.4g GiB) "
+                          "for its bits, which could not be allocated",
+                          (unsigned long long)cfg->capacity, cfg->target_fpp, fs.size,
+                          (double)fs.size / (1024.0 * 1024 * 1024));
+        else
+            PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g",
+                          (unsigned long long)cfg->capacity, cfg->target_fpp);
+    } else if (cf_bloom_config_explain(cfg, &cfpy_option_names, detail, sizeof detail, NULL) ==
+               CF_OK) {
+        PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
+                      (unsigned long long)cfg->capacity, cfg->target_fpp,
+                      (unsigned long long)cfg->num_bits, cfg->num_hashes);
+    }
+    return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
+}
+
 static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"capacity", "fpp", "num_bits", "num_hashes", "seed", "key", NULL};
     cf_bloom_config cfg;
@@ -32,12 +89,8 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cf_status s;
     Py_BEGIN_ALLOW_THREADS s = cf_bloom_new(&cfg, &b);
     Py_END_ALLOW_THREADS if (s != CF_OK) {
-        char detail[200];
-        PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
-                      (unsigned long long)cfg.capacity, cfg.target_fpp,
-                      (unsigned long long)cfg.num_bits, cfg.num_hashes);
         Py_XDECREF(key_func);
-        return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
+        return bloom_refused(s, &cfg);
     }
     cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
     if (self == NULL) {
