@@ -152,6 +152,7 @@ class CuckooFilter(Generic[_T]):
         seed: int = ...,
         semi_sort: bool = ...,
         grow: bool | Literal["chain", "inplace"] = ...,
+        growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: None = ...,
     ) -> CuckooFilter[_Key]: ...
@@ -169,6 +170,7 @@ class CuckooFilter(Generic[_T]):
         seed: int = ...,
         semi_sort: bool = ...,
         grow: bool | Literal["chain", "inplace"] = ...,
+        growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: Callable[[_U], _Key],
     ) -> CuckooFilter[_U]: ...
@@ -186,6 +188,7 @@ class CuckooFilter(Generic[_T]):
         seed: int = ...,
         semi_sort: bool = ...,
         grow: bool | Literal["chain", "inplace"] = ...,
+        growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: Callable[[Any], _Key],
     ) -> CuckooFilter[Any]: ...

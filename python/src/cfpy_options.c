@@ -171,6 +171,57 @@ static int parse_grow(PyObject *obj, int *grow, unsigned *mode) {
     return *grow < 0 ? -1 : 0;
 }
 
+/* growth_mode=: cf_config.growth_mode by its constant (cf.GROWTH_CHAIN,
+ * cf.GROWTH_INPLACE) or by the name grow= and the cuckoo command's --grow=
+ * take ("chain", "inplace").  A mode implies grow=True; it must agree with
+ * a grow= given too.  0, or -1 with ValueError / TypeError. */
+static int parse_growth_mode(PyObject *obj, PyObject *grow_obj, int *grow, unsigned *mode) {
+    if (obj == NULL || obj == Py_None) return 0;
+    unsigned want;
+    if (PyUnicode_Check(obj)) {
+        int chain_or_not = PyUnicode_CompareWithASCIIString(obj, "chain");
+        if (chain_or_not != 0 && PyUnicode_CompareWithASCIIString(obj, "inplace") != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "growth_mode=%R: give cf.GROWTH_CHAIN or 'chain' (a chain of tables), "
+                         "or cf.GROWTH_INPLACE or 'inplace' (one table doubled in place)",
+                         obj);
+            return -1;
+        }
+        want = chain_or_not == 0 ? CF_GROWTH_CHAIN : CF_GROWTH_INPLACE;
+    } else if (PyLong_Check(obj) && !PyBool_Check(obj)) {
+        long v = PyLong_AsLong(obj);
+        if (v == -1 && PyErr_Occurred()) PyErr_Clear();
+        if (v != CF_GROWTH_CHAIN && v != CF_GROWTH_INPLACE) {
+            PyErr_Format(PyExc_ValueError,
+                         "growth_mode=%R: give cf.GROWTH_CHAIN (%d) or cf.GROWTH_INPLACE (%d)", obj,
+                         CF_GROWTH_CHAIN, CF_GROWTH_INPLACE);
+            return -1;
+        }
+        want = (unsigned)v;
+    } else {
+        PyErr_Format(PyExc_TypeError,
+                     "growth_mode must be cf.GROWTH_CHAIN, cf.GROWTH_INPLACE, 'chain' or "
+                     "'inplace', not %.100s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (grow_obj != NULL && !*grow) {
+        PyErr_Format(PyExc_ValueError,
+                     "growth_mode=%R with grow=%R: a growth mode is for a filter that grows "
+                     "(leave grow= out, or give grow=True)",
+                     obj, grow_obj);
+        return -1;
+    }
+    if (grow_obj != NULL && PyUnicode_Check(grow_obj) && *mode != want) {
+        PyErr_Format(PyExc_ValueError, "growth_mode=%R contradicts grow=%R: give one of the two",
+                     obj, grow_obj);
+        return -1;
+    }
+    *grow = 1;
+    *mode = want;
+    return 0;
+}
+
 /* The optional flags this build of the library knows; a keyword naming a
  * flag it lacks is refused rather than ignored. */
 static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg) {
@@ -188,8 +239,8 @@ static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg
 cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func) {
     static char *kwlist[] = {"capacity",    "fpp",       "fingerprint_bits", "bucket_size",
                              "num_buckets", "max_kicks", "max_load",         "seed",
-                             "semi_sort",   "grow",      "concurrent",       "key",
-                             NULL};
+                             "semi_sort",   "grow",      "growth_mode",      "concurrent",
+                             "key",         NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
@@ -202,13 +253,15 @@ cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func)
         {"seed", UINT64_MAX, cfg.seed, NULL},
     };
     int semi = 0, grow = 0, conc = 0;
-    PyObject *key = NULL, *grow_obj = NULL;
+    PyObject *key = NULL, *grow_obj = NULL, *mode_obj = NULL;
     *key_func = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpOpO:CuckooFilter", kwlist, &u[0].obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpOOpO:CuckooFilter", kwlist, &u[0].obj,
                                      &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj, &u[4].obj,
-                                     &cfg.max_load, &u[5].obj, &semi, &grow_obj, &conc, &key) ||
+                                     &cfg.max_load, &u[5].obj, &semi, &grow_obj, &mode_obj, &conc,
+                                     &key) ||
         cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0 ||
-        parse_grow(grow_obj, &grow, &cfg.growth_mode) < 0)
+        parse_grow(grow_obj, &grow, &cfg.growth_mode) < 0 ||
+        parse_growth_mode(mode_obj, grow_obj, &grow, &cfg.growth_mode) < 0)
         return NULL;
     cfg.capacity = u[0].value;
     cfg.fingerprint_bits = (unsigned)u[1].value;
