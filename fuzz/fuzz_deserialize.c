@@ -16,6 +16,11 @@
  *     filter it gives answers and accepts writes;
  *   - the file readers agree: the same bytes in a file give the same status
  *     through cf_load and cf_map(verify = true) (Linux: an in-memory file).
+ * The prefix readers (cf_deserialize_prefix, cf_bloom_deserialize_prefix)
+ * get every input too: a status, never a crash; an input the whole-input
+ * reader accepts is read whole; a filter read from a prefix is what the
+ * whole-input reader makes of exactly those bytes; CF_E_TRUNCATED asks for
+ * more than the input, and any other failure is one of the whole input too.
  * The same input also goes to cf_bloom_deserialize, as it is and, when it
  * starts with the Bloom magic, with its trailer recomputed: a status, never
  * a crash; allocations at most the input plus the handle; an accepted
@@ -99,6 +104,24 @@ static void try_files(const uint8_t *data, size_t size, cf_status want) {
 #endif
 }
 
+/* cf_deserialize_prefix on the input whose cf_deserialize status is whole. */
+static void try_prefix(const uint8_t *data, size_t size, cf_status whole) {
+    cf_filter *f = (cf_filter *)&whole, *g = NULL; /* must be overwritten */
+    size_t used = 1;
+    cf_status s = cf_deserialize_prefix(data, size, NULL, &f, &used);
+    CHECK((f != NULL) == (s == CF_OK));
+    if (whole == CF_OK) CHECK(s == CF_OK && used == size);
+    if (s == CF_OK) {
+        CHECK(used <= size && cf_deserialize(data, used, NULL, &g) == CF_OK);
+        CHECK(cf_serialized_size(f) == used && cf_serialized_size(g) == used);
+    } else {
+        CHECK(s == CF_E_TRUNCATED ? used > size : used == 0);
+        CHECK(whole != CF_OK);
+    }
+    cf_free(g);
+    cf_free(f);
+}
+
 static void try_one(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
     cf_allocator a = {count_alloc, count_free, &c, NULL, NULL};
@@ -110,6 +133,7 @@ static void try_one(const uint8_t *data, size_t size) {
     size_t handles = size >= 10 && get_le(data + 8, 2) == 2 ? 64 * 1024 : 0;
     CHECK(c.peak <= size + 8 + (max_kicks + 16) * 16 + 4096 + handles);
     try_files(data, size, s);
+    try_prefix(data, size, s);
     if (s != CF_OK) {
         CHECK(f == NULL);
         CHECK(c.live == 0);
@@ -175,6 +199,25 @@ static void try_bloom_files(const uint8_t *data, size_t size, cf_status want) {
 #endif
 }
 
+/* cf_bloom_deserialize_prefix on the input whose cf_bloom_deserialize
+ * status is whole. */
+static void try_bloom_prefix(const uint8_t *data, size_t size, cf_status whole) {
+    cf_bloom *b = (cf_bloom *)&whole, *c = NULL; /* must be overwritten */
+    size_t used = 1;
+    cf_status s = cf_bloom_deserialize_prefix(data, size, NULL, &b, &used);
+    CHECK((b != NULL) == (s == CF_OK));
+    if (whole == CF_OK) CHECK(s == CF_OK && used == size);
+    if (s == CF_OK) {
+        CHECK(used <= size && cf_bloom_deserialize(data, used, NULL, &c) == CF_OK);
+        CHECK(cf_bloom_serialized_size(b) == used);
+    } else {
+        CHECK(s == CF_E_TRUNCATED ? used > size : used == 0);
+        CHECK(whole != CF_OK);
+    }
+    cf_bloom_free(c);
+    cf_bloom_free(b);
+}
+
 /* The input as a Bloom filter's image (docs/FORMAT.md, "Bloom filters"). */
 static void try_bloom(const uint8_t *data, size_t size) {
     counting c = {0, 0, 0};
@@ -183,6 +226,7 @@ static void try_bloom(const uint8_t *data, size_t size) {
     cf_status s = cf_bloom_deserialize(data, size, &a, &b);
     CHECK(c.peak <= size + 4096); /* the bits (less than the input) and the handle */
     try_bloom_files(data, size, s);
+    try_bloom_prefix(data, size, s);
     if (s != CF_OK) {
         CHECK(b == NULL);
         CHECK(c.live == 0);

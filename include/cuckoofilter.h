@@ -131,7 +131,8 @@ extern "C" {
     X(CF_E_TOO_LARGE, -12, "size overflows or exceeds what this machine can address")    \
     X(CF_E_READONLY, -13, "filter is read-only")                                         \
     X(CF_E_NOT_REGULAR, -14, "not a regular file (a directory, FIFO, device or socket)") \
-    X(CF_E_LOCKED, -15, "file is locked by another writer")
+    X(CF_E_LOCKED, -15, "file is locked by another writer")                              \
+    X(CF_E_TRAILING, -16, "trailing bytes after the filter")
 
 typedef enum cf_status {
 #define CF_STATUS_ENUM_(name, value, msg) name = value,
@@ -895,6 +896,21 @@ CF_API cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *d
 CF_API cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a,
                                 cf_filter **out);
 
+/* Reads the filter at the start of len bytes at src, which may go on after
+ * it (filters written one after another to one stream or file): exactly as
+ * cf_deserialize of the filter's own bytes, the length its header (or a
+ * grown filter's record headers) gives, and *used receives that length.
+ * A caller that wants the input to hold one filter and nothing else treats
+ * *used < len as CF_E_TRAILING (cf_deserialize itself says CF_E_CORRUPT).
+ * On CF_E_TRUNCATED, *used is how long the input must be before the call
+ * can say more: never more than the filter's length, so a reader of a pipe
+ * that reads up to *used bytes and calls again reads exactly one filter
+ * and nothing of what follows it (an empty input asks for the first
+ * header).  Returns CF_OK, CF_E_PARAM (out, src or used NULL), CF_E_TRUNCATED,
+ * or as cf_deserialize; *used is 0 for every other status. */
+CF_API cf_status cf_deserialize_prefix(const void *src, size_t len, const cf_allocator *a,
+                                       cf_filter **out, size_t *used);
+
 /* Writes f to path atomically: a temporary file in the same directory,
  * fsync, rename, fsync of the directory.  On failure the old file (if any)
  * is untouched and no temporary file is left.  A symbolic link at path is
@@ -1100,6 +1116,14 @@ CF_API cf_status cf_bloom_serialize(const cf_bloom *b, void *dst, size_t cap, si
  *   CF_E_NOMEM      an allocation failed (nothing is left allocated). */
 CF_API cf_status cf_bloom_deserialize(const void *src, size_t len, const cf_allocator *a,
                                       cf_bloom **out);
+
+/* cf_deserialize_prefix for a Bloom filter: reads the Bloom image at the
+ * start of len bytes at src (as cf_bloom_deserialize of exactly its bytes),
+ * *used its length; on CF_E_TRUNCATED, *used is how long the input must be
+ * before the call can say more, never more than the image.  *used is 0 for
+ * every other failure. */
+CF_API cf_status cf_bloom_deserialize_prefix(const void *src, size_t len, const cf_allocator *a,
+                                             cf_bloom **out, size_t *used);
 
 /* Writes b to path atomically, as cf_save writes a cuckoo filter (a
  * temporary file in the same directory, fsync, rename, fsync of the

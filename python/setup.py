@@ -3,8 +3,11 @@ sources (src/sources.txt, the list CMake reads) are compiled into it (no
 libcuckoofilter needs to be installed), with libxxhash-dev's header (used
 header-only)."""
 
+import atexit
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -51,8 +54,19 @@ def library_version():
     return re.search(r'#define CF_VERSION_STRING "([^"]+)"', header).group(1)
 
 
+def scratch_options():
+    """setuptools' scratch (build/, cuckoofilter.egg-info/) in a temporary
+    directory removed when this process ends, not in the source tree: pip
+    builds in place.  Options given on the command line still win."""
+    scratch = tempfile.mkdtemp(prefix="cfpy-setup-")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    return {"build": {"build_base": os.path.join(scratch, "build")},
+            "egg_info": {"egg_base": scratch}}
+
+
 setup(
     version=library_version(),
+    options=scratch_options(),
     cmdclass={"build_ext": build_ext_with_library},
     ext_modules=[
         Extension(

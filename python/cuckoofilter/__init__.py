@@ -27,7 +27,8 @@ nothing changed), FormatError (bytes or a file that are not a valid filter;
 also a ValueError), ReadOnlyError (a write to a mapped filter) and
 LockedError (another writer held a file's lock; also a TimeoutError).
 Functions: locked (load, change and save a file under the lock every writer
-takes), theoretical_fpp, default_max_load, bloom_optimal_k.
+takes), key_bytes (the bytes a key is hashed as), theoretical_fpp,
+default_max_load, bloom_optimal_k.
 One filter spread over a Redis Cluster (the library's Redis module on each
 node): cuckoofilter.redis.ShardedFilter (docs/REDIS.md, "Sharded filters").
 """
@@ -82,6 +83,7 @@ from ._cuckoofilter import (
     Stats,
     bloom_optimal_k,
     default_max_load,
+    key_bytes,
     library_version,
     theoretical_fpp,
 )
@@ -96,7 +98,7 @@ Key = Union[bytes, bytearray, memoryview, str, int]
 def locked(path: Union[str, bytes, "_os.PathLike[str]", "_os.PathLike[bytes]"], *,
            timeout: "_typing.Optional[float]" = None,
            create: "_typing.Optional[_typing.Dict[str, _typing.Any]]" = None,
-           key: "_typing.Any" = None) -> "_typing.Iterator[CuckooFilter]":
+           key: "_typing.Any" = None) -> "_typing.Iterator[CuckooFilter[_typing.Any]]":
     """Load the filter file at path under its lock, yield it, and save it back.
 
         with cuckoofilter.locked("users.cf") as f:
@@ -148,6 +150,7 @@ __all__ = [
     "theoretical_fpp",
     "default_max_load",
     "bloom_optimal_k",
+    "key_bytes",
     "library_version",
     "SEMI_SORT",
     "GROW",

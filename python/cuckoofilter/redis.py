@@ -18,6 +18,11 @@ clients in other languages.
     >>> "alice" in f, f.contains_many(["bob", "mallory"])
     (True, [True, False])
 
+Items are keys as in a local CuckooFilter, turned into the same bytes
+(``cuckoofilter.key_bytes``): bytes, bytearray, memoryview, str (UTF-8) or
+int (8 bytes little-endian), so 5 and "5" are two items and "5" and b"5"
+one, and anything else (1.5, None) is a TypeError, as locally.
+
 Works with redis-py's ``RedisCluster`` and with a plain ``Redis`` (every
 shard on one server).  Bulk calls group the items per shard, send one
 CF.INSERT / CF.MEXISTS per shard (in pieces of at most ``batch`` items), in
@@ -36,7 +41,7 @@ confirm that many replicas are reported in ``ShardError.not_stored`` too.
 import concurrent.futures
 import math
 
-from . import CuckooFilter
+from . import CuckooFilter, key_bytes
 
 FORMAT = "cuckoofilter.sharded"
 FORMAT_VERSION = 1
@@ -159,7 +164,9 @@ class ShardedFilter:
         self.client = client
         self.name = name.encode() if isinstance(name, str) else bytes(name)
         self.batch = batch
-        self._encode = client.get_encoder().encode
+        # A local filter's key bytes, not redis-py's encoder (which sends 5
+        # as b"5" and takes floats).
+        self._encode = key_bytes
         meta = {_text(k): v for k, v in client.hgetall(self.name).items()}
         if not meta:
             raise KeyError("no sharded filter %r (its metadata key is missing)" % name)
@@ -399,8 +406,17 @@ class ShardedFilter:
         return stored
 
     def remove(self, item):
-        """Removes one copy of item (CF.DEL); True if one was removed.  Only
-        remove items that were added (as with any cuckoo filter)."""
+        """Removes one copy of item (CF.DEL), as CuckooFilter.remove does:
+        KeyError when its shard holds no matching fingerprint.  Only remove
+        items that were added: a filter stores fingerprints, so removing an
+        item never added can remove another's (a false negative)."""
+        if not self.unsafe_discard(item):
+            raise KeyError(item)
+
+    def unsafe_discard(self, item):
+        """Removes one copy of item if its shard holds a matching
+        fingerprint; returns whether it did (CuckooFilter.unsafe_discard):
+        safe only for items that were added."""
         b = self._encode(item)
         key = self.keys[self.router.shard(b)]
         return bool(self.client.execute_command("CF.DEL", key, b))

@@ -193,6 +193,36 @@ PyObject *cfpy_bloom_richcompare(PyObject *a, PyObject *b, int op);
 extern const char cfpy_doc_bloom_to_bytes[], cfpy_doc_bloom_from_bytes[], cfpy_doc_bloom_save[],
     cfpy_doc_bloom_load[], cfpy_doc_bloom_map[];
 
+/* Reads one filter from the binary file object file and nothing after it
+ * (cfpy_stream.c): prefix is cf_deserialize_prefix or
+ * cf_bloom_deserialize_prefix behind one signature.  Returns -1 with an
+ * exception (read() raised or returned no bytes object), or 0 with the
+ * library's *status (CF_E_TRUNCATED also when the file ended first), the
+ * filter in *out on CF_OK (out NULL: prefix frees it), and in *got the
+ * bytes read. */
+typedef cf_status (*cfpy_prefix_reader)(const void *src, size_t len, void **out, size_t *used);
+int cfpy_read_one(PyObject *file, cfpy_prefix_reader prefix, void **out, cf_status *status,
+                  size_t *got);
+/* Raises for cfpy_read_one's status s (not CF_OK) after got bytes: EOFError
+ * when the file object was at its end before the first byte, else
+ * cfpy_raise's exception (what appears after its message: detail, and for
+ * a file that ended early, where).  Returns NULL. */
+PyObject *cfpy_raise_read_one(cf_status s, size_t got, const char *detail);
+/* The exception for a file the library's loader called corrupt (CF_E_CORRUPT):
+ * FormatError CF_E_TRAILING when the file is a whole valid filter followed
+ * by more bytes (read again with prefix), else FormatError CF_E_CORRUPT;
+ * detail as cfpy_raise's.  NULL. */
+PyObject *cfpy_raise_corrupt_file(PyObject *path, cfpy_prefix_reader prefix, const char *what,
+                                  const char *detail);
+/* FormatError CF_E_TRAILING for a buffer of len bytes that holds a filter
+ * of used bytes and more; what: "CuckooFilter" or "BloomFilter".  NULL. */
+PyObject *cfpy_raise_trailing(size_t len, size_t used, const char *what);
+
+/* This package's spelling of the library's options ("fpp=", "semi_sort=True"),
+ * for the library's sentences that explain a refused configuration
+ * (cf_config_explain, cf_bloom_config_explain). */
+extern const cf_option_names cfpy_option_names;
+
 /* Builds CuckooFilter's config from the constructor's arguments and
  * creates the filter, explaining a refusal by naming the option and why
  * (cfpy_options.c).  Returns NULL with the exception set. */

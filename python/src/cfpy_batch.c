@@ -69,7 +69,7 @@ typedef struct chunk {
 } chunk;
 
 static void chunk_release(chunk *c) {
-    for (size_t i = 0; i < c->n; i++) Py_DECREF(c->owner[i]);
+    for (size_t i = 0; i < c->n; i++) Py_XDECREF(c->owner[i]);
     for (size_t i = 0; i < c->nviews; i++) PyBuffer_Release(&c->views[i]);
     c->n = 0;
     c->nviews = 0;
@@ -105,10 +105,15 @@ static int chunk_init(chunk *c, size_t cap) {
     return -1;
 }
 
-/* Adds the key obj (after key_func, if any) to c; 0, or -1 with an exception. */
+/* Adds the key obj (after key_func, if any; obj is a new reference, which
+ * this takes) to c; 0, or -1 with an exception. */
 static int chunk_push(chunk *c, PyObject *key_func, PyObject *obj) {
-    PyObject *key = cfpy_key_apply(key_func, obj);
-    if (key == NULL) return -1;
+    PyObject *key = obj;
+    if (key_func != NULL) {
+        key = cfpy_key_apply(key_func, obj);
+        Py_DECREF(obj);
+        if (key == NULL) return -1;
+    }
     cfpy_key k;
     if (cfpy_key_get(key, &k) < 0) {
         Py_DECREF(key);
@@ -116,8 +121,13 @@ static int chunk_push(chunk *c, PyObject *key_func, PyObject *obj) {
     }
     size_t i = c->n;
     if (k.ptr == k.word) {
+        /* An int's 8 bytes are copied: the object can go now, while it is
+         * in the cache (releasing a chunk's ints after the library's work
+         * missed it: 65,536 objects spread over the heap). */
         memcpy(c->word[i], k.word, 8);
         k.ptr = c->word[i];
+        Py_DECREF(key);
+        key = NULL;
     } else if (k.view.obj != NULL) {
         if (c->views == NULL) c->views = PyMem_Malloc(c->cap * sizeof(Py_buffer));
         if (c->views == NULL) {
@@ -130,20 +140,41 @@ static int chunk_push(chunk *c, PyObject *key_func, PyObject *obj) {
     }
     c->ptr[i] = k.ptr;
     c->len[i] = k.len;
-    c->owner[i] = key; /* keeps the bytes alive */
+    c->owner[i] = key; /* keeps the bytes alive (NULL: copied) */
     c->n = i + 1;
     return 0;
 }
 
+/* Where a call's keys come from: a list or tuple read in place by index
+ * (no iterator: PyIter_Next per key was a tenth of contains_many's time
+ * over 1M ints), or any other iterable's iterator. */
+typedef struct source {
+    PyObject *seq; /* an exact list or tuple, else NULL */
+    Py_ssize_t at; /* the next index in seq */
+    PyObject *it;  /* the iterator when seq is NULL */
+} source;
+
+/* The next key (a new reference), or NULL at the end or with an exception.
+ * A list is read by index with its size checked each time: a key function,
+ * or another thread between chunks, may change it (the list iterator does
+ * the same). */
+static PyObject *source_next(source *src) {
+    if (src->seq == NULL) return PyIter_Next(src->it);
+    if (PyList_CheckExact(src->seq)) {
+        if (src->at >= PyList_GET_SIZE(src->seq)) return NULL;
+        return Py_NewRef(PyList_GET_ITEM(src->seq, src->at++));
+    }
+    if (src->at >= PyTuple_GET_SIZE(src->seq)) return NULL;
+    return Py_NewRef(PyTuple_GET_ITEM(src->seq, src->at++));
+}
+
 /* Reads up to c->cap keys; returns how many, or -1 with an exception.
  * c is empty on entry. */
-static Py_ssize_t chunk_fill(chunk *c, PyObject *key_func, PyObject *it) {
+static Py_ssize_t chunk_fill(chunk *c, PyObject *key_func, source *src) {
     while (c->n < c->cap) {
-        PyObject *obj = PyIter_Next(it);
+        PyObject *obj = source_next(src);
         if (obj == NULL) break;
-        int r = chunk_push(c, key_func, obj);
-        Py_DECREF(obj);
-        if (r < 0) return -1;
+        if (chunk_push(c, key_func, obj) < 0) return -1;
     }
     if (PyErr_Occurred()) return -1;
     return (Py_ssize_t)c->n;
@@ -225,10 +256,13 @@ static PyObject *raise_full(cf_status s, size_t inserted, const char *detail) {
 typedef struct batch {
     cfpy_filter *filter;
     cfpy_bloom *bloom;
-    bool lookup;       /* contains_many(), else update() */
-    size_t inserted;   /* update(): the keys of this call that went in */
-    PyObject *answers; /* contains_many(): the list so far; NULL before the first run */
-    bool contended;    /* taking the GIL back after a run waited for another thread */
+    bool lookup;     /* contains_many(), else update() */
+    size_t inserted; /* update(): the keys of this call that went in */
+    /* contains_many(): every answer so far, a byte each (the list is made
+     * once, at the end: appending to it run by run cost 4% of the call). */
+    bool *answers;
+    size_t nanswers, answers_cap;
+    bool contended; /* taking the GIL back after a run waited for another thread */
 } batch;
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -238,18 +272,35 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Adds n lookup answers to b's list (made by the first run, of its size). */
+/* Adds n lookup answers to b's. */
 static int add_answers(batch *b, const bool *found, size_t n) {
-    if (b->answers == NULL) {
-        b->answers = PyList_New((Py_ssize_t)n);
-        if (b->answers == NULL) return -1;
-        for (size_t i = 0; i < n; i++)
-            PyList_SET_ITEM(b->answers, (Py_ssize_t)i, Py_NewRef(found[i] ? Py_True : Py_False));
-        return 0;
+    if (n == 0) return 0;
+    if (n > b->answers_cap - b->nanswers) {
+        size_t cap = b->answers_cap ? b->answers_cap : 1;
+        while (cap - b->nanswers < n) cap *= 2;
+        bool *grown = PyMem_Realloc(b->answers, cap * sizeof(bool));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->answers = grown;
+        b->answers_cap = cap;
     }
-    for (size_t i = 0; i < n; i++)
-        if (PyList_Append(b->answers, found[i] ? Py_True : Py_False) < 0) return -1;
+    memcpy(b->answers + b->nanswers, found, n * sizeof(bool));
+    b->nanswers += n;
     return 0;
+}
+
+/* contains_many()'s list of b's answers, and b's buffer freed (also when
+ * failed is set: then NULL). */
+static PyObject *answers_list(batch *b, bool failed) {
+    PyObject *list = failed ? NULL : PyList_New((Py_ssize_t)b->nanswers);
+    if (list != NULL)
+        for (size_t i = 0; i < b->nanswers; i++)
+            PyList_SET_ITEM(list, (Py_ssize_t)i, Py_NewRef(b->answers[i] ? Py_True : Py_False));
+    PyMem_Free(b->answers);
+    b->answers = NULL;
+    return list;
 }
 
 /* The library's part of a run, with the GIL released (and, for a mapped
@@ -403,8 +454,12 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
     }
     Py_ssize_t hint = PyObject_LengthHint(iterable, CFPY_CHUNK_FIRST);
     if (hint < 0) return -1;
-    PyObject *it = PyObject_GetIter(iterable);
-    if (it == NULL) return -1;
+    source src = {NULL, 0, NULL};
+    if (PyList_CheckExact(iterable) || PyTuple_CheckExact(iterable))
+        src.seq = Py_NewRef(iterable);
+    else if ((src.it = PyObject_GetIter(iterable)) == NULL)
+        return -1;
+    PyObject *it = src.seq != NULL ? src.seq : src.it; /* the reference to drop */
     chunk c;
     if (chunk_init(&c, hint < 16 ? 16 : hint < CFPY_CHUNK ? (size_t)hint : CFPY_CHUNK) < 0) {
         Py_DECREF(it);
@@ -412,7 +467,7 @@ static int batch_keys(batch *b, PyObject *iterable, PyObject *key_func) {
     }
     int r = 0;
     for (;;) {
-        Py_ssize_t n = chunk_fill(&c, key_func, it);
+        Py_ssize_t n = chunk_fill(&c, key_func, &src);
         if (n > 0) r = batch_run(b, &c, NULL, c.n, c.found);
         chunk_release(&c);
         if (n < 0) r = -1;
@@ -488,11 +543,8 @@ const char cfpy_doc_contains_many[] =
 
 PyObject *cfpy_filter_contains_many(cfpy_filter *self, PyObject *args, PyObject *kw) {
     batch b = {.lookup = true};
-    if (batch_call(self, args, kw, "O|$p:contains_many", &b) < 0) {
-        Py_XDECREF(b.answers);
-        return NULL;
-    }
-    return b.answers != NULL ? b.answers : PyList_New(0);
+    int r = batch_call(self, args, kw, "O|$p:contains_many", &b);
+    return answers_list(&b, r < 0);
 }
 
 /* ------------------------------------------------------------ BloomFilter */
@@ -514,9 +566,6 @@ const char cfpy_doc_bloom_contains_many[] = "contains_many($self, keys, /)\n--\n
 
 PyObject *cfpy_bloom_contains_many(cfpy_bloom *self, PyObject *keys) {
     batch b = {.bloom = self, .lookup = true};
-    if (cfpy_bloom_check_open(self) < 0 || batch_keys(&b, keys, self->key_func) < 0) {
-        Py_XDECREF(b.answers);
-        return NULL;
-    }
-    return b.answers != NULL ? b.answers : PyList_New(0);
+    int r = cfpy_bloom_check_open(self) < 0 ? -1 : batch_keys(&b, keys, self->key_func);
+    return answers_list(&b, r < 0);
 }

@@ -7,6 +7,63 @@
  */
 #include "cfpy.h"
 
+/* An allocator that allocates as cfpy_allocator does and remembers the size
+ * of the request that failed: the size a MemoryError reports is the one the
+ * library asked for (nothing recomputed here). */
+typedef struct failed_size {
+    size_t size;
+} failed_size;
+
+static void *probe_alloc(void *ctx, size_t size) {
+    void *p = PyMem_RawMalloc(size);
+    if (p == NULL) ((failed_size *)ctx)->size = size;
+    return p;
+}
+
+static void *probe_calloc(void *ctx, size_t size) {
+    void *p = PyMem_RawCalloc(1, size);
+    if (p == NULL) ((failed_size *)ctx)->size = size;
+    return p;
+}
+
+static void probe_free(void *ctx, void *p) {
+    (void)ctx;
+    PyMem_RawFree(p);
+}
+
+/* The exception for cf_bloom_new's refusal s of cfg: the library's own
+ * sentence for a refused configuration (cf_bloom_config_explain, in this
+ * package's spelling of the options), the size that could not be allocated
+ * for CF_E_NOMEM. */
+static PyObject *bloom_refused(cf_status s, const cf_bloom_config *cfg) {
+    char detail[400];
+    if (s == CF_E_NOMEM) {
+        failed_size fs = {0};
+        cf_allocator probe = {probe_alloc, probe_free, &fs, probe_calloc, NULL};
+        cf_bloom_config again = *cfg;
+        again.allocator = &probe;
+        cf_bloom *b = NULL;
+        cf_status t;
+        Py_BEGIN_ALLOW_THREADS t = cf_bloom_new(&again, &b);
+        Py_END_ALLOW_THREADS if (t == CF_OK) cf_bloom_free(b); /* memory came back meanwhile */
+        if (fs.size > 0)
+            PyOS_snprintf(detail, sizeof detail,
+                          "a Bloom filter of capacity=%llu, fpp=%g needs %zu bytes (%.4g GiB) "
+                          "for its bits, which could not be allocated",
+                          (unsigned long long)cfg->capacity, cfg->target_fpp, fs.size,
+                          (double)fs.size / (1024.0 * 1024 * 1024));
+        else
+            PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g",
+                          (unsigned long long)cfg->capacity, cfg->target_fpp);
+    } else if (cf_bloom_config_explain(cfg, &cfpy_option_names, detail, sizeof detail, NULL) ==
+               CF_OK) {
+        PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
+                      (unsigned long long)cfg->capacity, cfg->target_fpp,
+                      (unsigned long long)cfg->num_bits, cfg->num_hashes);
+    }
+    return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
+}
+
 static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"capacity", "fpp", "num_bits", "num_hashes", "seed", "key", NULL};
     cf_bloom_config cfg;
@@ -32,12 +89,8 @@ static PyObject *bloom_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
     cf_status s;
     Py_BEGIN_ALLOW_THREADS s = cf_bloom_new(&cfg, &b);
     Py_END_ALLOW_THREADS if (s != CF_OK) {
-        char detail[200];
-        PyOS_snprintf(detail, sizeof detail, "capacity=%llu, fpp=%g, num_bits=%llu, num_hashes=%u",
-                      (unsigned long long)cfg.capacity, cfg.target_fpp,
-                      (unsigned long long)cfg.num_bits, cfg.num_hashes);
         Py_XDECREF(key_func);
-        return cfpy_raise(s, CFPY_CREATE, detail, 0, NULL);
+        return bloom_refused(s, &cfg);
     }
     cfpy_bloom *self = (cfpy_bloom *)cls->tp_alloc(cls, 0);
     if (self == NULL) {
@@ -71,7 +124,8 @@ static void bloom_dealloc(cfpy_bloom *self) {
 
 int cfpy_bloom_check_open(cfpy_bloom *o) {
     if (o->b != NULL) return 0;
-    PyErr_SetString(PyExc_ValueError, "operation on a closed filter");
+    PyErr_SetString(PyExc_ValueError, "operation on a closed filter (close(), or the end of "
+                                      "a `with` block on it, released its table)");
     return -1;
 }
 
@@ -194,11 +248,11 @@ PyDoc_STRVAR(bloom_add_doc, "add($self, key, /)\n--\n\n"
 PyDoc_STRVAR(bloom_close_doc,
              "close($self)\n--\n\n"
              "Release the bits now (unmap a mapped filter's file); later calls raise\n"
-             "ValueError.  Also what `with BloomFilter.map(path) as m:` does at the\n"
-             "end of the block.  Closing twice is fine.");
+             "ValueError.  Also what the end of a `with` block on the filter does,\n"
+             "mapped or in memory.  Closing twice is fine.");
 PyDoc_STRVAR(bloom_enter_doc, "__enter__($self)\n--\n\nReturns self.");
-PyDoc_STRVAR(bloom_exit_doc,
-             "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCalls close().");
+PyDoc_STRVAR(bloom_exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\n"
+                             "Calls close(), for an in-memory filter too (as io.BytesIO's does).");
 PyDoc_STRVAR(bloom_bytes_doc, "__bytes__($self)\n--\n\nThe same as to_bytes().");
 PyDoc_STRVAR(bloom_reduce_doc,
              "__reduce__($self)\n--\n\n"
@@ -229,6 +283,10 @@ static PyMethodDef bloom_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_CLASS, cfpy_doc_bloom_from_bytes},
     {"__setstate__", (PyCFunction)cfpy_bloom_setstate, METH_O, bloom_setstate_doc},
     {"__reduce__", (PyCFunction)cfpy_bloom_reduce, METH_NOARGS, bloom_reduce_doc},
+    /* CuckooFilter[str] in annotations: the stubs make the types generic in
+     * their key type. */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "See PEP 585 (the type of key the filter takes, for annotations)."},
     {"copy", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
     {"__copy__", (PyCFunction)cfpy_bloom_copy, METH_NOARGS, bloom_copy_doc},
     {"__deepcopy__", (PyCFunction)cfpy_bloom_deepcopy, METH_O, bloom_deepcopy_doc},
@@ -262,7 +320,11 @@ PyDoc_STRVAR(bloom_doc,
              "  num_hashes  0 = the optimal k for num_bits and capacity; else 1..64\n"
              "  seed        hash seed\n"
              "  key         a function applied to every key (as CuckooFilter's key=)\n\n"
-             "len() counts adds (duplicates count again).  to_bytes()/from_bytes(),\n"
+             "len() counts adds, duplicates again (a Bloom filter cannot tell a key\n"
+             "it holds from a new one): not the number of distinct keys, and\n"
+             "stats.expected_fpp, computed from it, overstates the FPP after\n"
+             "duplicates.  `with b:` closes b at the end of the block, in memory\n"
+             "or mapped: later calls raise ValueError.  to_bytes()/from_bytes(),\n"
              "save()/load() (paths or file objects), pickling and copy() keep the\n"
              "bits, k, the seed and the count (docs/FORMAT.md, \"Bloom filters\").\n"
              "map() uses a file's pages in place, read-only.\n\n"

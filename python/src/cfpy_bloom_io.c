@@ -77,23 +77,47 @@ PyObject *cfpy_bloom_to_bytes(cfpy_bloom *self, PyObject *unused) {
     return out;
 }
 
-/* A BloomFilter from a buffer in the Bloom image. */
+/* A BloomFilter from a buffer in the Bloom image, and nothing else: an
+ * image cf_bloom_deserialize calls corrupt which is a whole valid one
+ * followed by more bytes is named as such (the library's prefix reader
+ * says so). */
 static PyObject *from_data(PyObject *cls, PyObject *data, PyObject *key_func) {
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
     cf_bloom *b = NULL;
-    cf_status s = cf_bloom_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &b);
+    size_t len = (size_t)view.len, used = 0;
+    cf_status s = cf_bloom_deserialize(view.buf, len, &cfpy_allocator, &b);
+    if (s == CF_E_CORRUPT &&
+        cf_bloom_deserialize_prefix(view.buf, len, &cfpy_allocator, &b, &used) == CF_OK) {
+        cf_bloom_free(b);
+        s = CF_E_TRAILING;
+    }
     PyBuffer_Release(&view);
+    if (s == CF_E_TRAILING) return cfpy_raise_trailing(len, used, "BloomFilter");
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, read_detail, 0, NULL);
     return wrap((PyTypeObject *)cls, b, key_func, NULL);
+}
+
+/* cf_bloom_deserialize_prefix for cfpy_read_one and cfpy_raise_corrupt_file
+ * (out NULL: the filter is freed). */
+static cf_status read_prefix(const void *src, size_t len, void **out, size_t *used) {
+    cf_bloom *b = NULL;
+    cf_status s = cf_bloom_deserialize_prefix(src, len, &cfpy_allocator, &b, used);
+    if (out != NULL)
+        *out = b;
+    else
+        cf_bloom_free(b);
+    return s;
 }
 
 const char cfpy_doc_bloom_from_bytes[] =
     "from_bytes($type, data, /, *, key=None)\n--\n\n"
     "A Bloom filter rebuilt from data in the library's Bloom image (bytes or\n"
     "any contiguous buffer), validating every field, the bits and the\n"
-    "checksum.  Raises FormatError naming what is wrong (a CuckooFilter's\n"
-    "bytes: bad magic).  key: the key= function (bytes do not record it).";
+    "checksum.  data must hold the filter and nothing else.  Raises\n"
+    "FormatError naming what is wrong (a CuckooFilter's bytes: bad magic;\n"
+    "bytes after a valid filter: CF_E_TRAILING).  key: the key= function\n"
+    "(bytes do not record it).";
 
 PyObject *cfpy_bloom_from_bytes(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"", "key", NULL};
@@ -159,9 +183,11 @@ PyObject *cfpy_bloom_save(cfpy_bloom *self, PyObject *args, PyObject *kw) {
 const char cfpy_doc_bloom_load[] =
     "load($type, file, *, key=None)\n--\n\n"
     "Read and validate a Bloom filter (every field, the bits and the\n"
-    "checksum) from a path or a binary file object (read() to its end).\n"
-    "Raises OSError, or FormatError naming what is wrong.  key: the key=\n"
-    "function (files do not record it).";
+    "checksum) from a path or a binary file object.  From a file object it\n"
+    "reads one filter and nothing after it, so filters saved one after\n"
+    "another to one file come back in turn; EOFError when the file object is\n"
+    "at its end.  Raises OSError, or FormatError naming what is wrong.  key:\n"
+    "the key= function (files do not record it).";
 
 PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"file", "key", NULL};
@@ -171,9 +197,15 @@ PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw) {
         return NULL;
     PyObject *r = NULL;
     if (is_file_object(path, "read")) {
-        PyObject *data = PyObject_CallMethod(path, "read", NULL);
-        r = data != NULL ? from_data(cls, data, key_func) : NULL;
-        Py_XDECREF(data);
+        void *out;
+        cf_status s;
+        size_t got;
+        if (cfpy_read_one(path, read_prefix, &out, &s, &got) < 0)
+            r = NULL;
+        else if (s != CF_OK)
+            r = cfpy_raise_read_one(s, got, read_detail);
+        else
+            r = wrap((PyTypeObject *)cls, out, key_func, NULL);
     } else {
         PyObject *enc = NULL;
         if (PyUnicode_FSConverter(path, &enc)) {
@@ -185,8 +217,11 @@ PyObject *cfpy_bloom_load(PyObject *cls, PyObject *args, PyObject *kw) {
             s = cf_bloom_load(PyBytes_AS_STRING(enc), &cfpy_allocator, &b);
             err = errno;
             Py_END_ALLOW_THREADS Py_DECREF(enc);
-            r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
-                           : wrap((PyTypeObject *)cls, b, key_func, NULL);
+            if (s == CF_E_CORRUPT)
+                r = cfpy_raise_corrupt_file(path, read_prefix, "BloomFilter", read_detail);
+            else
+                r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
+                               : wrap((PyTypeObject *)cls, b, key_func, NULL);
         }
     }
     Py_XDECREF(key_func);
@@ -225,8 +260,11 @@ PyObject *cfpy_bloom_map(PyObject *cls, PyObject *args, PyObject *kw) {
         s = cf_bloom_map(PyBytes_AS_STRING(enc), &cfpy_allocator, &b);
         err = errno;
         Py_END_ALLOW_THREADS Py_DECREF(enc);
-        r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
-                       : wrap((PyTypeObject *)cls, b, key_func, path);
+        if (s == CF_E_CORRUPT)
+            r = cfpy_raise_corrupt_file(path, read_prefix, "BloomFilter", read_detail);
+        else
+            r = s != CF_OK ? cfpy_raise(s, CFPY_READ, read_detail, err, path)
+                           : wrap((PyTypeObject *)cls, b, key_func, path);
     }
     Py_XDECREF(key_func);
     return r;

@@ -28,7 +28,8 @@ static bool is_format_status(cf_status s) {
     case CF_E_VERSION:
     case CF_E_TRUNCATED:
     case CF_E_MAGIC:
-    case CF_E_CHECKSUM: return true;
+    case CF_E_CHECKSUM:
+    case CF_E_TRAILING: return true;
     default: return false;
     }
 }

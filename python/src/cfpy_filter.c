@@ -63,7 +63,8 @@ void cfpy_wait_idle(cfpy_filter *o) {
 
 int cfpy_check_open(cfpy_filter *o) {
     if (o->f != NULL) return 0;
-    PyErr_SetString(PyExc_ValueError, "operation on a closed filter");
+    PyErr_SetString(PyExc_ValueError, "operation on a closed filter (close(), or the end of "
+                                      "a `with` block on it, released its table)");
     return -1;
 }
 
@@ -437,10 +438,14 @@ PyDoc_STRVAR(copy_method_doc,
              "(writable, also when self is mapped).");
 PyDoc_STRVAR(close_doc, "close($self)\n--\n\n"
                         "Release the table now (unmap a mapped filter's file); later calls raise\n"
-                        "ValueError.  Also what `with CuckooFilter.map(path) as m:` does at the\n"
-                        "end of the block.  Closing twice is fine.");
+                        "ValueError.  Also what the end of a `with` block on the filter does,\n"
+                        "mapped or in memory.  Closing twice is fine.");
 PyDoc_STRVAR(enter_doc, "__enter__($self)\n--\n\nReturns self.");
-PyDoc_STRVAR(exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\nCalls close().");
+PyDoc_STRVAR(exit_doc, "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\n"
+                       "Calls close(), for an in-memory filter too (as io.BytesIO's does): its\n"
+                       "table is released and later calls raise ValueError.  `with` frees a\n"
+                       "filter's memory at the end of a block; a filter used afterwards is\n"
+                       "not opened with it.");
 PyDoc_STRVAR(capacity_doc, "The items the table holds at the default load for its bucket size:\n"
                            "floor(slots * default_max_load(bucket_size)); at least the capacity\n"
                            "it was created with (default max_load).  Derived from the table, so\n"
@@ -497,6 +502,10 @@ static PyMethodDef filter_methods[] = {
     {"__exit__", (PyCFunction)filter_exit, METH_VARARGS, exit_doc},
     {"__deepcopy__", (PyCFunction)cfpy_filter_deepcopy, METH_O, deepcopy_doc},
     {"__sizeof__", (PyCFunction)filter_sizeof, METH_NOARGS, sizeof_doc},
+    /* CuckooFilter[str] in annotations: the stubs make the types generic in
+     * their key type. */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "See PEP 585 (the type of key the filter takes, for annotations)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -523,7 +532,8 @@ static PySequenceMethods filter_as_sequence = {
 PyDoc_STRVAR(filter_doc,
              "CuckooFilter(capacity=0, fpp=0.001, *, fingerprint_bits=0, bucket_size=4,\n"
              "             num_buckets=0, max_kicks=500, max_load=0.0, seed=0,\n"
-             "             semi_sort=False, grow=False, concurrent=False, key=None)\n"
+             "             semi_sort=False, grow=False, growth_mode=None, concurrent=False,\n"
+             "             key=None)\n"
              "--\n\n"
              "A cuckoo filter: a set of keys that answers \"may be present\" or \"certainly\n"
              "not\", with no false negatives, a tunable false-positive probability (FPP),\n"
@@ -551,6 +561,9 @@ PyDoc_STRVAR(filter_doc,
              "                    lookups stay at two buckets (bucket_size 4, 16- or\n"
              "                    32-bit slots, no semi_sort).\n"
              "                    stats.growth_mode and stats.doublings say which\n"
+             "  growth_mode       cf_config.growth_mode: cf.GROWTH_CHAIN or\n"
+             "                    cf.GROWTH_INPLACE (or 'chain', 'inplace'); implies\n"
+             "                    grow=True, as grow='inplace' does\n"
              "  concurrent        the library's CF_CONCURRENT; builds whose library\n"
              "                    lacks either flag raise NotImplementedError\n"
              "  key               a function applied to every key before hashing (add,\n"
@@ -562,6 +575,12 @@ PyDoc_STRVAR(filter_doc,
              "Guarantees: an added key is always found until removed; a failed add\n"
              "(FilterFullError) changes nothing; the same key can be stored up to\n"
              "2 * bucket_size times; same options and operations give the same bytes.\n\n"
+             "len(f) counts the copies stored: add(k) twice stores two (len grows by\n"
+             "2, count(k) >= 2, remove(k) takes one); add_unique(k) adds k only when\n"
+             "it is not found, so a false positive is not added.  len() is not the\n"
+             "number of distinct keys.\n\n"
+             "`with f:` closes f at the end of the block (close()), in memory or\n"
+             "mapped (map()): later calls raise ValueError.\n\n"
              "f == g is True when their bytes are equal (to_bytes(): same parameters,\n"
              "seed, table and statistics).  Filters holding the same keys added in\n"
              "another order can differ (evictions moved other fingerprints), and then\n"

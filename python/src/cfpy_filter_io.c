@@ -97,6 +97,18 @@ PyObject *cfpy_filter_save_locked(cfpy_filter *self, const cf_file_lock *lock, P
     return save_path(self, path, lock);
 }
 
+/* cf_deserialize_prefix for cfpy_read_one and
+ * cfpy_raise_corrupt_file (out NULL: the filter is freed). */
+static cf_status read_prefix(const void *src, size_t len, void **out, size_t *used) {
+    cf_filter *f = NULL;
+    cf_status s = cf_deserialize_prefix(src, len, &cfpy_allocator, &f, used);
+    if (out != NULL)
+        *out = f;
+    else
+        cf_free(f);
+    return s;
+}
+
 /* Opens with cf_load or cf_map (verify >= 0), outside the GIL. */
 static PyObject *open_file(PyObject *cls, PyObject *path, int verify, PyObject *key_func) {
     PyObject *enc = encode_path(path);
@@ -113,6 +125,7 @@ static PyObject *open_file(PyObject *cls, PyObject *path, int verify, PyObject *
                    : cf_map(PyBytes_AS_STRING(enc), NULL, verify != 0, &f);
     err = errno;
     Py_END_ALLOW_THREADS Py_DECREF(enc);
+    if (s == CF_E_CORRUPT) return cfpy_raise_corrupt_file(path, read_prefix, "CuckooFilter", NULL);
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, NULL, err, path);
     return cfpy_filter_wrap((PyTypeObject *)cls, f, key_func, verify >= 0 ? path : NULL);
 }
@@ -128,14 +141,15 @@ static PyObject *make_concurrent(PyObject *filter) {
     return cfpy_raise(s, CFPY_READ, NULL, 0, NULL);
 }
 
-static PyObject *from_data(PyObject *cls, PyObject *data, PyObject *key_func);
-
 const char cfpy_doc_load[] =
     "load($type, file, *, concurrent=False, key=None)\n--\n\n"
     "Read and validate a filter (every field, the table's invariants and the\n"
-    "checksum) into memory, from a path or a binary file object (read() to\n"
-    "its end).  Raises OSError, or FormatError naming what is wrong\n"
-    "(truncated, corrupt, bad magic, unknown version, bad checksum).\n"
+    "checksum) into memory, from a path or a binary file object.  From a file\n"
+    "object it reads one filter and nothing after it (read() calls for the\n"
+    "lengths the library asks), so filters saved one after another to one\n"
+    "file come back in turn; EOFError when the file object is at its end.\n"
+    "Raises OSError, or FormatError naming what is wrong (truncated,\n"
+    "corrupt, bad magic, unknown version, bad checksum).\n"
     "concurrent=True makes the loaded filter thread-safe, as\n"
     "CuckooFilter(concurrent=True) is (files do not record it); ValueError for\n"
     "a growing or semi-sorted filter.  key: the key= function (files do not\n"
@@ -150,9 +164,15 @@ PyObject *cfpy_filter_load(PyObject *cls, PyObject *args, PyObject *kw) {
         return NULL;
     PyObject *f;
     if (is_file_object(path, "read")) {
-        PyObject *data = PyObject_CallMethod(path, "read", NULL);
-        f = data != NULL ? from_data(cls, data, key_func) : NULL;
-        Py_XDECREF(data);
+        void *out;
+        cf_status s;
+        size_t got;
+        if (cfpy_read_one(path, read_prefix, &out, &s, &got) < 0)
+            f = NULL;
+        else if (s != CF_OK)
+            f = cfpy_raise_read_one(s, got, NULL);
+        else
+            f = cfpy_filter_wrap((PyTypeObject *)cls, out, key_func, NULL);
     } else {
         f = open_file(cls, path, -1, key_func);
     }
@@ -255,22 +275,38 @@ const char cfpy_doc_from_bytes[] =
     "from_bytes($type, data, /, *, key=None)\n--\n\n"
     "A filter rebuilt from data in the library's file format (bytes or any\n"
     "contiguous buffer), validating every field, the table's invariants and\n"
-    "the checksum.  Raises FormatError naming what is wrong.  key: the key=\n"
-    "function (bytes do not record it).";
+    "the checksum.  data must hold the filter and nothing else.  Raises\n"
+    "FormatError naming what is wrong (status_name CF_E_TRAILING for bytes\n"
+    "after a valid filter).  key: the key= function (bytes do not record\n"
+    "it).";
+
+/* cf_deserialize, except that an input cf_deserialize calls corrupt which
+ * is a whole valid filter followed by more bytes gives CF_E_TRAILING and, in
+ * *used, the filter's length (the library's prefix reader says so). */
+static cf_status deserialize_whole(const void *src, size_t len, cf_filter **out, size_t *used) {
+    cf_status s = cf_deserialize(src, len, &cfpy_allocator, out);
+    if (s != CF_E_CORRUPT) return s;
+    cf_filter *f = NULL;
+    if (cf_deserialize_prefix(src, len, &cfpy_allocator, &f, used) != CF_OK) return s;
+    cf_free(f);
+    return CF_E_TRAILING;
+}
 
 static PyObject *from_data(PyObject *cls, PyObject *data, PyObject *key_func) {
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
     cf_filter *f = NULL;
     cf_status s;
+    size_t len = (size_t)view.len, used = 0;
     if (PyBytes_Check(data)) {
-        Py_BEGIN_ALLOW_THREADS s = cf_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &f);
+        Py_BEGIN_ALLOW_THREADS s = deserialize_whole(view.buf, len, &f, &used);
         Py_END_ALLOW_THREADS
     } else {
         /* Another thread could change a mutable buffer under the reader. */
-        s = cf_deserialize(view.buf, (size_t)view.len, &cfpy_allocator, &f);
+        s = deserialize_whole(view.buf, len, &f, &used);
     }
     PyBuffer_Release(&view);
+    if (s == CF_E_TRAILING) return cfpy_raise_trailing(len, used, "CuckooFilter");
     if (s != CF_OK) return cfpy_raise(s, CFPY_READ, NULL, 0, NULL);
     return cfpy_filter_wrap((PyTypeObject *)cls, f, key_func, NULL);
 }

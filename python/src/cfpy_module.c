@@ -29,7 +29,25 @@ static PyObject *bloom_optimal_k(PyObject *mod, PyObject *args) {
     return PyLong_FromUnsignedLong(cf_bloom_optimal_k(m, n));
 }
 
+static PyObject *key_bytes(PyObject *mod, PyObject *arg) {
+    (void)mod;
+    if (PyBytes_CheckExact(arg)) return Py_NewRef(arg);
+    cfpy_key k;
+    if (cfpy_key_get(arg, &k) < 0) return NULL;
+    PyObject *r = PyBytes_FromStringAndSize(k.ptr, (Py_ssize_t)k.len);
+    cfpy_key_release(&k);
+    return r;
+}
+
 static PyMethodDef module_functions[] = {
+    {"key_bytes", (PyCFunction)key_bytes, METH_O,
+     "key_bytes(key, /)\n--\n\n"
+     "The bytes a key is hashed as, by every filter here, the C library and\n"
+     "the cuckoo command: bytes, bytearray and memoryview as they are, str as\n"
+     "UTF-8, int as 8 bytes little-endian two's complement (-2**63 <= key <\n"
+     "2**64, else OverflowError); TypeError for anything else.  So 5 and \"5\"\n"
+     "are different keys, \"5\" and b\"5\" the same.  cuckoofilter.redis sends\n"
+     "these bytes to Redis."},
     {"theoretical_fpp", (PyCFunction)(void (*)(void))theoretical_fpp, METH_VARARGS | METH_KEYWORDS,
      "theoretical_fpp(fingerprint_bits, bucket_size, load)\n--\n\n"
      "The FPP of a cuckoo table with b-slot buckets and f-bit fingerprints at\n"

@@ -10,12 +10,27 @@ python=$1 scratch=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 rm -rf "$scratch"
 
+# The sources pip reads: python/ and the library's src/ and include/.
+sources() { find "$here" "$here/../src" "$here/../include" "$@" | sort; }
+
 install() {  # install PYTHON VENV_DIR
   "$1" -m venv --system-site-packages "$2"
+  sources >"$2.before"
+  touch "$2.marker"
   PIP_NO_INDEX=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     "$2/bin/pip" install -q --no-build-isolation "$here" >"$2.log" 2>&1 ||
     { echo "pip install with $1 failed:" >&2; cat "$2.log" >&2; exit 1; }
-  # The build leaves nothing in the source tree but its ignored scratch.
+  # The build leaves nothing in the source tree (setuptools' build/ and
+  # *.egg-info go to a temporary directory): no path appeared, no file was
+  # written, also in ones an earlier build left.
+  sources >"$2.after"
+  written=$(sources -type f -newer "$2.marker")
+  if ! diff "$2.before" "$2.after" >"$2.diff" || [ -n "$written" ]; then
+    echo "pip install with $1 left build debris in the source tree:" >&2
+    grep '^>' "$2.diff" >&2 || true
+    [ -z "$written" ] || echo "$written" >&2
+    exit 1
+  fi
   (cd "$scratch" && "$2/bin/python" -c 'import cuckoofilter, sys
 assert "site-packages" in cuckoofilter.__file__, cuckoofilter.__file__
 f = cuckoofilter.CuckooFilter(capacity=1000); f.update(range(500))

@@ -246,3 +246,54 @@ def test_extension_for_another_interpreter_says_so(tmp_path):
     assert r.returncode == 1
     assert "_cuckoofilter.cpython-39-other.so) does not load in" in r.stderr
     assert f"-DPython3_EXECUTABLE={sys.executable}" in r.stderr
+
+
+def _module_level_key(k):
+    return str(k).lower()
+
+
+@pytest.mark.parametrize("cls", [cf.CuckooFilter, cf.BloomFilter])
+def test_pickling_an_unpicklable_key_function_says_so(cls):
+    f = cls(capacity=100, key=lambda k: str(k))
+    f.add("a")
+    with pytest.raises(pickle.PicklingError) as e:
+        pickle.dumps(f)
+    msg = str(e.value)
+    assert f"cannot pickle this cuckoofilter.{cls.__name__}: its key function" in msg
+    assert "<lambda>" in msg and "module's top level" in msg and "from_bytes" in msg
+    assert isinstance(e.value.__cause__, (pickle.PicklingError, AttributeError))
+    # The way out the message gives works, and a module-level key pickles.
+    g = cls.from_bytes(pickle.loads(pickle.dumps(bytes(f))), key=lambda k: str(k))
+    assert "a" in g
+    h = cls(capacity=100, key=_module_level_key)
+    h.add("B")
+    assert "b" in pickle.loads(pickle.dumps(h)) and pickle.loads(pickle.dumps(h)).key is _module_level_key
+
+
+@pytest.mark.parametrize("cls", [cf.CuckooFilter, cf.BloomFilter])
+def test_len_counts_duplicate_adds_as_documented(cls):
+    f = cls(capacity=100)
+    f.add("k")
+    f.add("k")
+    f.update(["k", "j"])
+    assert len(f) == 4  # four adds, two distinct keys
+    if cls is cf.CuckooFilter:
+        assert f.count("k") >= 3
+        f.remove("k")
+        assert len(f) == 3
+        assert f.add_unique("k") is False and len(f) == 3
+        assert "len(f) counts the copies stored" in cls.__doc__
+    else:
+        assert "len() counts adds, duplicates again" in cls.__doc__
+
+
+@pytest.mark.parametrize("cls", [cf.CuckooFilter, cf.BloomFilter])
+def test_with_on_an_in_memory_filter_closes_it_as_documented(cls):
+    with cls(capacity=100) as f:
+        f.add("a")
+        assert "a" in f
+    assert f.closed
+    with pytest.raises(ValueError, match=r"closed filter \(close\(\), or the end of a `with` block"):
+        f.add("b")
+    assert "in-memory filter too" in cls.__exit__.__doc__
+    assert "`with" in cls.__doc__

@@ -102,7 +102,7 @@ def test_bad_bytes_raise_format_error_with_the_status():
     cases = {
         data[:-1]: "CF_E_TRUNCATED",
         data[:5]: "CF_E_TRUNCATED",
-        data + b"\0": "CF_E_CORRUPT",
+        data + b"\0": "CF_E_TRAILING",  # a whole image, then a byte
         b"\x88" + data[1:]: "CF_E_MAGIC",
         data[:8] + b"\x02\x00" + data[10:]: "CF_E_VERSION",
         data[:50] + bytes([data[50] ^ 1]) + data[51:]: "CF_E_CHECKSUM",

@@ -129,3 +129,34 @@ def test_to_bytes_while_other_threads_grow_the_filter():
             t.join()
         assert len(f) == 200_000
     assert failures == []
+
+
+def test_a_list_changed_while_it_is_read():
+    """Lists and tuples are read in place by index (no iterator): a key
+    function that shrinks or grows the list meanwhile ends the call where
+    the list now ends, as a list iterator would, without reading freed
+    items."""
+    keys = [f"k{i}" for i in range(200_000)]
+
+    def shrink(k):
+        if k == "k1000":
+            del keys[5000:]
+        return k
+
+    f = cf.CuckooFilter(capacity=300_000, key=shrink)
+    f.update(keys)
+    assert len(f) == 5000 and all(f.contains_many([f"k{i}" for i in range(5000)]))
+    grown = [1, 2, 3]
+
+    def grow(k):
+        if len(grown) < 100_000:
+            grown.append(len(grown) + 1)
+        return k
+
+    g = cf.CuckooFilter(capacity=200_000, key=grow)
+    g.update(grown)
+    assert len(g) == 100_000  # read to its end as it grew
+    assert cf.CuckooFilter(capacity=10).contains_many(("a", b"b", 3)) == [False] * 3
+    h = cf.CuckooFilter(capacity=100)
+    h.update((1, "two", b"three"))
+    assert h.contains_many((1, "two", b"three", 4)) == [True, True, True, False]

@@ -78,6 +78,50 @@ with cf.CuckooFilter.map("x.cf") as m:
     assert not hasattr(cf.CuckooFilter(capacity=1).stats, "_asdict")
 
 
+def test_stub_types_keys(tmp_path):
+    # Keys are typed: cuckoofilter.Key without key= (f.add(1.5) is a type
+    # error, as it is a TypeError at run time), the key function's argument
+    # with one; the package's own annotations pass --strict too.
+    (tmp_path / "keys_ok.py").write_text("""
+from array import array
+import cuckoofilter as cf
+f = cf.CuckooFilter(capacity=10)
+f.add("a"); f.add(b"b"); f.add(5); f.add(bytearray(b"c")); f.add(memoryview(b"d"))
+f.update(range(3)); f.update(array("Q", [1]), hashes=True)
+found: list[bool] = f.contains_many(["a", 1])
+def point(p: tuple[int, int]) -> str:
+    return f"{p[0]},{p[1]}"
+points = cf.CuckooFilter(capacity=10, key=point)
+points.add((3, 4))
+anything = cf.CuckooFilter(capacity=10, key=lambda p: repr(p))  # a lambda: keys of any type
+anything.add(1.5)
+b: cf.BloomFilter[cf.Key] = cf.BloomFilter.from_bytes(bytes(cf.BloomFilter(capacity=10)))
+b.add("a")
+with cf.locked("f.cf") as locked:
+    locked.add("x")
+g: cf.CuckooFilter[tuple[int, int]] = cf.CuckooFilter.load("f.cf", key=point)
+""")
+    r = run_mypy(["mypy", "--strict", "keys_ok.py"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (tmp_path / "keys_bad.py").write_text(
+        "import cuckoofilter as cf\n"
+        "f = cf.CuckooFilter(capacity=10)\n"
+        "f.add(1.5)\n"
+        "cf.BloomFilter(capacity=10).update([None])\n"
+        "def point(p: tuple[int, int]) -> str:\n"
+        "    return str(p)\n"
+        "cf.CuckooFilter(capacity=10, key=point).add('not a point')\n")
+    r = run_mypy(["mypy", "--strict", "keys_bad.py"], tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert ('keys_bad.py:3: error: Argument 1 to "add" of "CuckooFilter" has incompatible '
+            'type "float"' in r.stdout), r.stdout
+    assert 'keys_bad.py:4: error: List item 0 has incompatible type "None"' in r.stdout
+    assert 'keys_bad.py:7: error: Argument 1 to "add" of "CuckooFilter" has incompatible ' \
+           'type "str"; expected "Tuple[int, int]"' in r.stdout
+    assert "Found 3 errors" in r.stdout
+    assert cf.CuckooFilter[str] is not None  # the generic types subscript at run time too
+
+
 def test_module_docstring_examples():
     failures, tried = doctest.testmod(cf)
     assert tried > 0 and failures == 0

@@ -2,6 +2,7 @@
 
 import errno
 import json
+import re
 import os
 import subprocess
 import sys
@@ -20,42 +21,61 @@ def test_hierarchy():
         assert e.__module__ == "cuckoofilter" and e.__doc__
 
 
+# The sentences are the library's (cf_config_explain, with this package's
+# spelling of the options: the cuckoo CLI prints the same ones with
+# "--fpp "); a few refusals only Python makes (values the library reads as
+# "the default", a capacity beyond num_buckets' slots) are its own.
 @pytest.mark.parametrize("kwargs, why", [
     ({}, r"capacity is required"),
-    ({"capacity": 0}, r"capacity must be at least 1"),
+    ({"capacity": 0}, r"capacity=0 holds nothing: give at least 1"),
     ({"num_buckets": 0}, r"num_buckets must be at least 1"),
-    ({"capacity": 10, "fpp": 0.0}, r"fpp=0 is outside \(0, 1\)"),
-    ({"capacity": 10, "fpp": 1.0}, r"fpp=1 is outside \(0, 1\)"),
-    ({"capacity": 10, "fpp": -1.0}, r"fpp=-1 is outside"),
-    ({"capacity": 10, "fpp": float("nan")}, r"fpp=nan is outside"),
-    ({"capacity": 10, "fpp": 1e-12}, r"fpp=1e-12 with bucket_size=4 needs 43-bit fingerprints "
-                                     r"\(at most 32\); ask for fpp=2.048e-09 or more"),
+    ({"capacity": 10, "fpp": 0.0}, r"fpp=0 is not a probability below 1: give one in \(0, 1\)"),
+    ({"capacity": 10, "fpp": 1.0}, r"fpp=1 is not a probability below 1"),
+    ({"capacity": 10, "fpp": -1.0}, r"fpp=-1 is not a probability"),
+    ({"capacity": 10, "fpp": float("nan")}, r"fpp=nan is not a probability"),
+    ({"capacity": 10, "fpp": 1e-12}, r"fpp=1e-12 needs 43-bit fingerprints with bucket_size=4, "
+                                     r"and they have at most 32: ask for fpp=\S+ or more"),
     ({"capacity": 100, "bucket_size": 8, "fpp": 1e-9},
-     r"fpp=1e-09 with bucket_size=8 needs 34-bit fingerprints"),
-    ({"capacity": 10, "fingerprint_bits": 33}, r"fingerprint_bits=33 is outside 1..32"),
-    ({"capacity": 10, "bucket_size": 3}, r"bucket_size=3 is not one of 1, 2, 4, 8"),
-    ({"capacity": 10, "bucket_size": 16}, r"bucket_size=16 is not one of"),
-    ({"capacity": 10, "max_kicks": 65536}, r"max_kicks=65536 is outside 1..65535"),
-    ({"capacity": 10, "max_kicks": 70000}, r"max_kicks=70000 is outside 1..65535"),
+     r"fpp=1e-09 needs 34-bit fingerprints with bucket_size=8"),
+    ({"capacity": 10, "fingerprint_bits": 33}, r"fingerprint_bits=33 is not a fingerprint width: "
+                                               r"give 1 to 32"),
+    ({"capacity": 10, "bucket_size": 3}, r"bucket_size=3 is not a bucket size: give 1, 2, 4 or 8"),
+    ({"capacity": 10, "bucket_size": 16}, r"bucket_size=16 is not a bucket size"),
+    ({"capacity": 10, "max_kicks": 65536}, r"max_kicks=65536 is above .*give 1 to 65535"),
+    ({"capacity": 10, "max_kicks": 70000}, r"max_kicks=70000 is above"),
     ({"capacity": 10, "max_kicks": 0}, r"max_kicks=0 is outside 1..65535"),
-    ({"capacity": 10, "max_load": 1.5}, r"max_load=1.5 is outside \(0, 1\]"),
-    ({"capacity": 10, "max_load": -0.5}, r"max_load=-0.5 is outside"),
+    ({"capacity": 10, "max_load": 1.5}, r"max_load=1.5 is not a load factor: give one in \(0, 1\]"),
+    ({"capacity": 10, "max_load": -0.5}, r"max_load=-0.5 is not a load factor"),
     ({"capacity": 10, "semi_sort": True, "bucket_size": 8},
-     r"semi_sort=True needs bucket_size=4 .*not 8"),
+     r"semi_sort=True needs bucket_size=4 .*, not 8"),
     ({"capacity": 10, "semi_sort": True, "fingerprint_bits": 20},
-     r"semi_sort=True needs 5..16-bit fingerprints, not fingerprint_bits=20"),
+     r"semi_sort=True needs 5- to 16-bit fingerprints, not fingerprint_bits=20"),
     ({"capacity": 10, "semi_sort": True, "fpp": 1e-6},
-     r"semi_sort=True needs 5..16-bit fingerprints; fpp=1e-06 asks for 23 bits"),
+     r"semi_sort=True needs 5- to 16-bit fingerprints, and fpp=1e-06 asks for 23 .*: ask for "
+     r"fpp=\S+ or more, or leave semi_sort=True out"),
     ({"capacity": 10, "semi_sort": True, "concurrent": True},
-     r"concurrent=True combines with no other.*semi_sort=True"),
+     r"concurrent=True cannot be combined with semi_sort=True"),
     ({"capacity": 10, "grow": True, "concurrent": True},
-     r"concurrent=True combines with no other.*grow=True"),
+     r"concurrent=True cannot be combined with grow=True"),
+    ({"capacity": 10, "grow": "inplace", "semi_sort": True},
+     r"grow='inplace'.*semi_sort=True"),
     ({"capacity": 10**6, "num_buckets": 3},
      r"capacity=1000000 does not fit num_buckets=3 \(12 slots of bucket_size=4\)"),
 ])
 def test_bad_options_name_the_option_and_why(kwargs, why):
     with pytest.raises(ValueError, match=r"^invalid argument \(CF_E_PARAM\): " + why):
         cf.CuckooFilter(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"capacity": 10, "fpp": 1e-12},
+                                    {"capacity": 100, "bucket_size": 8, "fpp": 1e-9},
+                                    {"capacity": 10, "semi_sort": True, "fpp": 1e-6}])
+def test_what_the_refusal_suggests_works(kwargs):
+    with pytest.raises(ValueError) as e:
+        cf.CuckooFilter(**kwargs)
+    suggested = float(re.search(r"ask for fpp=(\S+) or more", str(e.value)).group(1))
+    assert suggested > kwargs["fpp"]
+    cf.CuckooFilter(**dict(kwargs, fpp=suggested))  # as printed, it works
 
 
 def test_capacity_and_num_buckets_that_agree():
@@ -67,9 +87,13 @@ def test_capacity_and_num_buckets_that_agree():
 @pytest.mark.parametrize("name", ["capacity", "fingerprint_bits", "bucket_size", "num_buckets",
                                   "max_kicks", "seed"])
 def test_integer_options_range_and_type(name):
-    with pytest.raises(ValueError, match=name):
+    # The issue's case: capacity=-1 said "must be in 0..2**64-1", as if 0
+    # were allowed (it is refused).  The message says only what is wrong.
+    with pytest.raises(ValueError) as e:
         cf.CuckooFilter(**{"capacity": 10, name: -1})
-    with pytest.raises(ValueError, match=name):
+    assert str(e.value) == f"{name}=-1 is negative"
+    with pytest.raises(ValueError, match=rf"^{name}=18446744073709551616 is above \d+, the "
+                                         rf"largest it takes$"):
         cf.CuckooFilter(**{"capacity": 10, name: 2**64})
     with pytest.raises(TypeError, match=name):
         cf.CuckooFilter(**{"capacity": 10, name: "4"})
@@ -198,12 +222,40 @@ def test_read_only_file_system_says_so(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.cf"]  # nothing left behind
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"capacity": 10, "fpp": 1.0},
-    {"num_bits": 100},                 # no capacity to derive k from
-    {"capacity": 10, "num_hashes": 65},
+@pytest.mark.parametrize("kwargs, why", [
+    # The issue's case: capacity=0 listed every parameter instead of naming it.
+    ({"capacity": 0}, r"capacity=0 holds nothing: give at least 1"),
+    ({}, r"capacity=0 holds nothing"),
+    ({"capacity": 10, "fpp": 1.0}, r"fpp=1 is not a probability below 1"),
+    ({"num_bits": 100}, r"num_bits=100 without num_hashes"),  # no capacity to derive k from
+    ({"capacity": 10, "num_hashes": 65}, r"num_hashes=65 is above 64"),
 ])
-def test_bloom_bad_options(kwargs):
-    with pytest.raises(ValueError, match="CF_E_PARAM"):
+def test_bloom_bad_options(kwargs, why):
+    with pytest.raises(ValueError, match=r"^invalid argument \(CF_E_PARAM\): " + why) as e:
         cf.BloomFilter(**kwargs)
+    assert "num_bits=0, num_hashes=0" not in str(e.value)
+
+
+def test_bloom_negative_and_too_large():
+    with pytest.raises(ValueError) as e:
+        cf.BloomFilter(capacity=-1)
+    assert str(e.value) == "capacity=-1 is negative"  # not "0..": 0 is refused too
+    with pytest.raises(ValueError, match=r"CF_E_TOO_LARGE.*capacity=10000000000000000000 at "
+                                         r"fpp=1e-300 needs more than 2\^64 bits"):
+        cf.BloomFilter(capacity=10**19, fpp=1e-300)
+
+
+def test_bloom_memory_error_gives_the_size():
+    # Addressable, but more than any machine here has: the size is the
+    # allocation the library asked for.
+    with pytest.raises(MemoryError) as e:
+        cf.BloomFilter(capacity=10**15, fpp=1e-9)
+    m = re.search(r"^out of memory \(CF_E_NOMEM\): a Bloom filter of capacity=1000000000000000, "
+                  r"fpp=1e-09 needs (\d+) bytes \((\S+) GiB\) for its bits", str(e.value))
+    assert m, str(e.value)
+    size = int(m.group(1))
+    # The same count of bits as a filter the library does make at that fpp
+    # holds per item, within the rounding of one filter's size.
+    small = cf.BloomFilter(capacity=10**6, fpp=1e-9).stats.num_bits
+    assert abs(size * 8 / 10**15 - small / 10**6) < 1e-3
+    assert float(m.group(2)) == pytest.approx(size / 2**30, rel=1e-3)

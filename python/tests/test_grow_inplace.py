@@ -113,10 +113,12 @@ def test_refusals_say_why():
             f | g  # noqa: B018
     cases = [({"bucket_size": 2}, r"grow='inplace' needs bucket_size=4.*not 2"),
              ({"semi_sort": True}, r"grow='inplace' cannot be semi_sort=True"),
-             ({"fingerprint_bits": 12}, r"fingerprint_bits=12: its slots are 15, 16 or 32 bits"),
-             ({"fingerprint_bits": 16, "fpp": 1e-5}, r"fingerprint_bits=16: a full first table"),
-             ({"fpp": 1e-12}, r"grow='inplace' with fpp=1e-12: .*ask for a larger fpp"),
-             ({"concurrent": True}, r"concurrent=True combines with no other.*grow=True")]
+             ({"fingerprint_bits": 12},
+              r"grow='inplace' takes slots of 15, 16 or 32 bits, not fingerprint_bits=12"),
+             ({"fingerprint_bits": 16, "fpp": 1e-5},
+              r"fingerprint_bits=16 with grow='inplace': the first table, filled, would pass"),
+             ({"fpp": 1e-12}, r"fpp=1e-12 is too small for grow='inplace'.*ask for fpp=\S+ or more"),
+             ({"concurrent": True}, r"concurrent=True cannot be combined with grow=True")]
     for kw, message in cases:
         with pytest.raises(ValueError, match=message):
             cf.CuckooFilter(capacity=1000, grow="inplace", **kw)
@@ -151,3 +153,46 @@ def test_the_last_doubling_says_why():
             h.add("same")
     assert "double" not in str(e.value)
     assert h.stats.growth_limit == cf.GROWTH_OPEN
+
+
+@pytest.mark.parametrize("mode", [cf.GROWTH_INPLACE, "inplace"])
+def test_growth_mode_keyword_is_cf_config_growth_mode(mode, cli, tmp_path):
+    """growth_mode= (cf_config.growth_mode) reaches in-place growth as the
+    C config does, implying grow=True; the filter is the one grow='inplace'
+    and the cuckoo command's --grow=inplace make (the same bytes)."""
+    f = cf.CuckooFilter(capacity=1000, fpp=0.01, seed=4, growth_mode=mode)
+    g = cf.CuckooFilter(capacity=1000, fpp=0.01, seed=4, grow=True, growth_mode=mode)
+    h = cf.CuckooFilter(capacity=1000, fpp=0.01, seed=4, grow="inplace")
+    for x in (f, g, h):
+        x.update(range(20_000))
+        assert x.stats.growth_mode == cf.GROWTH_INPLACE and x.stats.doublings > 0
+        assert all(x.contains_many(range(20_000)))
+    assert f == g == h
+    path = tmp_path / "cli.cf"
+    cli("create", path, "--capacity", 1000, "--fpp", 0.01, "--seed", 4, "--grow=inplace")
+    assert cf.CuckooFilter.load(path) == cf.CuckooFilter(capacity=1000, fpp=0.01, seed=4,
+                                                         growth_mode=mode)
+
+
+def test_growth_mode_chain_and_refusals():
+    f = cf.CuckooFilter(capacity=100, growth_mode=cf.GROWTH_CHAIN)
+    f.update(range(5_000))
+    assert f.stats.growth_mode == cf.GROWTH_CHAIN and f.stats.flags & cf.GROW
+    g = cf.CuckooFilter(capacity=100, grow=True)
+    g.update(range(5_000))
+    assert f == g  # the chain grow=True makes
+    assert cf.CuckooFilter(capacity=100, growth_mode=None).stats.flags == 0  # None: no growth
+    cases = [({"growth_mode": 2}, ValueError, r"growth_mode=2: give cf.GROWTH_CHAIN \(0\) or "
+                                             r"cf.GROWTH_INPLACE \(1\)"),
+             ({"growth_mode": "in-place"}, ValueError, r"growth_mode='in-place': give"),
+             ({"growth_mode": 1.0}, TypeError, r"growth_mode must be"),
+             ({"growth_mode": True}, TypeError, r"not bool"),
+             ({"grow": False, "growth_mode": cf.GROWTH_INPLACE}, ValueError,
+              r"with grow=False: a growth mode is for a filter that grows"),
+             ({"grow": "chain", "growth_mode": "inplace"}, ValueError,
+              r"growth_mode='inplace' contradicts grow='chain'"),
+             ({"growth_mode": cf.GROWTH_INPLACE, "semi_sort": True}, ValueError,
+              r"grow='inplace' cannot be semi_sort=True")]
+    for kw, exc, message in cases:
+        with pytest.raises(exc, match=message):
+            cf.CuckooFilter(capacity=100, **kw)

@@ -91,14 +91,15 @@ KEYED = cf.CuckooFilter(capacity=100, key=lambda k: 1 / 0)
 
 
 class Reader:
-    """A file object with read() only (io.BytesIO keeps buffers of its own
+    """A file object with read(n) only (io.BytesIO keeps buffers of its own
     that tracemalloc sees come and go)."""
 
     def __init__(self, data):
         self.data = data
 
-    def read(self):
-        return self.data
+    def read(self, n):
+        chunk, self.data = self.data[:n], self.data[n:]
+        return chunk
 
 
 class Writer:

@@ -18,11 +18,16 @@ ShardedFilter): 3 masters with a replica each on loopback, made by
   5. The same client on a plain Redis (one node), and open/drop.
 Usage: test_redis_sharded.py cuckoo.so  (PYTHONPATH: the built python/)."""
 
+import contextlib
+import io
 import os
+import re
 import signal
+import textwrap
 import sys
 import threading
 import time
+from pathlib import Path
 
 from redis.cluster import RedisCluster
 
@@ -30,12 +35,22 @@ from cfr_clusterlib import Cluster
 from cfr_testlib import SKIP, Server, check, eq, finish, module_path
 
 try:
+    from cuckoofilter import key_bytes as cf_key_bytes
     from cuckoofilter.redis import ShardError, ShardedFilter, key_slot
 except ImportError as e:  # pragma: no cover
     print("SKIP: the cuckoofilter Python package is not built (%s)" % e)
     sys.exit(SKIP)
 
 MOD = module_path()
+
+
+def raised(fn, *args):
+    """The exception fn(*args) raised, or None."""
+    try:
+        fn(*args)
+    except Exception as e:
+        return e
+    return None
 
 
 def items(prefix, n, start=0):
@@ -254,7 +269,18 @@ def plain_redis():
         f = ShardedFilter.create(r, "one", capacity=100000, fpp=0.01, shards=5)
         eq(f.update(items("p", 80000)), 80000, "plain Redis: update")
         eq(f.contains_many(items("p", 80000)).count(False), 0, "plain Redis: no false negatives")
-        check("p:7" in f and f.remove("p:7") and "p:7" not in f, "plain Redis: in / remove")
+        check("p:7" in f, "plain Redis: in")
+        f.remove("p:7")
+        check("p:7" not in f, "plain Redis: remove")
+        err = raised(f.remove, "p:7")
+        check(isinstance(err, KeyError), "remove of an absent item: KeyError, as locally (%r)" % err)
+        check(isinstance(raised(f.add, 1.5), TypeError), "1.5 refused, as locally")
+        f.add(5)
+        check(5 in f and "5" not in f, "5 is 8 bytes, as locally, not the text 5")
+        check(r.execute_command("CF.EXISTS", f.keys[f.router.shard(cf_key_bytes(5))],
+                                (5).to_bytes(8, "little")) == 1,
+              "the shard holds 5's 8 little-endian bytes")
+        f.remove(5)
         f.add(b"\x00\xffbytes")
         check(b"\x00\xffbytes" in f, "plain Redis: binary items")
         eq(len(ShardedFilter(r, "one")), 80000, "plain Redis: open by name, len()")
@@ -275,6 +301,24 @@ def plain_redis():
         eq(r.dbsize(), 0, "nothing left")
 
 
+def readme_example():
+    """docs/REDIS.md's runnable ShardedFilter example (a `python needs-server`
+    block the docs test only compiles), as written, with Debian's redis-py,
+    its redis.Redis() pointed at this test's server."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "REDIS.md").read_text()
+    blocks = [textwrap.dedent(b) for b in
+              re.findall(r"```python needs-server\n(.*?)```", doc, re.S)
+              if "ShardedFilter" in b and "redis.Redis()" in b]
+    eq(len(blocks), 1, "docs/REDIS.md has one runnable ShardedFilter example")
+    with Server(MOD) as s:
+        code = blocks[0].replace("redis.Redis()", "redis.Redis(port=%d)" % s.port)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "docs/REDIS.md (ShardedFilter)", "exec"), {})
+        print("docs example printed: %s" % out.getvalue().strip())
+        eq(s.client().dbsize(), 0, "the example's drop() left nothing")
+
+
 def phase(name, fn, *args):
     """Runs one part; prints how long it took (for the log, never checked)."""
     t = time.monotonic()
@@ -284,6 +328,7 @@ def phase(name, fn, *args):
 
 def main():
     phase("plain Redis", plain_redis)
+    phase("docs example", readme_example)
     with Cluster(MOD, masters=3, replicas=1) as cluster:
         rc = client_for(cluster)
         phase("2M items over 12 shards", big_filter, rc)

@@ -53,3 +53,24 @@ void cf_bloom_free(cf_bloom *b) {
     cf__bloom_unmap(b);
     cf__bloom_destroy(b);
 }
+
+cf_status cf_bloom_deserialize_prefix(const void *src, size_t len, const cf_allocator *a,
+                                      cf_bloom **out, size_t *used) {
+    if (used != NULL) *used = 0;
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(src == NULL || used == NULL, CF_E_PARAM);
+    /* The header first (its decoder given an input no image reaches once
+     * the header is there: every field checked, the length not compared). */
+    size_t bytes;
+    uint64_t size = CF__BLOOM_HEADER_SIZE;
+    cf_status s = len < CF__BLOOM_HEADER_SIZE
+                      ? cf__bloom_header_decode_prefix(src, len, &bytes, &size)
+                      : cf__bloom_header_decode_prefix(src, UINT64_MAX, &bytes, &size);
+    if (s == CF_OK && size > len) s = CF_E_TRUNCATED;
+    if (s == CF_E_TRUNCATED) *used = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
+    CF__FORWARD_IF_ERROR(s);
+    CF__FORWARD_IF_ERROR(cf__bloom_image_decode(src, (size_t)size, a, out));
+    *used = (size_t)size;
+    return CF_OK;
+}

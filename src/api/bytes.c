@@ -91,3 +91,59 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     }
     CF__NO_OTHER_KIND();
 }
+
+/* How long the filter at the start of the len bytes at in is (CF_OK), or,
+ * on CF_E_TRUNCATED, how long the input must be before more can be said:
+ * the next header to read, or the whole filter once its headers are read.
+ * Every image is longer than a version-1 header, so asking for one first
+ * never reads past a filter.  The headers' decoders are given an input
+ * length no filter reaches (UINT64_MAX) once the header is there: they then
+ * check every field and give the size without comparing it with len. */
+static cf_status cf__image_extent(const uint8_t *in, size_t len, uint64_t *size) {
+    *size = CF__HEADER_SIZE;
+    switch (cf__image_probe(in, len)) {
+    case CF__IMAGE_TABLE: {
+        cf__header h;
+        if (len < CF__HEADER_SIZE) return cf__header_decode_prefix(in, len, &h);
+        CF__FORWARD_IF_ERROR(cf__header_decode_prefix(in, UINT64_MAX, &h));
+        *size = h.total_size;
+        return CF_OK;
+    }
+    case CF__IMAGE_CHAIN: {
+        cf__chain_plan p;
+        CF__FORWARD_IF_ERROR(cf__chain_plan_begin(in, len, &p));
+        for (unsigned k = 0; k < p.tables; k++) {
+            *size = p.end + CF__HEADER_SIZE; /* record k's header */
+            CF__RETURN_IF(len < *size, CF_E_TRUNCATED);
+            CF__FORWARD_IF_ERROR(cf__chain_plan_record(&p, k, in + p.end, UINT64_MAX));
+        }
+        *size = p.end;
+        return CF_OK;
+    }
+    case CF__IMAGE_INPLACE: {
+        cf__inplace_hdr h;
+        *size = CF__INPLACE_HEADER_SIZE;
+        if (len < CF__INPLACE_HEADER_SIZE) return cf__inplace_header_decode_prefix(in, len, &h);
+        CF__FORWARD_IF_ERROR(cf__inplace_header_decode_prefix(in, UINT64_MAX, &h));
+        *size = h.total_size;
+        return CF_OK;
+    }
+    }
+    CF__NO_OTHER_KIND();
+}
+
+cf_status cf_deserialize_prefix(const void *src, size_t len, const cf_allocator *a, cf_filter **out,
+                                size_t *used) {
+    if (used != NULL) *used = 0;
+    CF__RETURN_IF(out == NULL, CF_E_PARAM);
+    *out = NULL;
+    CF__RETURN_IF(src == NULL || used == NULL, CF_E_PARAM);
+    uint64_t size;
+    cf_status s = cf__image_extent(src, len, &size);
+    if (s == CF_OK && size > len) s = CF_E_TRUNCATED;
+    if (s == CF_E_TRUNCATED) *used = size > SIZE_MAX ? SIZE_MAX : (size_t)size;
+    CF__FORWARD_IF_ERROR(s);
+    CF__FORWARD_IF_ERROR(cf_deserialize(src, (size_t)size, a, out));
+    *used = (size_t)size;
+    return CF_OK;
+}

@@ -55,7 +55,8 @@ void cf__bloom_image_encode(const cf_bloom *b, uint8_t *dst) {
                CF__TRAILER_SIZE);
 }
 
-cf_status cf__bloom_header_decode(const uint8_t *in, uint64_t len, size_t *bytes) {
+cf_status cf__bloom_header_decode_prefix(const uint8_t *in, uint64_t len, size_t *bytes,
+                                         uint64_t *total) {
     size_t magic_have = len < sizeof cf__bloom_magic ? (size_t)len : sizeof cf__bloom_magic;
     /* A prefix of the magic is a truncated image; anything else is not one. */
     CF__RETURN_IF(memcmp(in, cf__bloom_magic, magic_have) != 0, CF_E_MAGIC);
@@ -69,8 +70,14 @@ cf_status cf__bloom_header_decode(const uint8_t *in, uint64_t len, size_t *bytes
         CF__RETURN_IF(in[i] != 0, CF_E_CORRUPT);
     CF__FORWARD_IF_ERROR(cf__bloom_bytes(num_bits, bytes));
     CF__RETURN_IF(*bytes > SIZE_MAX - CF__BLOOM_HEADER_SIZE - CF__TRAILER_SIZE, CF_E_TOO_LARGE);
-    uint64_t total = CF__BLOOM_HEADER_SIZE + (uint64_t)*bytes + CF__TRAILER_SIZE;
-    CF__RETURN_IF(len < total, CF_E_TRUNCATED);
+    *total = CF__BLOOM_HEADER_SIZE + (uint64_t)*bytes + CF__TRAILER_SIZE;
+    CF__RETURN_IF(len < *total, CF_E_TRUNCATED);
+    return CF_OK;
+}
+
+cf_status cf__bloom_header_decode(const uint8_t *in, uint64_t len, size_t *bytes) {
+    uint64_t total;
+    CF__FORWARD_IF_ERROR(cf__bloom_header_decode_prefix(in, len, bytes, &total));
     CF__RETURN_IF(len > total, CF_E_CORRUPT); /* trailing bytes */
     return CF_OK;
 }

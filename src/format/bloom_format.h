@@ -36,6 +36,11 @@ uint64_t cf__bloom_checksum(const uint8_t header[CF__BLOOM_HEADER_SIZE], const u
  * of its bit array.  Reads nothing else; allocates nothing. */
 cf_status cf__bloom_header_decode(const uint8_t *header, uint64_t input_len, size_t *bytes);
 
+/* The same for an input that may go on after the image: every check but the
+ * last (input_len may exceed it); *total is the image's length. */
+cf_status cf__bloom_header_decode_prefix(const uint8_t *header, uint64_t input_len, size_t *bytes,
+                                         uint64_t *total);
+
 /* Checks B9 on the bits of the image whose header is header: padding bits
  * 0, at most items * k bits set. */
 cf_status cf__bloom_check_bits(const uint8_t header[CF__BLOOM_HEADER_SIZE], const uint8_t *bits,

@@ -65,9 +65,7 @@ void cf__inplace_header_encode(const cf_filter *f, uint8_t out[CF__INPLACE_HEADE
     cf__put_le(out + CF__INPLACE_OFF_CHECK, (uint32_t)XXH3_64bits(out, CF__INPLACE_OFF_CHECK), 4);
 }
 
-/* Decodes the header of an input of len bytes whose first min(len, 128)
- * are in buf.  Allocates nothing. */
-cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplace_hdr *h) {
+cf_status cf__inplace_header_decode_prefix(const uint8_t *buf, uint64_t len, cf__inplace_hdr *h) {
     memset(h, 0, sizeof *h);
     size_t have = len < CF__INPLACE_HEADER_SIZE ? (size_t)len : CF__INPLACE_HEADER_SIZE;
     size_t magic_have = have < sizeof cf__magic ? have : sizeof cf__magic;
@@ -114,7 +112,12 @@ cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplac
     CF__RETURN_IF(ip->max_bytes != 0 && ip->max_bytes < h->table_bytes, CF_E_CORRUPT);
     CF__RETURN_IF(ip->full > slots || ip->entries > slots || h->items > ip->entries, CF_E_CORRUPT);
     CF__RETURN_IF(len < h->total_size, CF_E_TRUNCATED);
-    CF__RETURN_IF(len > h->total_size, CF_E_CORRUPT);
+    return CF_OK;
+}
+
+cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplace_hdr *h) {
+    CF__FORWARD_IF_ERROR(cf__inplace_header_decode_prefix(buf, len, h));
+    CF__RETURN_IF(len > h->total_size, CF_E_CORRUPT); /* trailing bytes */
     return CF_OK;
 }
 

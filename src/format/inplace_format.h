@@ -27,6 +27,10 @@ void cf__inplace_header_encode(const cf_filter *f, uint8_t out[CF__INPLACE_HEADE
  * min(len, 128) are in buf (checks V1-V6 of FORMAT.md).  Allocates nothing. */
 cf_status cf__inplace_header_decode(const uint8_t *buf, uint64_t len, cf__inplace_hdr *h);
 
+/* The same for an input that may go on after the filter: every check but
+ * the last (len may exceed h->total_size). */
+cf_status cf__inplace_header_decode_prefix(const uint8_t *buf, uint64_t len, cf__inplace_hdr *h);
+
 /* XXH3-64 of the header followed by the table: the trailer. */
 uint64_t cf__inplace_checksum(const uint8_t *header, const uint8_t *table, size_t bytes);
 
