@@ -118,7 +118,7 @@ def test_refusals_say_why():
              ({"fingerprint_bits": 16, "fpp": 1e-5},
               r"fingerprint_bits=16 with grow='inplace': the first table, filled, would pass"),
              ({"fpp": 1e-12}, r"fpp=1e-12 is too small for grow='inplace'.*ask for fpp=\S+ or more"),
-             ({"concurrent": True}, r"concurrent=True cannot be combined with grow=True")]
+             ({"concurrent": True}, r"concurrent=True cannot be combined with grow='inplace'")]
     for kw, message in cases:
         with pytest.raises(ValueError, match=message):
             cf.CuckooFilter(capacity=1000, grow="inplace", **kw)
