@@ -221,6 +221,8 @@ function describe(v) {
 // one after another, and the end offset of each.  The caller frees bytes
 // and ends (L.x.free).
 function packKeys(L, keys) {
+  if (typeof keys === "string" || keys == null || typeof keys[Symbol.iterator] !== "function")
+    throw new TypeError(`cuckoofilter: keys are an array or another iterable of keys, not ${describe(keys)}`);
   const list = Array.isArray(keys) ? keys : Array.from(keys);
   const n = list.length;
   let units = 0, // UTF-16 units and bytes of all keys
