@@ -217,6 +217,10 @@ function describe(v) {
   return typeof v;
 }
 
+// Keys per join in packKeys: joining a whole array of a million strings
+// costs twice as much per key as joining it in parts of this size.
+const PACK_RUN = 4096;
+
 // The keys of a bulk call, packed as cfjs.c wants them: every key's bytes
 // one after another, and the end offset of each.  The caller frees bytes
 // and ends (L.x.free).
@@ -225,9 +229,8 @@ function packKeys(L, keys) {
     throw new TypeError(`cuckoofilter: keys are an array or another iterable of keys, not ${describe(keys)}`);
   const list = Array.isArray(keys) ? keys : Array.from(keys);
   const n = list.length;
-  let units = 0, // UTF-16 units and bytes of all keys
-    cap = 0, // bytes the keys may take in UTF-8 (3 per UTF-16 unit)
-    strings = true;
+  let units = 0, // UTF-16 units of string keys plus bytes of the others
+    cap = 0; // bytes they may take in UTF-8 (up to 3 per UTF-16 unit)
   for (let i = 0; i < n; i++) {
     const k = list[i];
     if (typeof k === "string") {
@@ -236,44 +239,50 @@ function packKeys(L, keys) {
     } else if (k instanceof Uint8Array) {
       units += k.length;
       cap += k.length;
-      strings = false;
     } else
-      throw new TypeError(
-        `cuckoofilter: a key is a string or a Uint8Array, not ${describe(k)} (index ${i})`,
-      );
+      throw new TypeError(`cuckoofilter: a key is a string or a Uint8Array, not ${describe(k)} (index ${i})`);
   }
   const ends = L.alloc(4 * n);
+  // Room for ASCII keys first (a byte per unit, the common case); the
+  // first key that needs more moves the bytes to a buffer of cap bytes.
+  let room = units;
   let bytes = 0;
   try {
-    if (strings) {
-      // Every key ASCII (the common case): one encoding of them all, each
-      // key as many bytes as characters.  (A key that is not takes 2 or
-      // more bytes per unit, so the units would not fit.)
-      bytes = L.alloc(units);
-      const r = encoder.encodeInto(list.join(""), L.mem().subarray(bytes, bytes + units));
-      if (r.written === units && r.read === units) {
-        const e = new Uint32Array(L.mem().buffer, ends, n);
-        let end = 0;
-        for (let i = 0; i < n; i++) e[i] = end += list[i].length;
-        return { n, bytes, ends };
-      }
-      L.x.free(bytes);
-      bytes = 0;
-    }
-    // Key by key (no allocation in the loop: the views stay valid).
-    bytes = L.alloc(cap);
-    const u8 = L.mem();
-    const e = new Uint32Array(u8.buffer, ends, n);
+    bytes = L.alloc(room);
     let end = 0;
-    for (let i = 0; i < n; i++) {
-      const k = list[i];
-      if (typeof k === "string")
-        end += encoder.encodeInto(k, u8.subarray(bytes + end, bytes + cap)).written;
-      else {
-        u8.set(k, bytes + end);
-        end += k.length;
+    for (let from = 0; from < n; from += PACK_RUN) {
+      const to = Math.min(n, from + PACK_RUN);
+      let u8 = L.mem();
+      const e = new Uint32Array(u8.buffer, ends, n);
+      // A run of string keys at once: joined, encoded, and if every
+      // character took one byte, each key's bytes are its characters.
+      let ascii = false;
+      const part = list.slice(from, to);
+      if (part.every((k) => typeof k === "string")) {
+        const run = part.join("");
+        const r = encoder.encodeInto(run, u8.subarray(bytes + end, bytes + room));
+        ascii = r.read === run.length && r.written === run.length;
+        if (ascii) for (let i = from; i < to; i++) e[i] = end += list[i].length;
       }
-      e[i] = end;
+      if (ascii) continue;
+      if (room < cap) {
+        const bigger = L.alloc(cap); // may grow the memory: views renewed below
+        u8 = L.mem();
+        u8.copyWithin(bigger, bytes, bytes + end);
+        L.x.free(bytes);
+        bytes = bigger;
+        room = cap;
+      }
+      const e2 = new Uint32Array(u8.buffer, ends, n);
+      for (let i = from; i < to; i++) {
+        const k = list[i];
+        if (typeof k === "string") end += encoder.encodeInto(k, u8.subarray(bytes + end, bytes + room)).written;
+        else {
+          u8.set(k, bytes + end);
+          end += k.length;
+        }
+        e2[i] = end;
+      }
     }
     return { n, bytes, ends };
   } catch (err) {
