@@ -83,6 +83,22 @@ function imports(get) {
   };
 }
 
+// V8 11 (Node 20 and 21) miscompiles some JavaScript functions into which
+// its optimizing compiler inlined a call into WebAssembly: CuckooFilter.add,
+// optimized while adding string and Uint8Array keys, then given a number,
+// crashed Node with SIGSEGV instead of throwing TypeError
+// (tests/v8_inline_check.mjs, every run).  Turning that inlining off, before
+// any of this file's functions is optimized, avoids it; it costs the
+// single-key calls a few nanoseconds, in this process only, and other
+// engines are left alone.  (Code-level detours did not help: a call site
+// that sees every export, a type check first.)
+async function avoidV8Bug() {
+  const node = typeof process === "object" && process.versions && process.versions.node;
+  if (!node || !/^11\./.test(process.versions.v8 || "")) return;
+  const v8 = await import("node:v8");
+  v8.setFlagsFromString("--no-turbo-inline-js-wasm-calls");
+}
+
 /**
  * Loads the WebAssembly module (once; every other call waits for it).
  * source: the module's bytes, a WebAssembly.Module, or a URL, for
@@ -92,6 +108,7 @@ function imports(get) {
 export function init(source) {
   if (loading) return loading;
   loading = (async () => {
+    await avoidV8Bug();
     let src = source;
     if (src === undefined) src = WASM_URL;
     if (typeof src === "string") src = new URL(src, WASM_URL);

@@ -235,3 +235,10 @@ test("filters never disposed are freed when collected (FinalizationRegistry)", (
   const r = spawnSync(process.execPath, ["--expose-gc", script, packageDir()], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
+
+test("V8: methods optimized for string and byte keys still refuse other keys (Node 20 crashed)", () => {
+  const script = fileURLToPath(new URL("./v8_inline_check.mjs", import.meta.url));
+  const r = spawnSync(process.execPath, [script, packageDir()], { encoding: "utf8" });
+  assert.equal(r.signal, null, `killed by ${r.signal}`);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
