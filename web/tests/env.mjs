@@ -4,7 +4,7 @@
 //   CF_WEB_DEPS   a directory with the node_modules of web/tests/package.json
 // A test that needs one and does not have it fails, saying which.
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 export function need(name) {
@@ -21,7 +21,7 @@ export async function loadPackage() {
   return import(pathToFileURL(join(packageDir(), "index.js")).href);
 }
 
-/** require() of an npm package of web/tests/package.json (puppeteer-core, typescript). */
-export function requireDep(name) {
-  return createRequire(join(need("CF_WEB_DEPS"), "package.json"))(name);
+/** A require() for the npm packages of web/tests/package.json (puppeteer-core, typescript). */
+export function depRequire() {
+  return createRequire(join(resolve(need("CF_WEB_DEPS")), "package.json"));
 }
