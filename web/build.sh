@@ -44,20 +44,17 @@ libflags=(-I"$root/src" -I"$obj/xxhash")
 ldflags=(-sMALLOC=emmalloc --no-entry -sSTANDALONE_WASM -sFILESYSTEM=0 -sALLOW_MEMORY_GROWTH=1
          -sMAXIMUM_MEMORY=4GB -Wl,--gc-sections -Werror)
 
-# Compiles in the background, two at a time (the machines here have two
-# cores); finish waits for every one and fails if any did.
-pids=()
-compile() { # source object [extra flags]
-  if ((${#pids[@]} >= 2)); then
-    wait "${pids[0]}"
-    pids=("${pids[@]:1}")
-  fi
-  emcc "${cflags[@]}" "${@:3}" -c "$1" -o "$2" &
-  pids+=($!)
-}
-finish() {
-  for p in "${pids[@]}"; do wait "$p"; done
-  pids=()
+# Each group of files sharing flags is one emcc call, each in its own
+# directory (file names are unique across the tree, so objects are too):
+# starting emcc costs more than compiling one of these files.  The big
+# group runs beside the others (the machines here have two cores).
+group() { # name flags... -- files...
+  local dir=$obj/$1 flags=()
+  shift
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  mkdir -p "$dir"
+  (cd "$dir" && emcc "${cflags[@]}" "${flags[@]}" -c "$@")
 }
 
 # The files of the hot paths (bulk lookups and inserts, the eviction
@@ -65,65 +62,58 @@ finish() {
 # WebAssembly, and the rest of the library at -O2 would double the module.
 hot=" table/batch.c table/table.c table/evict.c "
 speed=(-O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize)
-libobjs=()
+small=() fast=()
 while read -r f; do
   [[ -z $f || $f == \#* ]] && continue
-  o=$obj/lib_${f//\//_}.o
-  if [[ $hot == *" $f "* ]]; then
-    compile "$root/src/$f" "$o" "${libflags[@]}" "${speed[@]}"
-  else
-    compile "$root/src/$f" "$o" "${libflags[@]}" "${size[@]}"
-  fi
-  libobjs+=("$o")
+  if [[ $hot == *" $f "* ]]; then fast+=("$root/src/$f"); else small+=("$root/src/$f"); fi
 done <"$root/src/sources.txt"
-for f in cfjs cfjs_config cfjs_explain; do compile "$root/web/src/$f.c" "$obj/$f.o" "${size[@]}"; done
 # The playground's experiment: the report of `cuckoo report`, compiled from
 # experiment/ and the CLI's number printing (tools/cli_util.c), driven by
 # report_js.c.  Not its charts (report_plot.c writes files for gnuplot) nor
-# its option parsing (report_run.c).
-# All for speed, and the library's key operations and Bloom filter too:
-# the page runs the article's experiment, 66 filters of 262,144 slots.
-fast=" api/ops.c bloom/bloom.c "
-repobjs=()
-for f in $fast; do
-  o=$obj/rep_lib_${f//\//_}.o
-  compile "$root/src/$f" "$o" "${libflags[@]}" "${speed[@]}"
-  repobjs+=("$o")
-done
-for f in experiment/report_{fill,compare,buckets,fields,csv,text,util}.c tools/cli_util.c \
-         web/src/report_js.c; do
-  o=$obj/rep_$(basename "$f" .c).o
-  compile "$root/$f" "$o" -D_GNU_SOURCE -I"$root/experiment" -I"$root/tools" "${speed[@]}"
-  repobjs+=("$o")
-done
-finish
+# its option parsing (report_run.c).  All for speed, and the library's key
+# operations and Bloom filter too: the page runs the article's experiment,
+# 66 filters of 262,144 slots.
+report_lib=(api/ops.c bloom/bloom.c)
+group lib "${libflags[@]}" "${size[@]}" -- "${small[@]}" &
+big=$!
+group hot "${libflags[@]}" "${speed[@]}" -- "${fast[@]}"
+group glue "${size[@]}" -- "$root"/web/src/cfjs{,_config,_explain}.c
+group report_lib "${libflags[@]}" "${speed[@]}" -- "${report_lib[@]/#/$root/src/}"
+group report -D_GNU_SOURCE -I"$root/experiment" -I"$root/tools" "${speed[@]}" -- \
+  "$root"/experiment/report_{fill,compare,buckets,fields,csv,text,util}.c \
+  "$root/tools/cli_util.c" "$root/web/src/report_js.c"
+wait $big
+libobjs=("$obj"/lib/*.o "$obj"/hot/*.o)
+repobjs=("$obj"/report_lib/*.o "$obj"/report/*.o)
 
 # The package: the library's calls it makes, and cfjs.c's; and the module
 # it loads only to explain a refused configuration (cfjs.h says why apart).
+# Then the playground's.  Linked two at a time.
 exports=(cf_insert cf_contains cf_delete cf_count cf_clear cf_free cf_serialized_size
          cf_serialize cf_deserialize cf_strerror cf_status_name cf_version_string malloc free)
 list=$(printf '_%s,' "${exports[@]}")
-emcc "${ldflags[@]}" -Oz "${libobjs[@]}" "$obj/cfjs.o" "$obj/cfjs_config.o" \
-  -o "$obj/cuckoofilter.wasm" -sEXPORTED_FUNCTIONS="${list%,}"
-# binaryen's size passes until nothing changes: 1% smaller again.
-wasm-opt -Oz --converge "$obj/cuckoofilter.wasm" -o "$out/package/cuckoofilter.wasm"
+(
+  emcc "${ldflags[@]}" -Oz "${libobjs[@]}" "$obj/glue/cfjs.o" "$obj/glue/cfjs_config.o" \
+    -o "$obj/cuckoofilter.wasm" -sEXPORTED_FUNCTIONS="${list%,}"
+  # binaryen's size passes until nothing changes: 1% smaller again.
+  wasm-opt -Oz --converge "$obj/cuckoofilter.wasm" -o "$out/package/cuckoofilter.wasm"
+) &
+package=$!
+emcc "${ldflags[@]}" -Oz "${libobjs[@]}" "$obj/glue/cfjs_explain.o" "$obj/glue/cfjs_config.o" \
+  -o "$out/package/explain.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
+reportlib=()
+for o in "${libobjs[@]}"; do
+  [[ " ${report_lib[*]##*/} " == *" $(basename "$o" .o).c "* ]] || reportlib+=("$o")
+done
+emcc "${ldflags[@]}" -O2 "${reportlib[@]}" "${repobjs[@]}" \
+  -o "$out/playground/report.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
+wait $package
 bytes=$(stat -c %s "$out/package/cuckoofilter.wasm")
 if ((bytes > 65536)); then
   echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 64 KiB budget (docs/BENCHMARKS.md)" >&2
   exit 1
 fi
-emcc "${ldflags[@]}" -Oz "${libobjs[@]}" "$obj/cfjs_explain.o" "$obj/cfjs_config.o" \
-  -o "$out/package/explain.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
 cp "$root"/web/package/{index.js,index.d.ts,package.json,README.md} "$out/package/"
-
-reportlib=()
-for o in "${libobjs[@]}"; do
-  f=${o#$obj/lib_}
-  f=${f%.o}
-  [[ $fast == *" ${f/_//} "* ]] || reportlib+=("$o")
-done
-emcc "${ldflags[@]}" -O2 "${reportlib[@]}" "${repobjs[@]}" \
-  -o "$out/playground/report.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
 cp "$root"/web/playground/*.{html,js,css} "$out/playground/"
 rm -rf "$out/playground/cuckoofilter"
 cp -r "$out/package" "$out/playground/cuckoofilter"

@@ -66,6 +66,7 @@ function run() {
   busy = true;
   delete $("exp-status").dataset.ms;
   delete $("exp-status").dataset.experimentMs;
+  delete $("exp-table").dataset.phase;
   t0 = performance.now();
   status("running", t("running", { phase: t("phaseFill") }));
   worker.postMessage(params());
@@ -96,6 +97,10 @@ function receive(data) {
   }
   last = data;
   render();
+  // The report so far, for tests and the curious (fields of phases still
+  // to run are zeros).
+  $("exp-table").dataset.json = JSON.stringify(data.json);
+  $("exp-table").dataset.phase = data.phase;
   const s = $("exp-status");
   const ms = Math.round(performance.now() - t0);
   // The experiment's figures are all there once the bucket sizes ran;
@@ -104,7 +109,6 @@ function receive(data) {
   if (data.phase === "compare") {
     busy = false;
     s.dataset.ms = ms;
-    $("exp-table").dataset.json = JSON.stringify(data.json);
     status("done", doneText());
   } else status("running", t("running", { phase: t(data.phase === "fill" ? "phaseBuckets" : "phaseCompare") }));
 }
