@@ -5,7 +5,7 @@
 // a wrong call fails to compile.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, test } from "node:test";
@@ -55,6 +55,18 @@ console.log(JSON.stringify({ has: g.hasMany(["a", "z"]), size: g.size,
   assert.equal(got.size, 3);
   assert.equal(got.error, true);
   assert.match(got.message, /^fpp: 2 /); // the library's sentence, from the installed explain.wasm
+});
+
+test("every example of the package's README runs, installed", () => {
+  const app = join(dir, "app");
+  const readme = readFileSync(join(app, "node_modules", "cuckoofilter", "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 3);
+  blocks.forEach((code, i) => {
+    writeFileSync(join(app, `readme_${i}.mjs`), code);
+    const r = spawnSync(process.execPath, [`readme_${i}.mjs`], { cwd: app, encoding: "utf8" });
+    assert.equal(r.status, 0, `README example ${i + 1}:\n${code}\n${r.stderr}`);
+  });
 });
 
 test("the types check with tsc, and a wrong call does not compile", () => {
