@@ -5,10 +5,11 @@
 #   scripts/playground.sh [PORT]      (default 8035; 0 for any free port)
 #
 # Prints the URL to open, then serves until Ctrl-C.  Needs emscripten and
-# node (scripts/deps.sh installs them).
+# node (it runs scripts/deps.sh, which installs them when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${1:-8035}
+scripts/deps.sh
 web/build.sh build/web >&2
 echo "playground: open the URL below (Ctrl-C stops the server)" >&2
 exec node web/serve.mjs build/web/playground "$port"
