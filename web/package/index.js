@@ -247,7 +247,8 @@ function packKeys(L, keys) {
   const list = Array.isArray(keys) ? keys : Array.from(keys);
   const n = list.length;
   let units = 0, // UTF-16 units of string keys plus bytes of the others
-    cap = 0; // bytes they may take in UTF-8 (up to 3 per UTF-16 unit)
+    cap = 0, // bytes they may take in UTF-8 (up to 3 per UTF-16 unit)
+    strings = true; // every key a string
   for (let i = 0; i < n; i++) {
     const k = list[i];
     if (typeof k === "string") {
@@ -256,6 +257,7 @@ function packKeys(L, keys) {
     } else if (k instanceof Uint8Array) {
       units += k.length;
       cap += k.length;
+      strings = false;
     } else
       throw new TypeError(`cuckoofilter: a key is a string or a Uint8Array, not ${describe(k)} (index ${i})`);
   }
@@ -275,7 +277,7 @@ function packKeys(L, keys) {
       // character took one byte, each key's bytes are its characters.
       let ascii = false;
       const part = list.slice(from, to);
-      if (part.every((k) => typeof k === "string")) {
+      if (strings || part.every((k) => typeof k === "string")) {
         const run = part.join("");
         const r = encoder.encodeInto(run, u8.subarray(bytes + end, bytes + room));
         ascii = r.read === run.length && r.written === run.length;
@@ -491,7 +493,8 @@ export class CuckooFilter {
       L.x.cfjs_contains_many(f, k.bytes, k.ends, k.n, found);
       const u8 = L.mem();
       const out = new Array(k.n);
-      for (let i = 0; i < k.n; i++) out[i] = u8[found + i] !== 0;
+      const flags = u8.subarray(found, found + k.n);
+      for (let i = 0; i < k.n; i++) out[i] = flags[i] !== 0;
       return out;
     } finally {
       L.x.free(k.bytes);
