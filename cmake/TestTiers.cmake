@@ -10,12 +10,13 @@
 #   docs         the README's examples, compiled or run as written
 #   bench-smoke  each benchmark once on a small table, and its reference code
 #   long         the growth to 10,000,000 items (scripts/test.sh runs it apart)
+#   web          the WebAssembly package and the playground (web/; builds with emcc)
 #
 # Other labels sit beside the tier: memcheck (run under valgrind by
 # scripts/test.sh) and concurrency (run under ThreadSanitizer).  The test
 # test_tiers (cmake/CheckTestTiers.cmake) fails when a test has no tier or
 # more than one.
-set(CF_TEST_TIERS unit cli redis python install docs bench-smoke long)
+set(CF_TEST_TIERS unit cli redis python install docs bench-smoke long web)
 
 # cf_test_tier(<tier> <test>...): adds each test to the tier.
 function(cf_test_tier tier)

@@ -7,7 +7,11 @@ set -euo pipefail
 packages=(cmake make gcc clang libclang-rt-14-dev pkg-config libxxhash-dev gnuplot-nox
           redis-server redis-tools python3-redis valgrind clang-format nodejs
           python3-dev python3-pytest python3-venv python3-setuptools python3-mypy man-db bash-completion
-          strace abigail-tools)
+          strace abigail-tools emscripten chromium)
+# emscripten builds the WebAssembly package (web/build.sh; it brings binaryen's
+# wasm-opt), chromium runs the playground's test headless; the npm packages of
+# web/ tests are pinned by web/tests/package-lock.json and installed into the
+# build tree by the tests (web/tests/deps.mjs).
 # node-redis's test (redis/tests/test_redis_node.py) needs npm; NodeSource's nodejs
 # package carries its own, which Debian's npm package would conflict with.
 command -v npm >/dev/null || packages+=(npm)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks or applies .clang-format on the project's C sources (src/ include/
-# tools/ experiment/ cli_base/ bench/ redis/ tests/ fuzz/ python/src/; not the generated src/table/semisort_table.c).
+# tools/ experiment/ cli_base/ bench/ redis/ tests/ fuzz/ python/src/ web/src/ web/bench/; not the
+# generated src/table/semisort_table.c).
 #
 #   scripts/format.sh [--check]   list the files that differ, exit 1 if any (default)
 #   scripts/format.sh --fix       reformat them in place
@@ -14,7 +15,7 @@ case $mode in --check | --fix) ;; *) echo "usage: scripts/format.sh [--check|--f
 cf=${CLANG_FORMAT:-clang-format}
 command -v "$cf" >/dev/null || { echo "format: $cf not found (scripts/deps.sh installs it)" >&2; exit 2; }
 
-mapfile -t files < <(find src include tools experiment cli_base bench redis tests fuzz python/src -name '*.[ch]' \
+mapfile -t files < <(find src include tools experiment cli_base bench redis tests fuzz python/src web/src web/bench -name '*.[ch]' \
   -not -path 'src/table/semisort_table.c' | sort)
 if [[ $mode == --fix ]]; then
   "$cf" -i "${files[@]}"
