@@ -1079,6 +1079,15 @@ CF_API bool cf_bloom_contains_u64(const cf_bloom *b, uint64_t key);
  * NULL, zeroed). */
 CF_API cf_status cf_bloom_get_stats(const cf_bloom *b, cf_bloom_stats *out);
 CF_API size_t cf_bloom_memory_usage(const cf_bloom *b);
+/* Removes every item: every bit 0, items 0; keeps the parameters and the
+ * memory.  CF_OK, CF_E_PARAM (NULL) or CF_E_READONLY (mapped). */
+CF_API cf_status cf_bloom_clear(cf_bloom *b);
+/* Adds every item of src to dst (dst's bits |= src's; items add up), so
+ * that dst answers as one filter given both sets of keys: the union.  They
+ * must have the same num_bits, num_hashes and seed (CF_E_PARAM otherwise,
+ * and for NULL or dst == src); nothing can fail midway.  CF_OK, CF_E_PARAM
+ * or CF_E_READONLY (dst mapped; src may be). */
+CF_API cf_status cf_bloom_merge(cf_bloom *dst, const cf_bloom *src);
 
 /* Bloom filters in bytes (docs/FORMAT.md, "Bloom filters"): a 40-byte
  * header (its own magic, "\x89CKB\r\n\x1a\n", so that neither kind's

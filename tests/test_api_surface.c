@@ -203,5 +203,43 @@ static void test_kind_names(void) {
     cf_free(f);
 }
 
-TEST_MAIN(TEST(test_stats_status), TEST(test_kind_names), TEST(test_insert_unique_u64),
-          TEST(test_bloom_u64), TEST(test_map_allocator), TEST(test_deprecated_names))
+/* cf_bloom_merge is the union (a filter given both key sets, byte for
+ * byte but the count); cf_bloom_clear empties. */
+static void test_bloom_merge_clear(void) {
+    cf_bloom_config bc;
+    cf_bloom_config_init(&bc);
+    bc.capacity = 2000;
+    bc.seed = 9;
+    cf_bloom *a = NULL, *b = NULL, *both = NULL, *other = NULL;
+    REQUIRE(cf_bloom_new(&bc, &a) == CF_OK && cf_bloom_new(&bc, &b) == CF_OK &&
+            cf_bloom_new(&bc, &both) == CF_OK);
+    for (uint64_t k = 0; k < 1000; k++) {
+        REQUIRE(cf_bloom_insert_u64(k % 2 ? a : b, k) == CF_OK);
+        REQUIRE(cf_bloom_insert_u64(both, k) == CF_OK);
+    }
+    CHECK_STATUS(cf_bloom_merge(a, b), CF_OK);
+    size_t n = cf_bloom_serialized_size(a);
+    uint8_t *x = malloc(n), *y = malloc(n);
+    REQUIRE(x && y);
+    REQUIRE(cf_bloom_serialize(a, x, n, NULL) == CF_OK &&
+            cf_bloom_serialize(both, y, n, NULL) == CF_OK);
+    CHECK(memcmp(x, y, n) == 0); /* the same bits, and the same count */
+    for (uint64_t k = 0; k < 1000; k++) CHECK(cf_bloom_contains_u64(a, k));
+    bc.seed = 10;
+    REQUIRE(cf_bloom_new(&bc, &other) == CF_OK);
+    CHECK_STATUS(cf_bloom_merge(a, other), CF_E_PARAM); /* another seed: other bits */
+    CHECK_STATUS(cf_bloom_merge(a, a), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_merge(NULL, a), CF_E_PARAM);
+    CHECK_STATUS(cf_bloom_clear(a), CF_OK);
+    cf_bloom_stats st;
+    REQUIRE(cf_bloom_get_stats(a, &st) == CF_OK);
+    CHECK_EQ(st.items, 0);
+    for (uint64_t k = 0; k < 1000; k++) CHECK(!cf_bloom_contains_u64(a, k));
+    CHECK_STATUS(cf_bloom_clear(NULL), CF_E_PARAM);
+    free(x), free(y);
+    cf_bloom_free(a), cf_bloom_free(b), cf_bloom_free(both), cf_bloom_free(other);
+}
+
+TEST_MAIN(TEST(test_stats_status), TEST(test_bloom_merge_clear), TEST(test_kind_names),
+          TEST(test_insert_unique_u64), TEST(test_bloom_u64), TEST(test_map_allocator),
+          TEST(test_deprecated_names))

@@ -184,6 +184,81 @@ static int bloom_contains(cfpy_bloom *self, PyObject *key) {
     return in;
 }
 
+/* clear(), merge(other), |, |=: the library's cf_bloom_clear and
+ * cf_bloom_merge. */
+static PyObject *bloom_clear(cfpy_bloom *self, PyObject *unused) {
+    (void)unused;
+    if (cfpy_bloom_check_open(self) < 0) return NULL;
+    cf_status s = cf_bloom_clear(self->b);
+    if (s != CF_OK) return cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *bloom_merge(cfpy_bloom *self, PyObject *other) {
+    if (!PyObject_TypeCheck(other, &cfpy_BloomType))
+        return PyErr_Format(PyExc_TypeError, "merge() takes a BloomFilter, not %.100s",
+                            Py_TYPE(other)->tp_name);
+    cfpy_bloom *o = (cfpy_bloom *)other;
+    if (cfpy_bloom_check_open(self) < 0 || cfpy_bloom_check_open(o) < 0) return NULL;
+    /* A mapped source is merged from a copy: its pages are read under the
+     * SIGBUS guard, which cf_bloom_merge is not. */
+    PyObject *copy = NULL;
+    const cf_bloom *src = o->b;
+    if (o->mapped != NULL) {
+        if ((copy = cfpy_bloom_copy(o, NULL)) == NULL) return NULL;
+        src = ((cfpy_bloom *)copy)->b;
+    }
+    cf_status s = cf_bloom_merge(self->b, src);
+    PyObject *r = NULL;
+    if (s == CF_E_PARAM && self->b == src) {
+        PyErr_SetString(PyExc_ValueError, "merge() of a filter into itself");
+    } else if (s == CF_E_PARAM) {
+        cf_bloom_stats a, b;
+        cf_bloom_get_stats(self->b, &a);
+        cf_bloom_get_stats(src, &b);
+        PyErr_Format(PyExc_ValueError,
+                     "the filters do not share their bits: merge needs the same num_bits "
+                     "(%llu vs %llu), num_hashes (%u vs %u) and seed; make both with the same "
+                     "options",
+                     (unsigned long long)a.num_bits, (unsigned long long)b.num_bits, a.num_hashes,
+                     b.num_hashes);
+    } else if (s != CF_OK) {
+        cfpy_raise(s, CFPY_WRITE, NULL, 0, NULL);
+    } else {
+        r = Py_NewRef(Py_None);
+    }
+    Py_XDECREF(copy);
+    return r;
+}
+
+static PyObject *bloom_or(PyObject *a, PyObject *b) {
+    if (!PyObject_TypeCheck(a, &cfpy_BloomType) || !PyObject_TypeCheck(b, &cfpy_BloomType))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *r = cfpy_bloom_copy((cfpy_bloom *)a, NULL);
+    if (r == NULL) return NULL;
+    PyObject *m = bloom_merge((cfpy_bloom *)r, b);
+    if (m == NULL) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    Py_DECREF(m);
+    return r;
+}
+
+static PyObject *bloom_ior(PyObject *a, PyObject *b) {
+    if (!PyObject_TypeCheck(a, &cfpy_BloomType) || !PyObject_TypeCheck(b, &cfpy_BloomType))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *m = bloom_merge((cfpy_bloom *)a, b);
+    if (m == NULL) return NULL;
+    Py_DECREF(m);
+    return Py_NewRef(a);
+}
+
+static PyNumberMethods bloom_as_number = {
+    .nb_or = bloom_or,
+    .nb_inplace_or = bloom_ior,
+};
+
 static PyObject *bloom_key(cfpy_bloom *self, void *closure) {
     (void)closure;
     return Py_NewRef(self->key_func != NULL ? self->key_func : Py_None);
@@ -266,6 +341,13 @@ PyDoc_STRVAR(bloom_stats_doc, "A BloomStats named tuple: every field of cf_bloom
 
 static PyMethodDef bloom_methods[] = {
     {"add", (PyCFunction)bloom_add, METH_O, bloom_add_doc},
+    {"clear", (PyCFunction)bloom_clear, METH_NOARGS,
+     "clear($self, /)\n--\n\nRemove every key: all bits 0, len() 0 (the library's "
+     "cf_bloom_clear)."},
+    {"merge", (PyCFunction)bloom_merge, METH_O,
+     "merge($self, other, /)\n--\n\nAdd every key of other (the union: bits OR'ed, len() summed;\n"
+     "the library's cf_bloom_merge).  Both need the same num_bits, num_hashes and seed\n"
+     "(ValueError otherwise).  b1 | b2 and b1 |= b2 do the same."},
     {"update", (PyCFunction)cfpy_bloom_update, METH_O, cfpy_doc_bloom_update},
     {"contains_many", (PyCFunction)cfpy_bloom_contains_many, METH_O, cfpy_doc_bloom_contains_many},
     {"save", (PyCFunction)(void (*)(void))cfpy_bloom_save, METH_VARARGS | METH_KEYWORDS,
@@ -345,6 +427,7 @@ PyTypeObject cfpy_BloomType = {
     .tp_weaklistoffset = offsetof(cfpy_bloom, weakrefs),
     .tp_repr = (reprfunc)bloom_repr,
     .tp_as_sequence = &bloom_as_sequence,
+    .tp_as_number = &bloom_as_number,
     .tp_methods = bloom_methods,
     .tp_getset = bloom_getset,
     .tp_richcompare = cfpy_bloom_richcompare,

@@ -164,6 +164,25 @@ bool cf_bloom_contains(const cf_bloom *b, const void *key, size_t len) {
     return cf_bloom_contains_hash(b, cf__xxh3(key, len, b->seed));
 }
 
+cf_status cf_bloom_clear(cf_bloom *b) {
+    CF__RETURN_IF(b == NULL, CF_E_PARAM);
+    CF__RETURN_IF(b->map_base != NULL, CF_E_READONLY);
+    memset(b->bits, 0, b->bytes);
+    b->items = 0;
+    return CF_OK;
+}
+
+cf_status cf_bloom_merge(cf_bloom *dst, const cf_bloom *src) {
+    CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
+    CF__RETURN_IF(dst->map_base != NULL, CF_E_READONLY);
+    /* The same bits for every key: size, hash count and seed. */
+    CF__RETURN_IF(dst->num_bits != src->num_bits || dst->k != src->k || dst->seed != src->seed,
+                  CF_E_PARAM);
+    for (size_t i = 0; i < dst->bytes; i++) dst->bits[i] |= src->bits[i];
+    dst->items = dst->items + src->items < dst->items ? UINT64_MAX : dst->items + src->items;
+    return CF_OK;
+}
+
 size_t cf_bloom_memory_usage(const cf_bloom *b) {
     return b == NULL ? 0 : sizeof *b + b->bytes;
 }
