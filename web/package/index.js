@@ -38,7 +38,7 @@ export class CuckooFilterError extends Error {
     this.name = "CuckooFilterError";
     /** The library's status name, e.g. "CF_E_FULL", "CF_E_CORRUPT". */
     this.code = code;
-    /** The library's status number (negative), or undefined for the package's own codes. */
+    /** The library's status number (negative). */
     this.status = status;
   }
 }
@@ -160,15 +160,24 @@ function makeLib(x) {
   };
   if (L.scratch === 0) throw new Error("cuckoofilter: no memory for the module's scratch");
   L.libraryVersion = L.cstring(x.cf_version_string());
+  // The statuses this file tests for, by name, from the library's table
+  // (success is 0 and failures are negative: cuckoofilter.h).
+  const named = {};
+  for (let s = 0; s >= -64; s--) named[L.cstring(x.cf_status_name(s))] = s;
+  for (const [key, name] of Object.entries(STATUS_NAMES)) {
+    if (!(name in named)) throw new Error(`cuckoofilter: the module has no status ${name}`);
+    STATUS[key] = named[name];
+  }
   return L;
 }
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-// The statuses this file tests for by number (the library's table:
-// cuckoofilter.h, CF_STATUS_TABLE); every other one is named by the library.
-const STATUS = { OK: 0, NOT_FOUND: -2, PARAM: -4, NOMEM: -5 };
+// The statuses this file tests for, numbered when the module loads (makeLib);
+// every other one is only named, by the library.
+const STATUS_NAMES = { OK: "CF_OK", NOT_FOUND: "CF_E_NOT_FOUND", NOMEM: "CF_E_NOMEM" };
+const STATUS = {};
 
 function statusError(L, s, why) {
   const name = L.cstring(L.x.cf_status_name(s));

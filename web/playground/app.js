@@ -139,11 +139,17 @@ function drawMoves() {
   ol.replaceChildren(...items.map((s) => Object.assign(document.createElement("li"), { textContent: s })));
 }
 
+// An answer in the language shown now (a count of kicks is worded then).
+function answerText(key, params) {
+  if (key !== "ansInserted") return t(key, params);
+  return t(key, { ...params, kicks: params.kicks > 0 ? t("ansKicks", { n: params.kicks }) : "" });
+}
+
 function say(key, params, cls) {
   logLines.unshift([key, params, cls]);
   logLines.length = Math.min(logLines.length, 200);
   const a = $("answer");
-  a.textContent = t(key, params);
+  a.textContent = answerText(key, params);
   a.className = `answer ${cls}`;
   a.dataset.answer = cls;
   drawLog();
@@ -151,7 +157,7 @@ function say(key, params, cls) {
 
 function drawLog() {
   $("log").replaceChildren(
-    ...logLines.map(([k, p]) => Object.assign(document.createElement("li"), { textContent: t(k, p) })),
+    ...logLines.map(([k, p]) => Object.assign(document.createElement("li"), { textContent: answerText(k, p) })),
   );
 }
 
@@ -173,7 +179,7 @@ function insert(key) {
   try {
     lastMoves = filter.addTraced(key);
     const last = lastMoves[lastMoves.length - 1];
-    const kicks = lastMoves.length > 1 ? t("ansKicks", { n: lastMoves.length - 1 }) : "";
+    const kicks = lastMoves.length - 1;
     say("ansInserted", { key, fp: fpText(where.fingerprint), bucket: last.to.bucket, slot: last.to.slot, kicks }, "yes");
   } catch (e) {
     if (e.code !== "CF_E_FULL") throw e;
@@ -303,7 +309,7 @@ onLanguage(() => {
     drawLog();
     if (logLines.length) {
       const [k, p] = logLines[0];
-      $("answer").textContent = t(k, p);
+      $("answer").textContent = answerText(k, p);
     }
     redraw();
   }

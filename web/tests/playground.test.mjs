@@ -167,6 +167,10 @@ test("the language switch changes every label", async () => {
   }
   assert.ok(after.filter(([, s], i) => s !== before[i][1]).length > 20);
   assert.match(await text("#answer"), /^Deleted one copy of /);
+  // Answers given before the switch are reworded too (the log's kick counts).
+  const log = await text("#log");
+  assert.match(log, / after \d+ kicks/);
+  assert.doesNotMatch(log, /lần đá|Đã chèn/);
 });
 
 test("the experiment shows the article's run, as cuckoo report measures it", async () => {
