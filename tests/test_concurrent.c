@@ -128,12 +128,12 @@ static void test_out_of_memory(void) {
     uint64_t k = 0;
     while (cf_insert(f, &k, sizeof k) == CF_OK) k++;
     /* Full: the next inserts search, each with its own scratch. */
-    uint8_t *before = malloc(f->table_bytes);
+    uint8_t *before = malloc(f->t.table_bytes);
     REQUIRE(before != NULL);
-    memcpy(before, f->table, f->table_bytes);
+    memcpy(before, f->t.table, f->t.table_bytes);
     budget = 0;
     CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_E_NOMEM);
-    CHECK(memcmp(before, f->table, f->table_bytes) == 0);
+    CHECK(memcmp(before, f->t.table, f->t.table_bytes) == 0);
     budget = 1000000;
     CHECK_STATUS(cf_insert(f, &k, sizeof k), CF_E_FULL);
     free(before);
@@ -161,7 +161,7 @@ static void test_one_thread_matches_plain(void) {
         cf_filter *p = make(sh.f, sh.b, sh.nb, 0, 7 + i);
         cf_filter *c = make(sh.f, sh.b, sh.nb, CF_CONCURRENT, 7 + i);
         uint64_t rng = 42 + i, universe = sh.nb * sh.b * 2, full = 0;
-        uint8_t *before = malloc(c->table_bytes);
+        uint8_t *before = malloc(c->t.table_bytes);
         REQUIRE(before != NULL);
         for (int op = 0; op < 8000; op++) {
             uint64_t k = test_rand(&rng) % universe, h = cf_hash(p, &k, sizeof k);
@@ -169,11 +169,11 @@ static void test_one_thread_matches_plain(void) {
             case 0:
             case 1:
             case 2: {
-                memcpy(before, c->table, c->table_bytes);
+                memcpy(before, c->t.table, c->t.table_bytes);
                 cf_status a = cf_insert(p, &k, sizeof k), b = cf_insert(c, &k, sizeof k);
                 CHECK_STATUS(b, a);
                 if (b == CF_E_FULL) {
-                    CHECK(memcmp(before, c->table, c->table_bytes) == 0);
+                    CHECK(memcmp(before, c->t.table, c->t.table_bytes) == 0);
                     full++;
                 }
                 break;
@@ -349,10 +349,10 @@ static uint64_t stripes_off(const cf_filter *f) {
     const struct cf__concurrent *cc = cf__concurrent_of(f);
     for (uint64_t i = 0; i < cc->nstripes; i++) {
         uint64_t n = 0, first = i << cc->shift, end = (i + 1) << cc->shift;
-        for (uint64_t bkt = first; bkt < end && bkt < f->num_buckets; bkt++)
-            for (unsigned sl = 0; sl < f->bucket_size; sl++) {
-                uint64_t bit = (bkt * f->bucket_size + sl) * f->fp_bits;
-                n += ((cf__load64le(f->table + bit / 8) >> (bit % 8)) & f->fp_mask) != 0;
+        for (uint64_t bkt = first; bkt < end && bkt < f->t.num_buckets; bkt++)
+            for (unsigned sl = 0; sl < f->t.bucket_size; sl++) {
+                uint64_t bit = (bkt * f->t.bucket_size + sl) * f->t.fp_bits;
+                n += ((cf__load64le(f->t.table + bit / 8) >> (bit % 8)) & f->t.fp_mask) != 0;
             }
         off += n != cc->stripes[i].items;
     }
@@ -516,7 +516,7 @@ static void *pending_main(void *arg) {
 static void test_lookup_waits_for_move(void) {
     pending_lookup p = {.f = make(12, 4, 1000, CF_CONCURRENT, 11), .key = 12345};
     uint64_t h = cf_hash(p.f, &p.key, sizeof p.key);
-    uint64_t i1 = cf__index1(h, p.f->num_buckets);
+    uint64_t i1 = cf__index1(h, p.f->t.num_buckets);
     _Atomic uint32_t *version =
         &cf__concurrent_of(p.f)->versions[i1 >> cf__concurrent_of(p.f)->shift];
     atomic_store(version, 1);

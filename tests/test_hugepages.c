@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "test.h"
 
-#include "table/cf_internal.h"
+#include "table/layout.h"
 #include "kind/inplace.h"
 
 #include <stdio.h>
@@ -105,10 +105,10 @@ static void test_advice_follows_the_mode(void) {
 
     /* The middle of each table (any byte would do: the advice covers every
      * page the table touches, malloc's header page included). */
-    int e_big = thp_eligible(big->table + big->table_bytes / 2);
-    int e_small = thp_eligible(small->table + small->table_bytes / 2);
-    int e_theirs = thp_eligible(theirs->table + theirs->table_bytes / 2);
-    int e_off = thp_eligible(off->table + off->table_bytes / 2);
+    int e_big = thp_eligible(big->t.table + big->t.table_bytes / 2);
+    int e_small = thp_eligible(small->t.table + small->t.table_bytes / 2);
+    int e_theirs = thp_eligible(theirs->t.table + theirs->t.table_bytes / 2);
+    int e_off = thp_eligible(off->t.table + off->t.table_bytes / 2);
     printf("THP mode %d: eligible big %d, small %d, embedder's %d, CF_HUGEPAGES=0 %d\n", (int)mode,
            e_big, e_small, e_theirs, e_off);
     if (mode == THP_NONE || e_big < 0) {
@@ -150,13 +150,13 @@ static void test_doubled_table_is_advised(void) {
     cfg.target_fpp = 0.01;
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
-    int before = thp_eligible(f->table + f->table_bytes / 2);
+    int before = thp_eligible(f->t.table + f->t.table_bytes / 2);
     for (int i = 0; i < 3; i++) REQUIRE(cf__inplace_double(f) == CF_OK); /* 8 MiB */
-    int after = thp_eligible(f->table + f->table_bytes / 2);
+    int after = thp_eligible(f->t.table + f->t.table_bytes / 2);
     /* The advice left malloc's mapping whole: advice on part of it would
      * split it, and realloc's mremap refuses a range over two mappings
      * (the doublings then copy the table). */
-    CHECK(one_mapping(f->table, f->table_bytes) != 0);
+    CHECK(one_mapping(f->t.table, f->t.table_bytes) != 0);
     printf("THP mode %d: in-place table eligible at 1 MiB %d, doubled to 8 MiB %d\n", (int)mode,
            before, after);
     if (mode == THP_MADVISE && after >= 0) {

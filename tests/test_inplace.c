@@ -50,8 +50,8 @@ static void check_table(const cf_filter *f) {
     const cf__inplace *ip = cf__inplace_of(f);
     uint64_t entries = 0, weight = 0;
     unsigned w = ip->w, bucket_bits = 4 * w;
-    for (uint64_t i = 0; i < f->num_buckets * CF__INPLACE_SLOTS; i++) {
-        uint64_t v = bits_of(f->table, i / 4 * bucket_bits + i % 4 * w, w);
+    for (uint64_t i = 0; i < f->t.num_buckets * CF__INPLACE_SLOTS; i++) {
+        uint64_t v = bits_of(f->t.table, i / 4 * bucket_bits + i % 4 * w, w);
         if (v == 0) continue;
         unsigned len = ip->w - 1 - (unsigned)__builtin_ctzll(v);
         CHECK(len >= ip->tag_bits);
@@ -60,8 +60,8 @@ static void check_table(const cf_filter *f) {
     }
     CHECK_EQ(entries, ip->entries);
     CHECK_EQ(weight, ip->weight);
-    CHECK_EQ(f->num_buckets, (uint64_t)1 << ip->level);
-    CHECK_EQ(f->table_bytes, f->num_buckets * bucket_bits / 8);
+    CHECK_EQ(f->t.num_buckets, (uint64_t)1 << ip->level);
+    CHECK_EQ(f->t.table_bytes, f->t.num_buckets * bucket_bits / 8);
 }
 
 static unsigned cf__get_le16(const uint8_t *p) {
@@ -323,18 +323,18 @@ static void test_alloc_failures(void) {
         for (; n < 4000; n++) {
             /* A copy of the table before each insert, to compare after a failure. */
             free(before);
-            before_bytes = f->table_bytes;
+            before_bytes = f->t.table_bytes;
             before = malloc(before_bytes);
             REQUIRE(before != NULL);
-            memcpy(before, f->table, before_bytes);
+            memcpy(before, f->t.table, before_bytes);
             if ((s = cf_insert(f, &in[n], sizeof in[n])) != CF_OK) break;
         }
         /* Either an allocation failed, or the doublings made fewer calls. */
         CHECK(n < 4000 || c.calls < c.fail_at);
         if (n < 4000) {
             CHECK_STATUS(s, CF_E_NOMEM);
-            CHECK_EQ(f->table_bytes, before_bytes);
-            CHECK(memcmp(before, f->table, before_bytes) == 0);
+            CHECK_EQ(f->t.table_bytes, before_bytes);
+            CHECK(memcmp(before, f->t.table, before_bytes) == 0);
             CHECK_EQ(count_found(f, in, n), n);
             c.fail_at = 0;
             for (; n < 4000; n++) REQUIRE(cf_insert(f, &in[n], sizeof in[n]) == CF_OK);
@@ -520,8 +520,8 @@ static void test_deterministic(void) {
             CHECK_STATUS(cf_delete(b, &in[i / 2], sizeof in[i]), CF_OK);
         }
     }
-    REQUIRE(a->table_bytes == b->table_bytes);
-    CHECK(memcmp(a->table, b->table, a->table_bytes) == 0);
+    REQUIRE(a->t.table_bytes == b->t.table_bytes);
+    CHECK(memcmp(a->t.table, b->t.table, a->t.table_bytes) == 0);
     cf_free(a), cf_free(b);
     free(in);
 }
@@ -613,7 +613,7 @@ static void test_roundtrip(void) {
         for (size_t i = 0; i < 30000; i += 7) REQUIRE(cf_delete(f, &in[i], sizeof in[i]) == CF_OK);
         size_t n;
         uint8_t *buf = test_serialize(f, &n);
-        CHECK_EQ(n, CF__INPLACE_HEADER_SIZE + f->table_bytes + 8);
+        CHECK_EQ(n, CF__INPLACE_HEADER_SIZE + f->t.table_bytes + 8);
         CHECK_EQ(cf__get_le16(buf + 8), CF__FORMAT_VERSION_INPLACE);
         cf_filter *g = NULL;
         REQUIRE(cf_deserialize(buf, n, NULL, &g) == CF_OK);
@@ -637,7 +637,8 @@ static void test_roundtrip(void) {
             REQUIRE(cf_insert(f, &more[i], 8) == CF_OK);
             REQUIRE(cf_insert(g, &more[i], 8) == CF_OK);
         }
-        CHECK(f->table_bytes == g->table_bytes && memcmp(f->table, g->table, f->table_bytes) == 0);
+        CHECK(f->t.table_bytes == g->t.table_bytes &&
+              memcmp(f->t.table, g->t.table, f->t.table_bytes) == 0);
         /* Files: save, load, map (verified and not). */
         char path[] = "/tmp/cf_inplace_XXXXXX";
         int fd = mkstemp(path);
@@ -1106,8 +1107,8 @@ static void test_merge(void) {
      * that would refuse it: CF_E_CORRUPT, dst unchanged. */
     size_t fn, dn;
     uint8_t *file = test_serialize(part, &fn), *was = test_serialize(dst, &dn);
-    uint64_t bit = (part->num_buckets / 2) * 60; /* slot 0 of a 15-bit bucket mid-table */
-    for (unsigned b = 0; b < 15; b++) {          /* = 1 << 14: length 0 */
+    uint64_t bit = (part->t.num_buckets / 2) * 60; /* slot 0 of a 15-bit bucket mid-table */
+    for (unsigned b = 0; b < 15; b++) {            /* = 1 << 14: length 0 */
         uint8_t *at = file + CF__INPLACE_HEADER_SIZE + (bit + b) / 8,
                 one = (uint8_t)(1u << ((bit + b) % 8));
         *at = (uint8_t)(b == 14 ? *at | one : *at & ~one);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "kind/handle.h"
 #include "table/bucket.h" /* cf__alt_index: the partner a move must reach */
 
 typedef struct shape {
@@ -79,8 +80,9 @@ static void check_shape(const shape *sh) {
                              (m->to_bucket != loc.bucket1 && m->to_bucket != loc.bucket2);
             } else {
                 uint32_t *from = &model[m->from_bucket * b + m->from_slot];
-                bad_moves += *from != m->fingerprint ||
-                             m->to_bucket != cf__alt_index(traced, m->from_bucket, m->fingerprint);
+                bad_moves +=
+                    *from != m->fingerprint ||
+                    m->to_bucket != cf__alt_index(&traced->t, m->from_bucket, m->fingerprint);
                 *from = 0;
             }
             *to = m->fingerprint;

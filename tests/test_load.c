@@ -11,7 +11,7 @@
 
 #include <math.h>
 
-#include "table/cf_internal.h"
+#include "table/layout.h"
 
 /* CF_TEST_QUICK=1 (the memcheck run, tests/CMakeLists.txt): one seed and
  * fewer sizes, so valgrind finishes in seconds; the claims are the same. */

@@ -16,6 +16,7 @@
  */
 #include "test.h"
 
+#include "kind/handle.h"
 #include "table/bucket.h"
 
 /* ---- the independent decoder: docs/FORMAT.md, nothing from src/ ---- */
@@ -46,18 +47,18 @@ static void ref_build_codes(void) {
 
 /* Bucket i's fingerprints in slot order (ascending when semi-sorted). */
 static void ref_bucket(const cf_filter *f, uint64_t i, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
-    unsigned w = f->fp_bits, b = f->bucket_size;
-    if (f->flags & CF_SEMI_SORT) {
+    unsigned w = f->t.fp_bits, b = f->t.bucket_size;
+    if (f->t.flags & CF_SEMI_SORT) {
         ref_build_codes();
         uint64_t base = i * (4 * w - 4);
-        uint64_t code = ref_bits(f->table, base, 12);
+        uint64_t code = ref_bits(f->t.table, base, 12);
         REQUIRE(code < 3876);
         for (unsigned k = 0; k < 4; k++)
             fp[k] = (uint32_t)(((ref_codes[code] >> (4 * k)) & 15u) << (w - 4) |
-                               ref_bits(f->table, base + 12 + k * (w - 4), w - 4));
+                               ref_bits(f->t.table, base + 12 + k * (w - 4), w - 4));
         return;
     }
-    for (unsigned s = 0; s < b; s++) fp[s] = (uint32_t)ref_bits(f->table, (i * b + s) * w, w);
+    for (unsigned s = 0; s < b; s++) fp[s] = (uint32_t)ref_bits(f->t.table, (i * b + s) * w, w);
 }
 
 /* The library's search (SWAR, semi-sorted or per-slot, whichever f uses)
@@ -68,40 +69,40 @@ static void check_against_reference(const cf_filter *f, const uint32_t *model_co
                                     uint64_t universe, uint64_t seed) {
     uint64_t rng = seed, occupied = 0, disagree = 0, missing = 0;
     uint32_t fp[CF_MAX_BUCKET_SIZE];
-    for (uint64_t i = 0; i < f->num_buckets; i++) {
+    for (uint64_t i = 0; i < f->t.num_buckets; i++) {
         ref_bucket(f, i, fp);
         uint32_t probes[CF_MAX_BUCKET_SIZE + 3];
         unsigned np = 0;
-        for (unsigned s = 0; s < f->bucket_size; s++) {
+        for (unsigned s = 0; s < f->t.bucket_size; s++) {
             occupied += fp[s] != 0;
             probes[np++] = fp[s];
         }
         probes[np++] = 0;
-        for (int r = 0; r < 2; r++) probes[np++] = (uint32_t)(test_rand(&rng) & f->fp_mask);
+        for (int r = 0; r < 2; r++) probes[np++] = (uint32_t)(test_rand(&rng) & f->t.fp_mask);
         for (unsigned p = 0; p < np; p++) {
             int want = -1;
-            for (unsigned s = 0; s < f->bucket_size && want < 0; s++)
+            for (unsigned s = 0; s < f->t.bucket_size && want < 0; s++)
                 if (fp[s] == probes[p]) want = (int)s;
-            disagree += cf__bucket_find(f, i, probes[p]) != want;
-            disagree += cf__bucket_has(f, i, probes[p]) != (want >= 0);
+            disagree += cf__bucket_find(&f->t, i, probes[p]) != want;
+            disagree += cf__bucket_has(&f->t, i, probes[p]) != (want >= 0);
         }
     }
     for (uint64_t k = 0; k < universe; k++) {
         if (model_count[k] == 0) continue;
         uint64_t h = cf_hash(f, &k, sizeof k);
-        uint32_t v = cf__fingerprint(h, f->fp_bits);
-        uint64_t i1 = cf__index1(h, f->num_buckets), i2 = cf__alt_index(f, i1, v);
+        uint32_t v = cf__fingerprint(h, f->t.fp_bits);
+        uint64_t i1 = cf__index1(h, f->t.num_buckets), i2 = cf__alt_index(&f->t, i1, v);
         unsigned copies = 0;
         for (int side = 0; side < 2; side++) {
             if (side == 1 && i2 == i1) break;
             ref_bucket(f, side == 0 ? i1 : i2, fp);
-            for (unsigned s = 0; s < f->bucket_size; s++) copies += fp[s] == v;
+            for (unsigned s = 0; s < f->t.bucket_size; s++) copies += fp[s] == v;
         }
         missing += copies < model_count[k];
     }
     CHECK_EQ(disagree, 0);
     CHECK_EQ(missing, 0);
-    CHECK_EQ(occupied, f->items);
+    CHECK_EQ(occupied, f->t.items);
 }
 
 typedef test_model model; /* test.h */
@@ -114,22 +115,22 @@ typedef struct shape {
 
 static void check_no_false_negatives(const cf_filter *f, const model *m) {
     test_model_all_found(f, m);
-    CHECK_EQ(f->items, m->total);
-    CHECK_EQ(cf__count_occupied(f), m->total);
+    CHECK_EQ(f->t.items, m->total);
+    CHECK_EQ(cf__count_occupied(&f->t), m->total);
 }
 
 /* Inserts k, checking that a failure changes nothing. */
 static cf_status model_insert(cf_filter *f, model *m, uint64_t k, uint8_t *snapshot) {
-    memcpy(snapshot, f->table, f->table_bytes);
-    uint64_t items = f->items;
+    memcpy(snapshot, f->t.table, f->t.table_bytes);
+    uint64_t items = f->t.items;
     cf_status s = cf_insert(f, &k, sizeof k);
     if (s == CF_OK) {
         m->count[k]++;
         m->total++;
     } else {
         CHECK_STATUS(s, CF_E_FULL);
-        CHECK(memcmp(snapshot, f->table, f->table_bytes) == 0);
-        CHECK_EQ(f->items, items);
+        CHECK(memcmp(snapshot, f->t.table, f->t.table_bytes) == 0);
+        CHECK_EQ(f->t.items, items);
     }
     return s;
 }
@@ -147,15 +148,15 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
     cfg.seed = seed;
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
-    *has_swar = f->swar;
+    *has_swar = f->t.swar;
     if (!swar) { /* the per-slot path works for every layout */
-        f->swar = false;
-        f->addr = CF__ADDR_OTHER; /* the kernels of the other addressings are SWAR */
+        f->t.swar = false;
+        f->t.addr = CF__ADDR_OTHER; /* the kernels of the other addressings are SWAR */
     }
 
     model m = {.universe = sh.nb * sh.b * 2 + 64};
     m.count = calloc(m.universe, sizeof *m.count);
-    uint8_t *snapshot = malloc(f->table_bytes + 1);
+    uint8_t *snapshot = malloc(f->t.table_bytes + 1);
     REQUIRE(m.count && snapshot);
     uint64_t rng = seed;
 
@@ -163,7 +164,7 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
     for (size_t i = 0; i < ops; i++) {
         uint64_t k = test_rand(&rng) % m.universe;
         unsigned op = (unsigned)(test_rand(&rng) % 10);
-        if (op < 5 && m.total < f->num_buckets * f->bucket_size / 2) {
+        if (op < 5 && m.total < f->t.num_buckets * f->t.bucket_size / 2) {
             model_insert(f, &m, k, snapshot);
         } else if (op < 8) {
             if (m.count[k] > 0) {
@@ -201,17 +202,17 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
         m.total--;
     }
     CHECK_STATUS(cf_delete(f, &dup, sizeof dup), CF_E_NOT_FOUND);
-    CHECK_EQ(f->items, 0);
+    CHECK_EQ(f->t.items, 0);
 
     /* Phase 4: refill with the workload keys for the cross-path comparison. */
     for (uint64_t k = 0; k < m.universe / 2; k++) model_insert(f, &m, k, snapshot);
     check_no_false_negatives(f, &m);
     check_against_reference(f, m.count, m.universe, seed + 1);
 
-    *bytes = f->table_bytes;
-    uint8_t *table = malloc(f->table_bytes + 1);
+    *bytes = f->t.table_bytes;
+    uint8_t *table = malloc(f->t.table_bytes + 1);
     REQUIRE(table);
-    memcpy(table, f->table, f->table_bytes);
+    memcpy(table, f->t.table, f->t.table_bytes);
     free(snapshot);
     free(m.count);
     cf_free(f);
@@ -296,8 +297,8 @@ static void test_alt_index_is_involution(void) {
             for (uint64_t t = 0; t < probes; t++) {
                 uint64_t i = nb <= 70000 ? t : t < 2 ? t * (nb - 1) : test_rand(&rng) % nb;
                 uint32_t fp = cf__fingerprint(test_rand(&rng), widths[w]);
-                uint64_t j = cf__alt_index(f, i, fp);
-                bad += j >= nb || cf__alt_index(f, j, fp) != i;
+                uint64_t j = cf__alt_index(&f->t, i, fp);
+                bad += j >= nb || cf__alt_index(&f->t, j, fp) != i;
             }
             cf_free(f);
         }
@@ -312,7 +313,7 @@ static void test_alt_index_is_involution(void) {
     unsigned per_part[16] = {0};
     REQUIRE(seen != NULL);
     for (uint32_t fp = 1; fp <= 4095; fp++) {
-        seen[fp - 1] = cf__alt_index(f, 0, fp);
+        seen[fp - 1] = cf__alt_index(&f->t, 0, fp);
         per_part[seen[fp - 1] * 16 / 1000003]++;
     }
     /* The reason for the mixed map: the step c(v + 1) - c(v) between
@@ -326,11 +327,11 @@ static void test_alt_index_is_involution(void) {
     for (size_t k = 1; k < 4094; k++) distinct_steps += steps[k] != steps[k - 1];
     CHECK_GE(distinct_steps, 4000);
     /* ... while map 1 (files before 0.2) has only a few distinct steps. */
-    f->partner_map = CF__MAP_GOLDEN;
-    cf__derive_layout(f);
+    f->t.partner_map = CF__MAP_GOLDEN;
+    cf__derive_layout(&f->t);
     for (size_t k = 0; k + 1 < 4095; k++)
-        steps[k] = (cf__alt_index(f, 0, (uint32_t)k + 2) + 1000003 -
-                    cf__alt_index(f, 0, (uint32_t)k + 1)) %
+        steps[k] = (cf__alt_index(&f->t, 0, (uint32_t)k + 2) + 1000003 -
+                    cf__alt_index(&f->t, 0, (uint32_t)k + 1)) %
                    1000003;
     qsort(steps, 4094, sizeof *steps, test_cmp_u64);
     uint64_t golden_steps = 1;
@@ -372,35 +373,36 @@ static void test_reference_decoder(void) {
         REQUIRE(cf__filter_alloc(NULL, shapes[i].nb, shapes[i].b, shapes[i].f, shapes[i].flags, 500,
                                  &f) == CF_OK);
         REQUIRE(cf__table_bytes(shapes[i].nb, shapes[i].b, shapes[i].f, shapes[i].flags,
-                                &f->table_bytes) == CF_OK);
-        f->table = calloc(f->table_bytes + CF__TABLE_PAD, 1);
-        REQUIRE(f->table != NULL);
+                                &f->t.table_bytes) == CF_OK);
+        f->t.table = calloc(f->t.table_bytes + CF__TABLE_PAD, 1);
+        REQUIRE(f->t.table != NULL);
         uint64_t rng = i, bad = 0;
-        uint32_t *want = calloc(f->num_buckets * f->bucket_size, sizeof *want);
+        uint32_t *want = calloc(f->t.num_buckets * f->t.bucket_size, sizeof *want);
         REQUIRE(want != NULL);
-        for (uint64_t bk = 0; bk < f->num_buckets; bk++) {
-            uint32_t *w = want + bk * f->bucket_size;
-            for (unsigned s = 0; s < f->bucket_size; s++)
-                w[s] = (uint32_t)(test_rand(&rng) & f->fp_mask);
-            if (f->semi_sort)
-                cf__semisort_write(f, bk, w); /* sorts w in place: slot order is sorted order */
+        for (uint64_t bk = 0; bk < f->t.num_buckets; bk++) {
+            uint32_t *w = want + bk * f->t.bucket_size;
+            for (unsigned s = 0; s < f->t.bucket_size; s++)
+                w[s] = (uint32_t)(test_rand(&rng) & f->t.fp_mask);
+            if (f->t.semi_sort)
+                cf__semisort_write(&f->t, bk, w); /* sorts w in place: slot order is sorted order */
             else
-                for (unsigned s = 0; s < f->bucket_size; s++) cf__packed_slot_set(f, bk, s, w[s]);
+                for (unsigned s = 0; s < f->t.bucket_size; s++)
+                    cf__packed_slot_set(&f->t, bk, s, w[s]);
         }
         /* Read back after every bucket was written: neighbours must not clobber. */
-        for (uint64_t bk = 0; bk < f->num_buckets; bk++) {
+        for (uint64_t bk = 0; bk < f->t.num_buckets; bk++) {
             uint32_t ref[CF_MAX_BUCKET_SIZE], lib[CF_MAX_BUCKET_SIZE];
             ref_bucket(f, bk, ref);
-            cf__bucket_read(f, bk, lib);
-            for (unsigned s = 0; s < f->bucket_size; s++) {
-                bad += ref[s] != want[bk * f->bucket_size + s];
-                bad += lib[s] != want[bk * f->bucket_size + s];
+            cf__bucket_read(&f->t, bk, lib);
+            for (unsigned s = 0; s < f->t.bucket_size; s++) {
+                bad += ref[s] != want[bk * f->t.bucket_size + s];
+                bad += lib[s] != want[bk * f->t.bucket_size + s];
             }
         }
         CHECK_EQ(bad, 0);
         free(want);
-        free(f->table);
-        f->table = NULL;
+        free(f->t.table);
+        f->t.table = NULL;
         cf_free(f);
     }
     /* Fixed points of the code: the first, the second, the last quadruple. */
@@ -428,8 +430,8 @@ static void test_far_tables_search_alike(void) {
             cfg.num_buckets = shapes[i].nb;
             cf_filter *f;
             REQUIRE(cf_new(&cfg, &f) == CF_OK);
-            CHECK(f->far);
-            if (near) f->far = false;
+            CHECK(f->t.far);
+            if (near) f->t.far = false;
             uint64_t n = shapes[i].nb * shapes[i].b * 95 / 100, failed = 0;
             for (uint64_t k = 0; k < n; k++)
                 failed += cf_insert_u64(f, k * 0x9e3779b97f4a7c15ull) != CF_OK;
@@ -437,10 +439,10 @@ static void test_far_tables_search_alike(void) {
             cf_stats st;
             cf_get_stats(f, &st);
             CHECK(st.total_kicks > 0); /* the search ran */
-            bytes = f->table_bytes;
+            bytes = f->t.table_bytes;
             tables[near] = malloc(bytes);
             REQUIRE(tables[near] != NULL);
-            memcpy(tables[near], f->table, bytes);
+            memcpy(tables[near], f->t.table, bytes);
             cf_free(f);
         }
         CHECK(memcmp(tables[0], tables[1], bytes) == 0);

@@ -8,6 +8,7 @@
 
 #include "test.h"
 
+#include "kind/handle.h"
 #include "table/bucket.h"
 
 static void test_code_table(void) {
@@ -57,15 +58,15 @@ static void test_find_matches_decoding(void) {
                                      : (uint32_t)(r >> 8) & max;
             }
             if (t % 3 == 0) fp[1] = fp[0] ^ 1; /* same prefix, other suffix */
-            cf__semisort_write(f, bucket, fp);
+            cf__semisort_write(&f->t, bucket, fp);
             uint32_t stored[4];
-            cf__semisort_read(f, bucket, stored);
+            cf__semisort_read(&f->t, bucket, stored);
             uint32_t probe = t % 2 ? stored[test_rand(&rng) % 4] : (uint32_t)test_rand(&rng) & max;
             int expect = -1;
             for (int k = 3; k >= 0; k--)
                 if (stored[k] == probe) expect = k;
-            bad += cf__semisort_find(f, bucket, probe) != expect;
-            bad += cf__bucket_count(f, bucket, probe) !=
+            bad += cf__semisort_find(&f->t, bucket, probe) != expect;
+            bad += cf__bucket_count(&f->t, bucket, probe) !=
                    (unsigned)((stored[0] == probe) + (stored[1] == probe) + (stored[2] == probe) +
                               (stored[3] == probe));
         }
@@ -152,18 +153,18 @@ static void test_serialized_round_trip_and_canonical_form(void) {
 
     /* A code the encoder never produces, or an unsorted bucket, is corrupt
      * even under a valid checksum. */
-    uint64_t w = cf__bucket_word(f, 7);
-    cf__bucket_store_word(f, 7, (w & ~(uint64_t)0xfff) | 4000);
+    uint64_t w = cf__bucket_word(&f->t, 7);
+    cf__bucket_store_word(&f->t, 7, (w & ~(uint64_t)0xfff) | 4000);
     REQUIRE(cf_serialize(f, buf, size, NULL) == CF_OK);
     CHECK_STATUS(cf_deserialize(buf, size, NULL, &g), CF_E_CORRUPT);
     CHECK(g == NULL);
-    cf__bucket_store_word(f, 7, w); /* repair bucket 7 */
+    cf__bucket_store_word(&f->t, 7, w); /* repair bucket 7 */
     /* A full bucket rewritten with four nonzero fingerprints in descending
      * order: same item count, valid code, but not canonical. */
     uint64_t full = 0;
     uint32_t fp[4] = {0, 0, 0, 0};
     for (; full < 1001; full++) {
-        cf__semisort_read(f, full, fp);
+        cf__semisort_read(&f->t, full, fp);
         if (fp[0] != 0) break;
     }
     REQUIRE(full < 1001);
@@ -171,7 +172,7 @@ static void test_serialized_round_trip_and_canonical_form(void) {
     uint64_t descending = cf__semisort_encode(0x1111); /* prefixes 1, 1, 1, 1 */
     for (unsigned k = 0; k < 4; k++)
         descending |= (uint64_t)(4 - k) << (CF__SEMISORT_CODE_BITS + k * s);
-    cf__bucket_store_word(f, full, descending);
+    cf__bucket_store_word(&f->t, full, descending);
     REQUIRE(cf_serialize(f, buf, size, NULL) == CF_OK);
     CHECK_STATUS(cf_deserialize(buf, size, NULL, &g), CF_E_CORRUPT);
     CHECK(g == NULL);

@@ -46,7 +46,7 @@ cf_status cf_make_concurrent(cf_filter *f) {
     case CF__PLAIN:
         /* Semi-sorted tables are rewritten whole by every store; a mapped
          * or borrowed table is not ours to write. */
-        CF__RETURN_IF(f->flags != 0 || !f->owns_table || f->read_only, CF_E_PARAM);
+        CF__RETURN_IF(f->t.flags != 0 || !f->t.owns_table || f->t.read_only, CF_E_PARAM);
         return cf__concurrent_attach(f);
     case CF__CHAIN:
     case CF__CONCURRENT:
@@ -68,18 +68,18 @@ void cf_free(cf_filter *f) {
 
 cf_status cf_clear(cf_filter *f) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     CF__KIND_DISPATCH(f->kind, clear, f);
 }
 
 cf_status cf_set_max_kicks(cf_filter *f, unsigned max_kicks) {
     CF__RETURN_IF(f == NULL || max_kicks == 0 || max_kicks > CF_MAX_KICKS_LIMIT, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     /* A chain's tables share one budget (cf_grow_append checks it). */
     if (f->kind == CF__CHAIN)
         for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
-            cf__chain_of(f)->tables[k]->max_kicks = max_kicks;
-    f->max_kicks = max_kicks;
+            cf__chain_of(f)->tables[k]->t.max_kicks = max_kicks;
+    f->t.max_kicks = max_kicks;
     return CF_OK;
 }
 

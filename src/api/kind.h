@@ -1,6 +1,6 @@
 /*
  * kind.h -- what api/ needs to dispatch on a filter's kind (cf__kind,
- * cf_internal.h): the one answer to an operation a kind does not support.
+ * kind/handle.h): the one answer to an operation a kind does not support.
  *
  * Which kind supports which operation is the matrix in
  * docs/ARCHITECTURE.md; each public function decides it with one switch
@@ -10,7 +10,7 @@
 #ifndef CF_KIND_H
 #define CF_KIND_H
 
-#include "table/cf_internal.h"
+#include "kind/handle.h"
 
 /* The header's documented status for an operation the filter's kind does
  * not support (e.g. cf_merge of a concurrent filter): CF_E_PARAM, as for

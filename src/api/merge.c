@@ -19,7 +19,7 @@
 
 cf_status cf_merge(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(dst == NULL || src == NULL || dst == src, CF_E_PARAM);
-    CF__RETURN_IF(dst->read_only, CF_E_READONLY);
+    CF__RETURN_IF(dst->t.read_only, CF_E_READONLY);
     /* Only filters of one kind merge: their tables pair up. */
     CF__RETURN_IF(dst->kind != src->kind, cf__unsupported());
     CF__KIND_DISPATCH(dst->kind, merge, dst, src);

@@ -8,7 +8,7 @@
  *
  *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
  *
- * The partner bucket (cf__alt_index in cf_internal.h) mirrors i1 about a
+ * The partner bucket (cf__alt_index in table/layout.h) mirrors i1 about a
  * point chosen by the fingerprint alone, c = range(mix(fp), nb):
  *
  *   0          i2               c/2               i1                    nb
@@ -38,7 +38,7 @@ static bool cf__bad_key(const void *key, size_t len) {
 uint64_t cf_hash(const cf_filter *f, const void *key, size_t len) {
     if (cf__bad_key(key, len)) return 0; /* no bytes to hash: the header's contract */
     if (f == NULL) return cf__xxh3(key, len, 0);
-    return cf__hash_keyed(&f->hkey, key, len);
+    return cf__hash_keyed(&f->t.hkey, key, len);
 }
 
 /* The kind of f for a switch: plain filters are the common case, so the
@@ -71,20 +71,20 @@ bool cf_contains_hash(const cf_filter *f, uint64_t h) {
 
 bool cf_contains(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return false;
-    return cf__contains(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf__contains(f, cf__hash_keyed(&f->t.hkey, key, len));
 }
 
 /* Inserts as lookups and deletes: a plain filter's kernel inlined into
  * each entry point (cf_insert no longer calls cf_insert_hash), the switch
  * out of line. */
 __attribute__((noinline)) static cf_status cf__insert_kind(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     CF__KIND_DISPATCH(f->kind, insert_hash, f, h);
 }
 
 /* A mapped (read-only) filter is refused by cf__insert_kind. */
 static inline cf_status cf__insert(cf_filter *f, uint64_t h) {
-    if (__builtin_expect(f->kind == CF__PLAIN && !f->read_only, 1))
+    if (__builtin_expect(f->kind == CF__PLAIN && !f->t.read_only, 1))
         return cf__plain_insert_hash(f, h);
     return cf__insert_kind(f, h);
 }
@@ -96,18 +96,18 @@ cf_status cf_insert_hash(cf_filter *f, uint64_t h) {
 
 cf_status cf_insert(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf__insert(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf__insert(f, cf__hash_keyed(&f->t.hkey, key, len));
 }
 
 cf_status cf_insert_unique_hash(cf_filter *f, uint64_t h) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     CF__KIND_DISPATCH(cf__kind_of(f), insert_unique_hash, f, h);
 }
 
 cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf_insert_unique_hash(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf_insert_unique_hash(f, cf__hash_keyed(&f->t.hkey, key, len));
 }
 
 /* Deletes as lookups: a plain filter's kernel inlined, the switch out of
@@ -118,7 +118,7 @@ __attribute__((noinline)) static cf_status cf__delete_kind(cf_filter *f, uint64_
 }
 
 static inline cf_status cf__delete(cf_filter *f, uint64_t h) {
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     if (__builtin_expect(f->kind != CF__PLAIN, 0)) return cf__delete_kind(f, h);
     return cf__plain_delete_hash(f, h);
 }
@@ -130,7 +130,7 @@ cf_status cf_delete_hash(cf_filter *f, uint64_t h) {
 
 cf_status cf_delete(cf_filter *f, const void *key, size_t len) {
     CF__RETURN_IF(f == NULL || cf__bad_key(key, len), CF_E_PARAM);
-    return cf__delete(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf__delete(f, cf__hash_keyed(&f->t.hkey, key, len));
 }
 
 size_t cf_count_hash(const cf_filter *f, uint64_t h) {
@@ -140,40 +140,40 @@ size_t cf_count_hash(const cf_filter *f, uint64_t h) {
 
 size_t cf_count(const cf_filter *f, const void *key, size_t len) {
     if (f == NULL || cf__bad_key(key, len)) return 0;
-    return cf_count_hash(f, cf__hash_keyed(&f->hkey, key, len));
+    return cf_count_hash(f, cf__hash_keyed(&f->t.hkey, key, len));
 }
 
 /* 64-bit integer keys: the same as cf_X(f, bytes, 8) on the key's 8 bytes
  * in little-endian order, hashed without a detour through memory. */
 cf_status cf_insert_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    return cf__insert(f, cf__hash_u64(&f->hkey, key));
+    return cf__insert(f, cf__hash_u64(&f->t.hkey, key));
 }
 
 cf_status cf_insert_unique_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    return cf_insert_unique_hash(f, cf__hash_u64(&f->hkey, key));
+    return cf_insert_unique_hash(f, cf__hash_u64(&f->t.hkey, key));
 }
 
 bool cf_contains_u64(const cf_filter *f, uint64_t key) {
     if (f == NULL) return false;
-    return cf__contains(f, cf__hash_u64(&f->hkey, key));
+    return cf__contains(f, cf__hash_u64(&f->t.hkey, key));
 }
 
 cf_status cf_delete_u64(cf_filter *f, uint64_t key) {
     CF__RETURN_IF(f == NULL, CF_E_PARAM);
-    return cf__delete(f, cf__hash_u64(&f->hkey, key));
+    return cf__delete(f, cf__hash_u64(&f->t.hkey, key));
 }
 
 size_t cf_count_u64(const cf_filter *f, uint64_t key) {
     if (f == NULL) return 0;
-    return cf_count_hash(f, cf__hash_u64(&f->hkey, key));
+    return cf_count_hash(f, cf__hash_u64(&f->t.hkey, key));
 }
 
 cf_status cf_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     if (inserted != NULL) *inserted = 0;
     CF__RETURN_IF(f == NULL || (hashes == NULL && n != 0), CF_E_PARAM);
-    CF__RETURN_IF(f->read_only, CF_E_READONLY);
+    CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
     CF__KIND_DISPATCH(cf__kind_of(f), insert_batch, f, hashes, n, inserted);
 }
 

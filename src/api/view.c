@@ -14,24 +14,24 @@
  * filters look up by their own code. */
 static void cf__view_of_table(cf_view *v, const cf_filter *f) {
     memset(v, 0, sizeof *v);
-    v->table_ = f->table;
+    v->table_ = f->t.table;
     v->filter_ = f;
-    v->num_buckets_ = f->num_buckets;
+    v->num_buckets_ = f->t.num_buckets;
     /* The table's addressing as cf__derive_layout chose it (the kernels'). */
-    v->index_shift_ = f->index_shift;
-    switch (f->addr) {
+    v->index_shift_ = f->t.index_shift;
+    switch (f->t.addr) {
     case CF__ADDR_BYTES:
-    case CF__ADDR_POW2_BYTES: v->layout_ = CF_VIEW_BYTES, v->stride_ = f->bucket_bytes; break;
+    case CF__ADDR_POW2_BYTES: v->layout_ = CF_VIEW_BYTES, v->stride_ = f->t.bucket_bytes; break;
     case CF__ADDR_BITS:
-    case CF__ADDR_POW2_BITS: v->layout_ = CF_VIEW_BITS, v->stride_ = f->bucket_bits; break;
+    case CF__ADDR_POW2_BITS: v->layout_ = CF_VIEW_BITS, v->stride_ = f->t.bucket_bits; break;
     default: v->layout_ = CF_VIEW_CALL; /* CF__ADDR_OTHER */
     }
-    v->fp_mask_ = f->fp_mask;
-    v->lane_ones_ = f->lane_ones;
-    v->lane_highs_ = f->lane_highs;
-    v->alt_xmask_ = f->alt_xmask;
-    v->alt_mul_ = f->alt_mul;
-    v->flip48_ = f->hkey.flip48;
+    v->fp_mask_ = f->t.fp_mask;
+    v->lane_ones_ = f->t.lane_ones;
+    v->lane_highs_ = f->t.lane_highs;
+    v->alt_xmask_ = f->t.alt_xmask;
+    v->alt_mul_ = f->t.alt_mul;
+    v->flip48_ = f->t.hkey.flip48;
 }
 
 cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t size) {

@@ -23,7 +23,7 @@
 #endif
 #include <xxhash.h>
 
-#include "table/cf_internal.h"
+#include "kind/handle.h"
 
 #define CF__HEADER_SIZE 64u
 #define CF__TRAILER_SIZE 8u

@@ -20,8 +20,8 @@ void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__GOFF_GROWTH, c->growth, 4);
     cf__put_le(out + CF__GOFF_MAX_BYTES, c->max_bytes, 8);
     cf__put_le(out + CF__GOFF_TARGET_FPP, cf__double_bits(c->target_fpp), 8);
-    cf__put_le(out + CF__GOFF_FAILED, f->failed_inserts, 8);
-    cf__put_le(out + CF__GOFF_FLAGS, f->flags, 2);
+    cf__put_le(out + CF__GOFF_FAILED, f->t.failed_inserts, 8);
+    cf__put_le(out + CF__GOFF_FLAGS, f->t.flags, 2);
     cf__put_le(out + CF__GOFF_CHECK, cf__header_check(out), 4);
 }
 
@@ -136,7 +136,7 @@ cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocato
     CF__FORWARD_IF_ERROR(cf__chain_validate(in, len, &p));
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__chain_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f));
-    f->failed_inserts = p.failed_inserts;
+    f->t.failed_inserts = p.failed_inserts;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
         cf_status s = cf__table_from_bytes(&p.rec[k], in + p.offset[k] + CF__HEADER_SIZE, a, &t);

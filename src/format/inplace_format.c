@@ -51,17 +51,17 @@ void cf__inplace_header_encode(const cf_filter *f, uint8_t out[CF__INPLACE_HEADE
     out[CF__INPLACE_OFF_SLOT_BITS] = (uint8_t)ip->w;
     out[CF__INPLACE_OFF_TAG_BITS] = (uint8_t)ip->tag_bits;
     out[CF__INPLACE_OFF_LEVEL] = (uint8_t)ip->level;
-    cf__put_le(out + CF__INPLACE_OFF_SEED, f->seed, 8);
-    cf__put_le(out + CF__INPLACE_OFF_ITEMS, f->items, 8);
+    cf__put_le(out + CF__INPLACE_OFF_SEED, f->t.seed, 8);
+    cf__put_le(out + CF__INPLACE_OFF_ITEMS, f->t.items, 8);
     cf__put_le(out + CF__INPLACE_OFF_ENTRIES, ip->entries, 8);
     cf__put_le(out + CF__INPLACE_OFF_WEIGHT, ip->weight, 8);
     cf__put_le(out + CF__INPLACE_OFF_TARGET, cf__double_bits(ip->target_fpp), 8);
     cf__put_le(out + CF__INPLACE_OFF_MAX_BYTES, ip->max_bytes, 8);
     cf__put_le(out + CF__INPLACE_OFF_FULL, ip->full, 8);
     cf__put_le(out + CF__INPLACE_OFF_DOUBLINGS, ip->doublings, 8);
-    cf__put_le(out + CF__INPLACE_OFF_TOTAL_KICKS, f->total_kicks, 8);
-    cf__put_le(out + CF__INPLACE_OFF_FAILED, f->failed_inserts, 8);
-    cf__put_le(out + CF__INPLACE_OFF_MAX_KICKS, f->max_kicks, 4);
+    cf__put_le(out + CF__INPLACE_OFF_TOTAL_KICKS, f->t.total_kicks, 8);
+    cf__put_le(out + CF__INPLACE_OFF_FAILED, f->t.failed_inserts, 8);
+    cf__put_le(out + CF__INPLACE_OFF_MAX_KICKS, f->t.max_kicks, 4);
     cf__put_le(out + CF__INPLACE_OFF_CHECK, (uint32_t)XXH3_64bits(out, CF__INPLACE_OFF_CHECK), 4);
 }
 
@@ -137,7 +137,7 @@ cf_status cf__inplace_check_table(const cf_filter *f) {
     const cf__inplace *ip = cf__inplace_of(f);
     uint64_t entries = 0, weight = 0;
     unsigned most = ip->w - 1 - ip->tag_bits; /* the highest marker position */
-    uint64_t slots = f->num_buckets * CF__INPLACE_SLOTS;
+    uint64_t slots = f->t.num_buckets * CF__INPLACE_SLOTS;
     for (uint64_t at = 0; at < slots; at++) {
         uint64_t v = cf__inplace_get(f, at / CF__INPLACE_SLOTS, at % CF__INPLACE_SLOTS);
         if (v == 0) continue;
@@ -157,13 +157,13 @@ cf_status cf__inplace_from_header(const cf__inplace_hdr *h, const cf_allocator *
     uint64_t nb = (uint64_t)1 << h->ip.level;
     CF__FORWARD_IF_ERROR(
         cf__filter_alloc(a, nb, CF__INPLACE_SLOTS, h->ip.w, CF_GROW, h->max_kicks, &f));
-    cf__set_seed(f, h->seed);
+    cf__set_seed(&f->t, h->seed);
     f->kind = CF__INPLACE;
-    f->items = h->items;
-    f->total_kicks = h->total_kicks;
-    f->failed_inserts = h->failed;
-    f->table_bytes = h->table_bytes;
-    f->state = cf__alloc(&f->alloc, sizeof(cf__inplace));
+    f->t.items = h->items;
+    f->t.total_kicks = h->total_kicks;
+    f->t.failed_inserts = h->failed;
+    f->t.table_bytes = h->table_bytes;
+    f->state = cf__alloc(&f->t.alloc, sizeof(cf__inplace));
     if (cf__inplace_of(f) == NULL) {
         cf__inplace_free(f);
         return CF_E_NOMEM;
@@ -174,14 +174,14 @@ cf_status cf__inplace_from_header(const cf__inplace_hdr *h, const cf_allocator *
 }
 
 size_t cf__inplace_serialized_size(const cf_filter *f) {
-    return CF__INPLACE_HEADER_SIZE + f->table_bytes + CF__TRAILER_SIZE;
+    return CF__INPLACE_HEADER_SIZE + f->t.table_bytes + CF__TRAILER_SIZE;
 }
 
 void cf__inplace_serialize(const cf_filter *f, uint8_t *dst) {
     cf__inplace_header_encode(f, dst);
-    memcpy(dst + CF__INPLACE_HEADER_SIZE, f->table, f->table_bytes);
-    cf__put_le(dst + CF__INPLACE_HEADER_SIZE + f->table_bytes,
-               cf__inplace_checksum(dst, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    memcpy(dst + CF__INPLACE_HEADER_SIZE, f->t.table, f->t.table_bytes);
+    cf__put_le(dst + CF__INPLACE_HEADER_SIZE + f->t.table_bytes,
+               cf__inplace_checksum(dst, f->t.table, f->t.table_bytes), CF__TRAILER_SIZE);
 }
 
 /* The bytes [offset, offset + len) of cf__inplace_serialize's form, built from
@@ -193,7 +193,7 @@ void cf__inplace_serialize(const cf_filter *f, uint8_t *dst) {
 void cf__inplace_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
     uint8_t header[CF__INPLACE_HEADER_SIZE];
     cf__inplace_header_encode(f, header);
-    uint64_t table_end = CF__INPLACE_HEADER_SIZE + (uint64_t)f->table_bytes;
+    uint64_t table_end = CF__INPLACE_HEADER_SIZE + (uint64_t)f->t.table_bytes;
     while (len > 0) {
         size_t n;
         if (offset < CF__INPLACE_HEADER_SIZE) {
@@ -203,10 +203,10 @@ void cf__inplace_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t
         } else if (offset < table_end) {
             uint64_t left = table_end - offset;
             n = left < len ? (size_t)left : len;
-            memcpy(dst, f->table + (offset - CF__INPLACE_HEADER_SIZE), n);
+            memcpy(dst, f->t.table + (offset - CF__INPLACE_HEADER_SIZE), n);
         } else {
             uint8_t trailer[CF__TRAILER_SIZE];
-            cf__put_le(trailer, cf__inplace_checksum(header, f->table, f->table_bytes),
+            cf__put_le(trailer, cf__inplace_checksum(header, f->t.table, f->t.table_bytes),
                        CF__TRAILER_SIZE);
             n = len; /* within the form: the rest of the trailer at most */
             memcpy(dst, trailer + (offset - table_end), n);
@@ -227,9 +227,9 @@ cf_status cf__inplace_deserialize(const uint8_t *in, size_t len, const cf_alloca
                   CF_E_CHECKSUM);
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__inplace_from_header(&h, a, &f));
-    cf_status s = cf__table_alloc(f, false);
+    cf_status s = cf__table_alloc(&f->t, false);
     if (s == CF_OK) {
-        memcpy(f->table, table, h.table_bytes);
+        memcpy(f->t.table, table, h.table_bytes);
         s = cf__inplace_check_table(f);
     }
     if (s != CF_OK) {

@@ -31,16 +31,16 @@ void cf__header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     memset(out, 0, CF__HEADER_SIZE);
     memcpy(out + CF__OFF_MAGIC, cf__magic, sizeof cf__magic);
     cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION, 2);
-    out[CF__OFF_FP_BITS] = (uint8_t)f->fp_bits;
-    out[CF__OFF_BUCKET_SIZE] = (uint8_t)f->bucket_size;
-    out[CF__OFF_HASH_ID] = (uint8_t)f->partner_map;
-    cf__put_le(out + CF__OFF_FLAGS, f->flags, 2);
-    cf__put_le(out + CF__OFF_NUM_BUCKETS, f->num_buckets, 8);
-    cf__put_le(out + CF__OFF_SEED, f->seed, 8);
-    cf__put_le(out + CF__OFF_ITEMS, f->items, 8);
-    cf__put_le(out + CF__OFF_TOTAL_KICKS, f->total_kicks, 8);
-    cf__put_le(out + CF__OFF_FAILED_INSERTS, f->failed_inserts, 8);
-    cf__put_le(out + CF__OFF_MAX_KICKS, f->max_kicks, 4);
+    out[CF__OFF_FP_BITS] = (uint8_t)f->t.fp_bits;
+    out[CF__OFF_BUCKET_SIZE] = (uint8_t)f->t.bucket_size;
+    out[CF__OFF_HASH_ID] = (uint8_t)f->t.partner_map;
+    cf__put_le(out + CF__OFF_FLAGS, f->t.flags, 2);
+    cf__put_le(out + CF__OFF_NUM_BUCKETS, f->t.num_buckets, 8);
+    cf__put_le(out + CF__OFF_SEED, f->t.seed, 8);
+    cf__put_le(out + CF__OFF_ITEMS, f->t.items, 8);
+    cf__put_le(out + CF__OFF_TOTAL_KICKS, f->t.total_kicks, 8);
+    cf__put_le(out + CF__OFF_FAILED_INSERTS, f->t.failed_inserts, 8);
+    cf__put_le(out + CF__OFF_MAX_KICKS, f->t.max_kicks, 4);
     cf__put_le(out + CF__OFF_HEADER_CHECK, cf__header_check(out), 4);
 }
 
@@ -134,13 +134,13 @@ cf_status cf__filter_from_header(const cf__header *h, const cf_allocator *a, cf_
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_alloc(a, h->num_buckets, h->bucket_size, h->fp_bits, h->flags,
                                           h->max_kicks, &f));
-    f->table_bytes = h->table_bytes;
-    f->items = h->items;
-    cf__set_seed(f, h->seed);
-    f->total_kicks = h->total_kicks;
-    f->failed_inserts = h->failed_inserts;
-    f->partner_map = h->hash_id;
-    cf__derive_layout(f);
+    f->t.table_bytes = h->table_bytes;
+    f->t.items = h->items;
+    cf__set_seed(&f->t, h->seed);
+    f->t.total_kicks = h->total_kicks;
+    f->t.failed_inserts = h->failed_inserts;
+    f->t.partner_map = h->hash_id;
+    cf__derive_layout(&f->t);
     *out = f;
     return CF_OK;
 }
@@ -189,27 +189,28 @@ uint64_t cf__count_slots(const uint8_t *table, uint64_t first, uint64_t end, uns
 }
 
 cf_status cf__check_padding(const cf_filter *f) {
-    unsigned used = (unsigned)((f->num_buckets * f->bucket_bits) % 8); /* bits in the last byte */
-    CF__RETURN_IF(used != 0 && (f->table[f->table_bytes - 1] >> used) != 0, CF_E_CORRUPT);
+    unsigned used =
+        (unsigned)((f->t.num_buckets * f->t.bucket_bits) % 8); /* bits in the last byte */
+    CF__RETURN_IF(used != 0 && (f->t.table[f->t.table_bytes - 1] >> used) != 0, CF_E_CORRUPT);
     return CF_OK;
 }
 
 cf_status cf__check_table(const cf_filter *f) {
     CF__FORWARD_IF_ERROR(cf__check_padding(f));
-    if (f->semi_sort) return cf__check_semisorted(f);
-    uint64_t slots = f->num_buckets * f->bucket_size;
-    CF__RETURN_IF(cf__count_slots(f->table, 0, slots, f->fp_bits) != f->items, CF_E_CORRUPT);
+    if (f->t.semi_sort) return cf__check_semisorted(&f->t);
+    uint64_t slots = f->t.num_buckets * f->t.bucket_size;
+    CF__RETURN_IF(cf__count_slots(f->t.table, 0, slots, f->t.fp_bits) != f->t.items, CF_E_CORRUPT);
     return CF_OK;
 }
 
 size_t cf__image_size(const cf_filter *t) {
-    return CF__HEADER_SIZE + t->table_bytes + CF__TRAILER_SIZE;
+    return CF__HEADER_SIZE + t->t.table_bytes + CF__TRAILER_SIZE;
 }
 
 void cf__image_encode(const cf_filter *t, uint8_t *dst) {
     cf__header_encode(t, dst);
-    memcpy(dst + CF__HEADER_SIZE, t->table, t->table_bytes);
-    cf__image_trailer(dst, t->table, t->table_bytes, dst + CF__HEADER_SIZE + t->table_bytes);
+    memcpy(dst + CF__HEADER_SIZE, t->t.table, t->t.table_bytes);
+    cf__image_trailer(dst, t->t.table, t->t.table_bytes, dst + CF__HEADER_SIZE + t->t.table_bytes);
 }
 
 cf_status cf__image_decode(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out) {
@@ -223,14 +224,14 @@ cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const 
                                cf_filter **out) {
     cf_filter *f;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &f));
-    if (cf__table_alloc(f, false) != CF_OK) {
-        cf__table_free(f);
+    if (cf__table_alloc(&f->t, false) != CF_OK) {
+        cf__handle_free_plain(f);
         return CF_E_NOMEM;
     }
-    memcpy(f->table, table, h->table_bytes);
+    memcpy(f->t.table, table, h->table_bytes);
     cf_status s = cf__check_table(f);
     if (s != CF_OK) {
-        cf__table_free(f);
+        cf__handle_free_plain(f);
         return s;
     }
     *out = f;

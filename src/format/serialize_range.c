@@ -53,7 +53,7 @@ void cf__image_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t l
     uint8_t header[CF__HEADER_SIZE];
     cf__header_encode(f, header);
     uint8_t *out = dst;
-    uint64_t table_end = CF__HEADER_SIZE + (uint64_t)f->table_bytes;
+    uint64_t table_end = CF__HEADER_SIZE + (uint64_t)f->t.table_bytes;
     while (len > 0) {
         size_t n;
         if (offset < CF__HEADER_SIZE) {
@@ -62,11 +62,11 @@ void cf__image_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t l
         } else if (offset < table_end) {
             uint64_t left = table_end - offset;
             n = left < len ? (size_t)left : len;
-            memcpy(out, f->table + (offset - CF__HEADER_SIZE), n);
+            memcpy(out, f->t.table + (offset - CF__HEADER_SIZE), n);
         } else {
             /* The trailer: the only part that needs the whole table. */
             uint8_t trailer[CF__TRAILER_SIZE];
-            cf__image_trailer(header, f->table, f->table_bytes, trailer);
+            cf__image_trailer(header, f->t.table, f->t.table_bytes, trailer);
             n = len; /* the caller keeps the range within the image */
             memcpy(out, trailer + (offset - table_end), n);
         }

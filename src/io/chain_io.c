@@ -66,19 +66,19 @@ static cf_status cf__chain_load_table(int fd, const cf__chain_plan *p, unsigned 
     const cf__header *h = &p->rec[k];
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
-    cf_status s = cf__table_alloc(t, false);
+    cf_status s = cf__table_alloc(&t->t, false);
     if (s != CF_OK) goto fail;
     uint8_t trailer[CF__TRAILER_SIZE];
     uint64_t at = p->offset[k] + CF__HEADER_SIZE;
-    if ((s = cf__read_exact(fd, t->table, h->table_bytes, at)) != CF_OK) goto fail;
+    if ((s = cf__read_exact(fd, t->t.table, h->table_bytes, at)) != CF_OK) goto fail;
     if ((s = cf__read_exact(fd, trailer, sizeof trailer, at + h->table_bytes)) != CF_OK) goto fail;
     s = CF_E_CHECKSUM;
-    if (!cf__image_trailer_ok(hdr, t->table, h->table_bytes, trailer)) goto fail;
+    if (!cf__image_trailer_ok(hdr, t->t.table, h->table_bytes, trailer)) goto fail;
     if ((s = cf__check_table(t)) != CF_OK) goto fail;
     *out = t;
     return CF_OK;
 fail:
-    cf__table_free(t);
+    cf__handle_free_plain(t);
     return s;
 }
 
@@ -93,7 +93,7 @@ cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_al
         close(fd);
         return s;
     }
-    f->failed_inserts = p.failed_inserts;
+    f->t.failed_inserts = p.failed_inserts;
     for (unsigned k = 0; k < p.tables; k++) {
         cf_filter *t;
         if ((s = cf__chain_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
@@ -117,11 +117,11 @@ static cf_status cf__chain_map_table(const uint8_t *base, const cf__chain_plan *
     cf_filter *t;
     CF__FORWARD_IF_ERROR(cf__filter_from_header(h, a, &t));
     /* Only ever read; writes are refused by read_only. */
-    t->table = (uint8_t *)(uintptr_t)(rec + CF__HEADER_SIZE);
-    t->read_only = true;
+    t->t.table = (uint8_t *)(uintptr_t)(rec + CF__HEADER_SIZE);
+    t->t.read_only = true;
     cf_status s = verify ? cf__check_table(t) : CF_OK;
     if (s != CF_OK) {
-        cf__table_free(t);
+        cf__handle_free_plain(t);
         return s;
     }
     *out = t;
@@ -149,7 +149,7 @@ cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, const cf_all
         if (memcmp(bytes + p.offset[k], hdrs[k], CF__HEADER_SIZE) != 0) goto fail;
     s = cf__chain_shell(a, p.flags, p.growth, p.max_bytes, p.target_fpp, &f);
     if (s != CF_OK) goto fail;
-    f->failed_inserts = p.failed_inserts;
+    f->t.failed_inserts = p.failed_inserts;
     f->map_base = map;
     f->map_len = (size_t)size;
     for (unsigned k = 0; k < p.tables; k++) {

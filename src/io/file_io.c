@@ -37,7 +37,7 @@ static cf_status cf__load_table(int fd, const uint8_t header[CF__HEADER_SIZE], c
     const cf__header h = *hp;
     cf_filter *f = NULL;
     cf_status s = cf__filter_from_header(&h, a, &f);
-    if (s == CF_OK) s = cf__table_alloc(f, false);
+    if (s == CF_OK) s = cf__table_alloc(&f->t, false);
     if (s != CF_OK) goto fail;
 
     /* One pass: each chunk is read, hashed and its slots counted while it
@@ -50,15 +50,15 @@ static cf_status cf__load_table(int fd, const uint8_t header[CF__HEADER_SIZE], c
     uint64_t occupied = 0;
     for (size_t off = 0; off < h.table_bytes; off += chunk) {
         size_t n = h.table_bytes - off < chunk ? h.table_bytes - off : chunk;
-        size_t got = cf__pread_all(fd, f->table + off, n, CF__HEADER_SIZE + (uint64_t)off);
+        size_t got = cf__pread_all(fd, f->t.table + off, n, CF__HEADER_SIZE + (uint64_t)off);
         if (got != n) {
             s = got == (size_t)-1 ? CF_E_IO : CF_E_TRUNCATED;
             goto fail;
         }
-        XXH3_64bits_update(&state, f->table + off, n);
+        XXH3_64bits_update(&state, f->t.table + off, n);
         uint64_t first = (uint64_t)(off / h.fp_bits) * 8;
         uint64_t end = first + ((uint64_t)1 << 20) < slots ? first + ((uint64_t)1 << 20) : slots;
-        if (!f->semi_sort) occupied += cf__count_slots(f->table, first, end, h.fp_bits);
+        if (!f->t.semi_sort) occupied += cf__count_slots(f->t.table, first, end, h.fp_bits);
     }
     uint8_t trailer[CF__TRAILER_SIZE];
     size_t got = cf__pread_all(fd, trailer, sizeof trailer, CF__HEADER_SIZE + h.table_bytes);
@@ -71,8 +71,8 @@ static cf_status cf__load_table(int fd, const uint8_t header[CF__HEADER_SIZE], c
         goto fail;
     }
     if ((s = cf__check_padding(f)) != CF_OK) goto fail;
-    if (f->semi_sort && (s = cf__check_table(f)) != CF_OK) goto fail;
-    if (!f->semi_sort && occupied != h.items) {
+    if (f->t.semi_sort && (s = cf__check_table(f)) != CF_OK) goto fail;
+    if (!f->t.semi_sort && occupied != h.items) {
         s = CF_E_CORRUPT;
         goto fail;
     }
@@ -81,7 +81,7 @@ static cf_status cf__load_table(int fd, const uint8_t header[CF__HEADER_SIZE], c
     return CF_OK;
 fail:
     close(fd);
-    cf__table_free(f);
+    cf__handle_free_plain(f);
     return s;
 }
 
@@ -125,14 +125,14 @@ static cf_status cf__map_table(int fd, const uint8_t header[CF__HEADER_SIZE], co
         return s;
     }
     /* The table is only ever read here; writes are refused by read_only. */
-    f->table = (uint8_t *)(uintptr_t)(bytes + CF__HEADER_SIZE);
-    f->read_only = true;
-    f->owns_table = false;
+    f->t.table = (uint8_t *)(uintptr_t)(bytes + CF__HEADER_SIZE);
+    f->t.read_only = true;
+    f->t.owns_table = false;
     f->map_base = map;
     f->map_len = h.total_size;
     if (verify && (s = cf__check_table(f)) != CF_OK) {
         cf__unmap(f);
-        cf__table_free(f);
+        cf__handle_free_plain(f);
         return s;
     }
     /* Lookups touch two random buckets: read-ahead would only waste I/O. */

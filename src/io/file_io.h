@@ -7,7 +7,7 @@
 #ifndef CF_FILE_IO_H
 #define CF_FILE_IO_H
 
-#include "table/cf_internal.h"
+#include "kind/handle.h"
 
 /* cf_load and cf_map after their argument checks: either version. */
 cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out);

@@ -9,7 +9,7 @@
 
 #include <limits.h>
 
-#include "table/cf_internal.h"
+#include "kind/handle.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096

@@ -93,8 +93,8 @@ void cf__unmap(cf_filter *f) {
 bool cf__image_write(const cf_filter *t, int fd) {
     uint8_t header[CF__HEADER_SIZE], trailer[CF__TRAILER_SIZE];
     cf__header_encode(t, header);
-    cf__image_trailer(header, t->table, t->table_bytes, trailer);
+    cf__image_trailer(header, t->t.table, t->t.table_bytes, trailer);
     return cf__write_all(fd, header, sizeof header) &&
-           cf__write_all(fd, t->table, t->table_bytes) &&
+           cf__write_all(fd, t->t.table, t->t.table_bytes) &&
            cf__write_all(fd, trailer, sizeof trailer);
 }

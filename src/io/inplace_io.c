@@ -15,9 +15,10 @@
 bool cf__inplace_write(const cf_filter *f, int fd) {
     uint8_t header[CF__INPLACE_HEADER_SIZE], trailer[CF__TRAILER_SIZE];
     cf__inplace_header_encode(f, header);
-    cf__put_le(trailer, cf__inplace_checksum(header, f->table, f->table_bytes), CF__TRAILER_SIZE);
+    cf__put_le(trailer, cf__inplace_checksum(header, f->t.table, f->t.table_bytes),
+               CF__TRAILER_SIZE);
     return cf__write_all(fd, header, sizeof header) &&
-           cf__write_all(fd, f->table, f->table_bytes) &&
+           cf__write_all(fd, f->t.table, f->t.table_bytes) &&
            cf__write_all(fd, trailer, sizeof trailer);
 }
 
@@ -36,12 +37,12 @@ cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filt
     cf_filter *f = NULL;
     cf_status s = cf__inplace_read_header(fd, size, header, &h);
     if (s == CF_OK) s = cf__inplace_from_header(&h, a, &f);
-    if (s == CF_OK) s = cf__table_alloc(f, false);
-    if (s == CF_OK) s = cf__read_exact(fd, f->table, h.table_bytes, CF__INPLACE_HEADER_SIZE);
+    if (s == CF_OK) s = cf__table_alloc(&f->t, false);
+    if (s == CF_OK) s = cf__read_exact(fd, f->t.table, h.table_bytes, CF__INPLACE_HEADER_SIZE);
     if (s == CF_OK)
         s = cf__read_exact(fd, trailer, sizeof trailer, CF__INPLACE_HEADER_SIZE + h.table_bytes);
     if (s == CF_OK && cf__get_le(trailer, CF__TRAILER_SIZE) !=
-                          cf__inplace_checksum(header, f->table, h.table_bytes))
+                          cf__inplace_checksum(header, f->t.table, h.table_bytes))
         s = CF_E_CHECKSUM;
     if (s == CF_OK) s = cf__inplace_check_table(f);
     close(fd);
@@ -79,12 +80,12 @@ cf_status cf__inplace_map(int fd, uint64_t size, const cf_allocator *a, bool ver
     }
     f->map_base = map;
     f->map_len = h.total_size;
-    f->table = (uint8_t *)map + CF__INPLACE_HEADER_SIZE;
-    f->read_only = true;
+    f->t.table = (uint8_t *)map + CF__INPLACE_HEADER_SIZE;
+    f->t.read_only = true;
     if (verify) {
         const uint8_t *m = map;
         if (cf__get_le(m + CF__INPLACE_HEADER_SIZE + h.table_bytes, CF__TRAILER_SIZE) !=
-            cf__inplace_checksum(m, f->table, h.table_bytes))
+            cf__inplace_checksum(m, f->t.table, h.table_bytes))
             s = CF_E_CHECKSUM;
         if (s == CF_OK) s = cf__inplace_check_table(f);
     }

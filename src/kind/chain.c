@@ -19,6 +19,7 @@
  * negative, and counts stay upper bounds.
  */
 #include "kind/chain.h"
+#include "kind/plain.h"
 #include "table/batch.h"
 #include "table/table.h"
 
@@ -28,10 +29,10 @@ cf_status cf__chain_shell(const cf_allocator *a, unsigned flags, unsigned growth
     /* The handle has no table of its own: every operation goes to tables. */
     CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
     f->kind = CF__CHAIN;
-    f->flags = flags;
-    f->state = cf__alloc(&f->alloc, sizeof(cf__chain));
+    f->t.flags = flags;
+    f->state = cf__alloc(&f->t.alloc, sizeof(cf__chain));
     if (cf__chain_of(f) == NULL) {
-        cf__free(&f->alloc, f);
+        cf__free(&f->t.alloc, f);
         return CF_E_NOMEM;
     }
     memset(cf__chain_of(f), 0, sizeof(cf__chain));
@@ -47,28 +48,28 @@ void cf__chain_attach(cf_filter *f, cf_filter *table) {
     c->tables[c->count++] = table;
     /* The handle hashes keys with the seed every table shares, and is as
      * writable as its tables. */
-    cf__set_seed(f, c->tables[0]->seed);
-    f->read_only = table->read_only;
+    cf__set_seed(&f->t, c->tables[0]->t.seed);
+    f->t.read_only = table->t.read_only;
 }
 
 void cf__chain_drop_newest(cf_filter *f) {
     cf__chain *c = cf__chain_of(f);
-    cf__table_free(c->tables[--c->count]);
+    cf__handle_free_plain(c->tables[--c->count]);
     c->tables[c->count] = NULL;
-    f->read_only = c->tables[c->count - 1]->read_only;
+    f->t.read_only = c->tables[c->count - 1]->t.read_only;
 }
 
 void cf__chain_free(cf_filter *f) {
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
-        cf__table_free(cf__chain_of(f)->tables[k]);
-    cf__free(&f->alloc, cf__chain_of(f));
-    cf_allocator alloc = f->alloc;
+        cf__handle_free_plain(cf__chain_of(f)->tables[k]);
+    cf__free(&f->t.alloc, cf__chain_of(f));
+    cf_allocator alloc = f->t.alloc;
     cf__free(&alloc, f);
 }
 
 /* A table's FPP at full load: what it takes from the budget. */
 static double cf__table_fpp(const cf_filter *t) {
-    return cf__fpp(t->fp_bits, t->bucket_size, 1.0);
+    return cf__fpp(t->t.fp_bits, t->t.bucket_size, 1.0);
 }
 
 double cf__chain_spent(const cf__chain *c) {
@@ -79,7 +80,7 @@ double cf__chain_spent(const cf__chain *c) {
 
 size_t cf__chain_table_bytes(const cf__chain *c) {
     size_t n = 0;
-    for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->table_bytes;
+    for (unsigned k = 0; k < c->count; k++) n += c->tables[k]->t.table_bytes;
     return n;
 }
 
@@ -92,13 +93,13 @@ static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     const cf__chain *c = cf__chain_of(f);
     const cf_filter *newest = c->tables[c->count - 1];
     CF__RETURN_IF(c->count >= cf__chain_table_cap(c), CF_GROWTH_LIMIT_TABLES);
-    CF__RETURN_IF(newest->num_buckets > UINT64_MAX / c->growth, CF_GROWTH_LIMIT_SIZE);
+    CF__RETURN_IF(newest->t.num_buckets > UINT64_MAX / c->growth, CF_GROWTH_LIMIT_SIZE);
     cf__config_defaults(cfg);
-    cfg->num_buckets = newest->num_buckets * c->growth;
-    cfg->bucket_size = newest->bucket_size;
-    cfg->max_kicks = newest->max_kicks;
-    cfg->seed = newest->seed;
-    cfg->allocator = &f->alloc;
+    cfg->num_buckets = newest->t.num_buckets * c->growth;
+    cfg->bucket_size = newest->t.bucket_size;
+    cfg->max_kicks = newest->t.max_kicks;
+    cfg->seed = newest->t.seed;
+    cfg->allocator = &f->t.alloc;
     double budget = (c->target_fpp - cf__chain_spent(c)) * CF__CHAIN_SHARE;
     CF__RETURN_IF(!(budget > 0.0), CF_GROWTH_LIMIT_FPP);
     cfg->target_fpp = budget;
@@ -112,7 +113,7 @@ static unsigned cf__next_config(const cf_filter *f, cf_config *cfg) {
     while (fbits < CF_MAX_FINGERPRINT_BITS && cf__fpp(fbits, b, 1.0) > budget) fbits++;
     CF__RETURN_IF(cf__fpp(fbits, b, 1.0) > budget, CF_GROWTH_LIMIT_FPP);
     cfg->fingerprint_bits = fbits;
-    if ((f->flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
+    if ((f->t.flags & CF_SEMI_SORT) && cf__semi_sort_fits(b, fbits)) cfg->flags = CF_SEMI_SORT;
     size_t bytes;
     CF__RETURN_IF(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes) != CF_OK, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(c->max_bytes != 0 && bytes > c->max_bytes - cf__chain_table_bytes(c),
@@ -143,7 +144,7 @@ cf_status cf__chain_new(const cf_config *cfg, cf_filter **out) {
     cf_filter *f, *t;
     CF__FORWARD_IF_ERROR(
         cf__chain_shell(cfg->allocator, cfg->flags, growth, cfg->max_bytes, target, &f));
-    cf_status s = cf__table_new(&first, &t);
+    cf_status s = cf__handle_new_plain(&first, &t);
     if (s == CF_OK) cf__chain_attach(f, t);
     if (s != CF_OK) {
         cf__chain_free(f);
@@ -157,7 +158,7 @@ cf_status cf__chain_new(const cf_config *cfg, cf_filter **out) {
 cf_status cf__chain_add_table(cf_filter *f, cf_filter **added) {
     cf_config cfg;
     CF__RETURN_IF(cf__next_config(f, &cfg) != CF_GROWTH_OPEN, CF_E_FULL);
-    CF__FORWARD_IF_ERROR(cf__table_new(&cfg, added));
+    CF__FORWARD_IF_ERROR(cf__handle_new_plain(&cfg, added));
     cf__chain_attach(f, *added);
     return CF_OK;
 }
@@ -166,27 +167,27 @@ cf_status cf__chain_add_table(cf_filter *f, cf_filter **added) {
  * is stored as often as one table can hold it (2b copies, or b when its
  * buckets coincide), and no table of any size would take one more. */
 static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
-    cf__slots p = cf__locate(t, h);
-    size_t slots = (p.i2 == p.i1 ? 1u : 2u) * (size_t)t->bucket_size;
-    return cf__table_count(t, h) >= slots;
+    cf__slots p = cf__locate(&t->t, h);
+    size_t slots = (p.i2 == p.i1 ? 1u : 2u) * (size_t)t->t.bucket_size;
+    return cf__table_count(&t->t, h) >= slots;
 }
 
 cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
     cf_filter *newest = c->tables[c->count - 1];
-    uint64_t failed = newest->failed_inserts;
-    cf_status s = cf__table_insert(newest, h);
+    uint64_t failed = newest->t.failed_inserts;
+    cf_status s = cf__table_insert(&newest->t, h);
     if (s != CF_E_FULL) return s;
     cf_filter *added;
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
     s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__chain_add_table(f, &added);
-    if (s == CF_OK) return cf__table_insert(added, h); /* an empty table has room */
+    if (s == CF_OK) return cf__table_insert(&added->t, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
-    newest->failed_inserts = failed;
-    f->failed_inserts += s == CF_E_FULL;
+    newest->t.failed_inserts = failed;
+    f->t.failed_inserts += s == CF_E_FULL;
     return s;
 }
 
@@ -200,7 +201,7 @@ bool cf__chain_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = cf__chain_of(f);
     for (unsigned k = c->count; k-- > 0;) {
         const cf_filter *t = c->tables[k];
-        if (cf__contains_at(t, cf__locate(t, h))) return true;
+        if (cf__contains_at(&t->t, cf__locate(&t->t, h))) return true;
     }
     return false;
 }
@@ -214,18 +215,18 @@ cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
     cf_filter *holder = NULL;
     for (unsigned k = c->count; k-- > 0;) {
-        if (cf__table_count(c->tables[k], h) == 0) continue;
+        if (cf__table_count(&c->tables[k]->t, h) == 0) continue;
         if (holder != NULL) return CF_OK; /* ambiguous: keep every copy (top comment) */
         holder = c->tables[k];
     }
     CF__RETURN_IF(holder == NULL, CF_E_NOT_FOUND);
-    return cf__table_delete(holder, h);
+    return cf__table_delete(&holder->t, h);
 }
 
 size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
     const cf__chain *c = cf__chain_of(f);
     size_t n = 0;
-    for (unsigned k = 0; k < c->count; k++) n += cf__table_count(c->tables[k], h);
+    for (unsigned k = 0; k < c->count; k++) n += cf__table_count(&c->tables[k]->t, h);
     return n;
 }
 
@@ -241,7 +242,7 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
         size_t m = n - base < CF__CHAIN_ROUND ? n - base : CF__CHAIN_ROUND;
         memset(any, 0, m);
         for (unsigned k = c->count; k-- > 0;) {
-            cf__table_contains_batch(c->tables[k], hashes + base, m, hit);
+            cf__table_contains_batch(&c->tables[k]->t, hashes + base, m, hit);
             for (size_t j = 0; j < m; j++) any[j] |= hit[j];
         }
         for (size_t j = 0; j < m; j++) found += any[j];
@@ -261,39 +262,39 @@ cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
 size_t cf__chain_memory(const cf_filter *f) {
     size_t n = sizeof *f + sizeof(cf__chain);
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
-        n += cf__table_memory(cf__chain_of(f)->tables[k]);
+        n += cf__plain_memory(cf__chain_of(f)->tables[k]);
     return n;
 }
 
 cf_status cf__chain_clear(cf_filter *f) {
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
-        cf__table_clear(cf__chain_of(f)->tables[k]);
+        cf__table_clear(&cf__chain_of(f)->tables[k]->t);
     return CF_OK;
 }
 
 void cf__chain_stats(const cf_filter *f, cf_stats *out) {
     const cf__chain *c = cf__chain_of(f);
     const cf_filter *newest = c->tables[c->count - 1];
-    cf__table_stats(newest, out);
+    cf__table_stats(&newest->t, out);
     double table_bits = 0.0;
     out->items = out->num_buckets = out->slots = out->table_bytes = out->total_kicks = 0;
     out->expected_fpp = 0.0;
     for (unsigned k = 0; k < c->count; k++) {
         cf_stats t;
-        cf__table_stats(c->tables[k], &t);
+        cf__table_stats(&c->tables[k]->t, &t);
         out->items += t.items;
         out->num_buckets += t.num_buckets;
         out->slots += t.slots;
         out->table_bytes += t.table_bytes;
         out->total_kicks += t.total_kicks;
         out->expected_fpp += t.expected_fpp;
-        table_bits += (double)t.num_buckets * c->tables[k]->bucket_bits;
+        table_bits += (double)t.num_buckets * c->tables[k]->t.bucket_bits;
     }
-    out->flags = f->flags;
+    out->flags = f->t.flags;
     out->load_factor = (double)out->items / (double)out->slots;
     out->bits_per_item = out->items ? table_bits / (double)out->items : 0.0;
     out->memory_bytes = cf__chain_memory(f);
-    out->failed_inserts = f->failed_inserts;
+    out->failed_inserts = f->t.failed_inserts;
     out->tables = c->count;
     out->growth = c->growth;
     out->max_bytes = c->max_bytes;
@@ -313,7 +314,7 @@ void cf__chain_stats(const cf_filter *f, cf_stats *out) {
 static double cf__chain_default_target(const cf_filter *t) {
     double first = cf__table_fpp(t);
     double want = first / CF__CHAIN_SHARE;
-    double widest = (CF_MAX_TABLES + 4) * cf__fpp(CF_MAX_FINGERPRINT_BITS, t->bucket_size, 1.0);
+    double widest = (CF_MAX_TABLES + 4) * cf__fpp(CF_MAX_FINGERPRINT_BITS, t->t.bucket_size, 1.0);
     if (want < widest) want = widest;
     double half_rest = (1 + first) / 2;
     return want < half_rest ? want : half_rest;
@@ -325,9 +326,9 @@ cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg) {
     CF__RETURN_IF(growth > CF_MAX_GROWTH, CF_E_PARAM);
     double target = cfg->target_fpp == 0 ? cf__chain_default_target(t) : cfg->target_fpp;
     CF__RETURN_IF(!(target > cf__table_fpp(t) && target < 1.0), CF_E_PARAM);
-    CF__RETURN_IF(cfg->max_bytes != 0 && t->table_bytes > cfg->max_bytes, CF_E_PARAM);
+    CF__RETURN_IF(cfg->max_bytes != 0 && t->t.table_bytes > cfg->max_bytes, CF_E_PARAM);
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__chain_shell(&t->alloc, CF_GROW | (t->flags & CF_SEMI_SORT), growth,
+    CF__FORWARD_IF_ERROR(cf__chain_shell(&t->t.alloc, CF_GROW | (t->t.flags & CF_SEMI_SORT), growth,
                                          cfg->max_bytes, target, &f));
     cf__chain_attach(f, t);
     *fp = f;
@@ -344,28 +345,28 @@ cf_status cf__chain_merge(cf_filter *dst, const cf_filter *src) {
     const cf__chain *dc = cf__chain_of(dst), *sc = cf__chain_of(src);
     CF__RETURN_IF(dc->growth != sc->growth || dc->target_fpp != sc->target_fpp, CF_E_PARAM);
     for (unsigned k = 0; k < dc->count && k < sc->count; k++)
-        CF__RETURN_IF(!cf__table_same_shape(dc->tables[k], sc->tables[k]), CF_E_PARAM);
+        CF__RETURN_IF(!cf__table_same_shape(&dc->tables[k]->t, &sc->tables[k]->t), CF_E_PARAM);
     unsigned had = dc->count;
     cf__table_saved saved[CF_MAX_TABLES];
     unsigned n_saved = 0;
     cf_status st = CF_OK;
     for (; n_saved < had && st == CF_OK; n_saved++)
-        st = cf__table_save(dc->tables[n_saved], &saved[n_saved]);
+        st = cf__table_save(&dc->tables[n_saved]->t, &saved[n_saved]);
     if (st != CF_OK) n_saved--; /* the one that failed holds nothing */
-    uint64_t failed = dst->failed_inserts;
+    uint64_t failed = dst->t.failed_inserts;
     for (unsigned k = 0; k < sc->count && st == CF_OK; k++) {
         cf_filter *t = k < dc->count ? dc->tables[k] : NULL;
         if (t == NULL && (st = cf__chain_add_table(dst, &t)) != CF_OK) break;
-        if (!cf__table_same_shape(t, sc->tables[k]))
+        if (!cf__table_same_shape(&t->t, &sc->tables[k]->t))
             st = CF_E_PARAM;
         else
-            st = cf__table_merge_all(t, sc->tables[k]);
+            st = cf__table_merge_all(&t->t, &sc->tables[k]->t);
     }
     if (st != CF_OK) {
         while (dc->count > had) cf__chain_drop_newest(dst);
-        for (unsigned k = 0; k < n_saved; k++) cf__table_restore(dc->tables[k], &saved[k]);
-        dst->failed_inserts = failed;
+        for (unsigned k = 0; k < n_saved; k++) cf__table_restore(&dc->tables[k]->t, &saved[k]);
+        dst->t.failed_inserts = failed;
     }
-    for (unsigned k = 0; k < n_saved; k++) cf__free(&dc->tables[k]->alloc, saved[k].table);
+    for (unsigned k = 0; k < n_saved; k++) cf__free(&dc->tables[k]->t.alloc, saved[k].table);
     return st;
 }

@@ -80,7 +80,7 @@
 
 /* ---- the table as aligned atomic little-endian words ---- */
 
-static inline _Atomic uint64_t *cf__concurrent_word(const cf_filter *f, uint64_t k) {
+static inline _Atomic uint64_t *cf__concurrent_word(const cf__table *f, uint64_t k) {
     return (_Atomic uint64_t *)(void *)f->table + k;
 }
 
@@ -96,7 +96,7 @@ static inline uint64_t cf__concurrent_le(uint64_t v) {
  * the last bit, joined by one double shift.  Both are the same word when the
  * bits do not cross into the next, which is then never read (it may lie in
  * another cache line, or past the table's padding). */
-static inline uint64_t cf__concurrent_bits(const cf_filter *f, uint64_t bit, unsigned n) {
+static inline uint64_t cf__concurrent_bits(const cf__table *f, uint64_t bit, unsigned n) {
     uint64_t lo = cf__concurrent_le(
         atomic_load_explicit(cf__concurrent_word(f, bit >> 6), memory_order_relaxed));
     uint64_t hi = cf__concurrent_le(
@@ -110,7 +110,7 @@ static inline uint64_t cf__concurrent_bits(const cf_filter *f, uint64_t bit, uns
  * (both atomic, for the readers) cost less than a locked instruction.  The
  * store is a release and the RMW continues release sequences: lookups
  * rely on both (the top comment says what is proven). */
-static inline void cf__concurrent_flip_word(cf_filter *f, uint64_t k, uint64_t x, bool shared) {
+static inline void cf__concurrent_flip_word(cf__table *f, uint64_t k, uint64_t x, bool shared) {
     _Atomic uint64_t *w = cf__concurrent_word(f, k);
     if (shared) {
         atomic_fetch_xor_explicit(w, cf__concurrent_le(x), memory_order_relaxed);
@@ -121,7 +121,7 @@ static inline void cf__concurrent_flip_word(cf_filter *f, uint64_t k, uint64_t x
 }
 
 /* Flips the bits of x (n <= 32 bits) at bit offset `bit`. */
-static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, uint64_t x,
+static inline void cf__concurrent_flip(cf__table *f, uint64_t bit, unsigned n, uint64_t x,
                                        bool shared) {
     uint64_t k = bit >> 6;
     unsigned sh = (unsigned)(bit & 63);
@@ -129,7 +129,7 @@ static inline void cf__concurrent_flip(cf_filter *f, uint64_t bit, unsigned n, u
     if (sh + n > 64) cf__concurrent_flip_word(f, k + 1, x >> (64 - sh), shared);
 }
 
-static inline uint32_t cf__concurrent_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+static inline uint32_t cf__concurrent_slot_get(const cf__table *f, uint64_t bucket, unsigned slot) {
     return (uint32_t)(cf__concurrent_bits(f, cf__slot_bit(f, bucket, slot), f->fp_bits) &
                       f->fp_mask);
 }
@@ -143,12 +143,12 @@ static inline void cf__concurrent_slot_change(cf_filter *f, uint64_t bucket, uin
     const struct cf__concurrent *cc = cf__concurrent_of(f);
     uint64_t at = bucket & (((uint64_t)1 << cc->shift) - 1);
     bool shared = at < cc->margin || ((uint64_t)1 << cc->shift) - at <= cc->margin;
-    cf__concurrent_flip(f, bit, f->fp_bits, old ^ v, shared);
+    cf__concurrent_flip(&f->t, bit, f->t.fp_bits, old ^ v, shared);
 }
 
 /* Buckets of at most 64 bits are searched as one word: cf__concurrent_bits reads
  * any of them, unlike the plain code's single load (f->swar). */
-static inline bool cf__concurrent_one_word(const cf_filter *f) {
+static inline bool cf__concurrent_one_word(const cf__table *f) {
     return f->bucket_bits <= 64;
 }
 
@@ -160,7 +160,7 @@ static inline bool cf__concurrent_one_word(const cf_filter *f) {
  * as one word (cf__concurrent_one_word; a filter with CF_CONCURRENT is never
  * semi-sorted), where the lowest bit of the zero-lane mask is the top bit
  * of that slot; wider ones slot by slot. */
-static inline uint64_t cf__concurrent_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline uint64_t cf__concurrent_find(const cf__table *f, uint64_t bucket, uint32_t v) {
     uint64_t at = cf__bucket_bit(f, bucket);
     if (cf__concurrent_one_word(f)) {
         uint64_t w = cf__concurrent_bits(f, at, f->bucket_bits);
@@ -172,11 +172,11 @@ static inline uint64_t cf__concurrent_find(const cf_filter *f, uint64_t bucket, 
     return CF__CONCURRENT_NONE;
 }
 
-static inline bool cf__concurrent_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline bool cf__concurrent_has(const cf__table *f, uint64_t bucket, uint32_t v) {
     return cf__concurrent_find(f, bucket, v) != CF__CONCURRENT_NONE;
 }
 
-static inline void cf__concurrent_bucket_read(const cf_filter *f, uint64_t bucket,
+static inline void cf__concurrent_bucket_read(const cf__table *f, uint64_t bucket,
                                               uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (cf__concurrent_one_word(f)) {
         cf__word_read(f, cf__concurrent_bits(f, cf__bucket_bit(f, bucket), f->bucket_bits), fp);
@@ -273,12 +273,12 @@ static inline bool cf__concurrent_read_valid(_Atomic uint32_t *a, uint32_t va, _
 /* Stripes for a table: at most CF__CONCURRENT_MAX_STRIPES and 1% of the table's
  * bytes, at least one; each covers 2^shift consecutive buckets. */
 static void cf__concurrent_size(const cf_filter *f, uint64_t *nstripes, unsigned *shift) {
-    uint64_t want = f->table_bytes / 100 / (sizeof(cf__stripe) + sizeof(uint32_t));
+    uint64_t want = f->t.table_bytes / 100 / (sizeof(cf__stripe) + sizeof(uint32_t));
     if (want > CF__CONCURRENT_MAX_STRIPES) want = CF__CONCURRENT_MAX_STRIPES;
     unsigned s = 0;
-    while (s < 63 && ((f->num_buckets - 1) >> s) + 1 > want) s++;
+    while (s < 63 && ((f->t.num_buckets - 1) >> s) + 1 > want) s++;
     *shift = s;
-    *nstripes = ((f->num_buckets - 1) >> s) + 1;
+    *nstripes = ((f->t.num_buckets - 1) >> s) + 1;
 }
 
 /* Gives the plain filter f its stripes: each stripe's items counted from
@@ -286,39 +286,39 @@ static void cf__concurrent_size(const cf_filter *f, uint64_t *nstripes, unsigned
  * CF_E_NOMEM, or CF_E_PARAM for memory not aligned for atomic words. */
 cf_status cf__concurrent_attach(cf_filter *f) {
     /* Atomic words need the natural alignment that malloc gives. */
-    CF__RETURN_IF((uintptr_t)f->table % sizeof(uint64_t) != 0, CF_E_PARAM);
+    CF__RETURN_IF((uintptr_t)f->t.table % sizeof(uint64_t) != 0, CF_E_PARAM);
     uint64_t nstripes;
     unsigned shift;
     cf__concurrent_size(f, &nstripes, &shift);
     size_t bytes =
         sizeof(struct cf__concurrent) + (size_t)nstripes * (sizeof(cf__stripe) + sizeof(uint32_t));
-    struct cf__concurrent *cc = cf__alloc(&f->alloc, bytes);
+    struct cf__concurrent *cc = cf__alloc(&f->t.alloc, bytes);
     CF__RETURN_IF(cc == NULL, CF_E_NOMEM);
     if ((uintptr_t)cc % sizeof(uint64_t) != 0) {
-        cf__free(&f->alloc, cc);
+        cf__free(&f->t.alloc, cc);
         return CF_E_PARAM;
     }
     memset(cc, 0, bytes);
     cc->bytes = bytes;
     cc->nstripes = nstripes;
     cc->shift = shift;
-    cc->margin = 64 / f->bucket_bits + 2;
+    cc->margin = 64 / f->t.bucket_bits + 2;
     cc->versions = (_Atomic uint32_t *)(void *)(cc->stripes + nstripes);
-    atomic_init(&cc->failed_inserts, f->failed_inserts);
+    atomic_init(&cc->failed_inserts, f->t.failed_inserts);
     for (uint64_t i = 0; i < nstripes; i++) {
         atomic_init(&cc->stripes[i].lock, 0);
         atomic_init(&cc->versions[i], 0);
     }
     /* No other thread can see f yet: plain reads count the items. */
-    if (f->items != 0)
-        for (uint64_t i = 0; i < f->num_buckets; i++)
-            cc->stripes[i >> shift].items += f->bucket_size - cf__bucket_count(f, i, 0);
-    cc->stripes[0].kicks = f->total_kicks;
+    if (f->t.items != 0)
+        for (uint64_t i = 0; i < f->t.num_buckets; i++)
+            cc->stripes[i >> shift].items += f->t.bucket_size - cf__bucket_count(&f->t, i, 0);
+    cc->stripes[0].kicks = f->t.total_kicks;
     /* From here the stripes hold the counters: the handle's are zero, not
      * stale copies (cf__concurrent_view sums the stripes'). */
-    f->items = f->total_kicks = f->failed_inserts = 0;
+    f->t.items = f->t.total_kicks = f->t.failed_inserts = 0;
     f->state = cc;
-    f->flags |= CF_CONCURRENT;
+    f->t.flags |= CF_CONCURRENT;
     f->kind = CF__CONCURRENT;
     return CF_OK;
 }
@@ -331,10 +331,10 @@ cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out) {
     cf_config plain = *cfg;
     plain.flags = 0;
     cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__table_new(&plain, &f));
+    CF__FORWARD_IF_ERROR(cf__handle_new_plain(&plain, &f));
     cf_status st = cf__concurrent_attach(f);
     if (st != CF_OK) {
-        cf__table_free(f);
+        cf__handle_free_plain(f);
         return st;
     }
     *out = f;
@@ -342,12 +342,12 @@ cf_status cf__concurrent_new(const cf_config *cfg, cf_filter **out) {
 }
 
 void cf__concurrent_free(cf_filter *f) {
-    cf__free(&f->alloc, cf__concurrent_of(f));
-    cf__table_free(f);
+    cf__free(&f->t.alloc, cf__concurrent_of(f));
+    cf__handle_free_plain(f);
 }
 
 size_t cf__concurrent_memory(const cf_filter *f) {
-    return cf__table_memory(f) + cf__concurrent_of(f)->bytes;
+    return sizeof *f + cf__table_memory(&f->t) + cf__concurrent_of(f)->bytes;
 }
 
 /* ---- lookups ---- */
@@ -356,12 +356,13 @@ size_t cf__concurrent_memory(const cf_filter *f) {
  * keeps few registers. */
 __attribute__((noinline)) static bool cf__concurrent_contains_slots(const cf_filter *f,
                                                                     uint64_t h) {
-    cf__slots p = cf__locate(f, h);
+    cf__slots p = cf__locate(&f->t, h);
     _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
         uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-        if (cf__concurrent_has(f, p.i1, p.fp) || cf__concurrent_has(f, p.i2, p.fp)) return true;
+        if (cf__concurrent_has(&f->t, p.i1, p.fp) || cf__concurrent_has(&f->t, p.i2, p.fp))
+            return true;
         if (cf__concurrent_read_valid(a, va, b, vb)) return false;
         cf__concurrent_relax(spins);
     }
@@ -372,16 +373,16 @@ __attribute__((noinline)) static bool cf__concurrent_contains_slots(const cf_fil
  * acquire load makes the compiler read them again, which costs less than
  * keeping them in registers across it). */
 static inline bool cf__concurrent_lookup_once(const cf_filter *f, uint64_t h, bool *found) {
-    cf__slots p = cf__locate(f, h);
+    cf__slots p = cf__locate(&f->t, h);
     _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     uint32_t va = atomic_load_explicit(a, memory_order_acquire);
     uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
-    uint64_t v = f->lane_ones * p.fp;
-    unsigned n = f->bucket_bits;
-    uint64_t x1 = cf__concurrent_bits(f, cf__bucket_bit(f, p.i1), n) ^ v;
-    uint64_t x2 = cf__concurrent_bits(f, cf__bucket_bit(f, p.i2), n) ^ v;
+    uint64_t v = f->t.lane_ones * p.fp;
+    unsigned n = f->t.bucket_bits;
+    uint64_t x1 = cf__concurrent_bits(&f->t, cf__bucket_bit(&f->t, p.i1), n) ^ v;
+    uint64_t x2 = cf__concurrent_bits(&f->t, cf__bucket_bit(&f->t, p.i2), n) ^ v;
     /* A fingerprint seen is an answer whatever moves next. */
-    *found = (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
+    *found = (cf__zero_lanes(&f->t, x1) | cf__zero_lanes(&f->t, x2)) != 0;
     return *found || cf__concurrent_read_valid(a, va, b, vb);
 }
 
@@ -396,24 +397,24 @@ __attribute__((noinline)) static bool cf__concurrent_contains_retry(const cf_fil
 }
 
 bool cf__concurrent_contains_hash(const cf_filter *f, uint64_t h) {
-    if (!cf__concurrent_one_word(f)) return cf__concurrent_contains_slots(f, h);
+    if (!cf__concurrent_one_word(&f->t)) return cf__concurrent_contains_slots(f, h);
     bool found;
     if (__builtin_expect(cf__concurrent_lookup_once(f, h, &found), 1)) return found;
     return cf__concurrent_contains_retry(f, h);
 }
 
 size_t cf__concurrent_count_hash(const cf_filter *f, uint64_t h) {
-    cf__slots p = cf__locate(f, h);
+    cf__slots p = cf__locate(&f->t, h);
     _Atomic uint32_t *a = cf__concurrent_version(f, p.i1), *b = cf__concurrent_version(f, p.i2);
     for (unsigned spins = 0;; spins++) {
         uint32_t va = atomic_load_explicit(a, memory_order_acquire);
         uint32_t vb = atomic_load_explicit(b, memory_order_acquire);
         uint32_t fp[2][CF_MAX_BUCKET_SIZE];
-        cf__concurrent_bucket_read(f, p.i1, fp[0]);
-        cf__concurrent_bucket_read(f, p.i2, fp[1]);
+        cf__concurrent_bucket_read(&f->t, p.i1, fp[0]);
+        cf__concurrent_bucket_read(&f->t, p.i2, fp[1]);
         if (cf__concurrent_read_valid(a, va, b, vb)) {
             size_t n = 0;
-            for (unsigned s = 0; s < f->bucket_size; s++)
+            for (unsigned s = 0; s < f->t.bucket_size; s++)
                 n += (fp[0][s] == p.fp) + (p.i2 != p.i1 && fp[1][s] == p.fp);
             return n;
         }
@@ -429,9 +430,9 @@ size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes,
     size_t found = 0;
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CONCURRENT_AHEAD < n) {
-            cf__slots q = cf__locate(f, hashes[j + CF__CONCURRENT_AHEAD]);
-            cf__prefetch_bucket(f, q.i1);
-            cf__prefetch_bucket(f, q.i2);
+            cf__slots q = cf__locate(&f->t, hashes[j + CF__CONCURRENT_AHEAD]);
+            cf__prefetch_bucket(&f->t, q.i1);
+            cf__prefetch_bucket(&f->t, q.i2);
         }
         bool hit = cf__concurrent_contains_hash(f, hashes[j]);
         found += hit;
@@ -444,7 +445,7 @@ size_t cf__concurrent_contains_batch(const cf_filter *f, const uint64_t *hashes,
 
 /* Stores fp in the first free slot of bucket; the caller holds its stripe. */
 static bool cf__concurrent_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
-    uint64_t at = cf__concurrent_find(f, bucket, 0);
+    uint64_t at = cf__concurrent_find(&f->t, bucket, 0);
     if (at == CF__CONCURRENT_NONE) return false;
     cf__concurrent_slot_change(f, bucket, at, 0, fp);
     cf__concurrent_stripe(f, bucket)->items++;
@@ -458,7 +459,7 @@ static bool cf__concurrent_place(cf_filter *f, uint64_t bucket, uint32_t fp) {
  * insert between them can make a bucket look full that never was; an
  * insert that would fail looks again under the locks: cf__concurrent_insert.) */
 static bool cf__concurrent_place_locked(cf_filter *f, uint64_t bucket, uint32_t fp, bool peek) {
-    if (peek && !cf__concurrent_has(f, bucket, 0)) return false;
+    if (peek && !cf__concurrent_has(&f->t, bucket, 0)) return false;
     cf__stripe *s = cf__concurrent_stripe(f, bucket);
     cf__concurrent_lock(s);
     bool placed = cf__concurrent_place(f, bucket, fp);
@@ -469,7 +470,7 @@ static bool cf__concurrent_place_locked(cf_filter *f, uint64_t bucket, uint32_t 
 /* Bucket i1, then i2, each under its own stripe's lock only: an insert
  * needs no atomicity across the two. */
 static bool cf__concurrent_try_place(cf_filter *f, const cf__slots *p, bool peek) {
-    cf__prefetch_bucket(f, p->i2); /* as kernel.h does: a full i1 costs no second wait */
+    cf__prefetch_bucket(&f->t, p->i2); /* as kernel.h does: a full i1 costs no second wait */
     return cf__concurrent_place_locked(f, p->i1, p->fp, peek) ||
            cf__concurrent_place_locked(f, p->i2, p->fp, peek);
 }
@@ -480,7 +481,7 @@ static cf_status cf__concurrent_try_unique(cf_filter *f, const cf__slots *p) {
     cf__concurrent_held h;
     cf__concurrent_lock_set(f, &h, p->i1, p->i2, p->i2);
     cf_status st = CF_OK;
-    if (cf__concurrent_has(f, p->i1, p->fp) || cf__concurrent_has(f, p->i2, p->fp))
+    if (cf__concurrent_has(&f->t, p->i1, p->fp) || cf__concurrent_has(&f->t, p->i2, p->fp))
         st = CF_E_EXISTS;
     else if (!cf__concurrent_place(f, p->i1, p->fp) && !cf__concurrent_place(f, p->i2, p->fp))
         st = CF_E_FULL;
@@ -500,13 +501,13 @@ static cf_status cf__concurrent_move(cf_filter *f, uint64_t src, unsigned slot, 
     cf__concurrent_lock_set(f, &h, src, dst,
                             ins != NULL ? (src == ins->i1 ? ins->i2 : ins->i1) : src);
     cf_status st = CF_OK;
-    uint64_t from = cf__slot_bit(f, src, slot), to = cf__concurrent_find(f, dst, 0);
-    uint32_t v = cf__concurrent_slot_get(f, src, slot);
-    if (v == 0 || to == CF__CONCURRENT_NONE || cf__alt_index(f, src, v) != dst) {
+    uint64_t from = cf__slot_bit(&f->t, src, slot), to = cf__concurrent_find(&f->t, dst, 0);
+    uint32_t v = cf__concurrent_slot_get(&f->t, src, slot);
+    if (v == 0 || to == CF__CONCURRENT_NONE || cf__alt_index(&f->t, src, v) != dst) {
         st = CF_E_FULL;
     } else if (ins != NULL && unique &&
-               (cf__concurrent_has(f, ins->i1, ins->fp) ||
-                cf__concurrent_has(f, ins->i2, ins->fp))) {
+               (cf__concurrent_has(&f->t, ins->i1, ins->fp) ||
+                cf__concurrent_has(&f->t, ins->i2, ins->fp))) {
         st = CF_E_EXISTS;
     } else {
         cf__stripe *ss = cf__concurrent_stripe(f, src), *sd = cf__concurrent_stripe(f, dst);
@@ -551,7 +552,7 @@ static cf_status cf__concurrent_apply(cf_filter *f, const cf__bfs_node *q, cf__b
 
 /* 0 when bucket has a free slot, else -1: which one is chosen again by the
  * move, under its lock. */
-static int cf__concurrent_free_slot(const cf_filter *f, uint64_t bucket) {
+static int cf__concurrent_free_slot(const cf__table *f, uint64_t bucket) {
     return cf__concurrent_has(f, bucket, 0) ? 0 : -1;
 }
 
@@ -562,21 +563,21 @@ static int cf__concurrent_free_slot(const cf_filter *f, uint64_t bucket) {
  * CF_E_FULL or CF_E_NOMEM, with *retry set when the path went stale. */
 static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool unique, bool *retry) {
     cf__bfs_node on_stack[CF__STACK_NODES];
-    size_t need = (size_t)f->max_kicks + 2;
+    size_t need = (size_t)f->t.max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_node *q = on_stack;
     *retry = false;
-    cf__bfs_end end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
+    cf__bfs_end end = cf__bfs_search(&f->t, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
                                      cf__concurrent_free_slot, cf__alt_index);
     if (end.truncated) {
-        q = cf__alloc(&f->alloc, need * sizeof *q);
+        q = cf__alloc(&f->t.alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
         cap = need;
-        end = cf__bfs_search(f, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
+        end = cf__bfs_search(&f->t, q, cap, p->i1, p->i2, cf__concurrent_bucket_read,
                              cf__concurrent_free_slot, cf__alt_index);
     }
     cf_status st = end.at < 0 ? CF_E_FULL : cf__concurrent_apply(f, q, end, p, unique, retry);
-    if (q != on_stack) cf__free(&f->alloc, q);
+    if (q != on_stack) cf__free(&f->t.alloc, q);
     return st;
 }
 
@@ -584,7 +585,7 @@ static cf_status cf__concurrent_evict(cf_filter *f, const cf__slots *p, bool uni
  * each (as it was when api/ passed it). */
 static inline __attribute__((always_inline)) cf_status
 cf__concurrent_insert(cf_filter *f, uint64_t h, bool unique) {
-    cf__slots p = cf__locate(f, h);
+    cf__slots p = cf__locate(&f->t, h);
     for (;;) {
         cf_status st = unique                                  ? cf__concurrent_try_unique(f, &p)
                        : cf__concurrent_try_place(f, &p, true) ? CF_OK
@@ -618,9 +619,9 @@ cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size
                                       size_t *inserted) {
     for (size_t j = 0; j < n; j++) {
         if (j + CF__CONCURRENT_AHEAD < n) {
-            cf__slots q = cf__locate(f, hashes[j + CF__CONCURRENT_AHEAD]);
-            cf__prefetch_bucket(f, q.i1);
-            cf__prefetch_bucket(f, q.i2);
+            cf__slots q = cf__locate(&f->t, hashes[j + CF__CONCURRENT_AHEAD]);
+            cf__prefetch_bucket(&f->t, q.i1);
+            cf__prefetch_bucket(&f->t, q.i2);
         }
         CF__FORWARD_IF_ERROR(cf__concurrent_insert(f, hashes[j], false));
         if (inserted != NULL) *inserted = j + 1;
@@ -631,13 +632,13 @@ cf_status cf__concurrent_insert_batch(cf_filter *f, const uint64_t *hashes, size
 /* Under both buckets' stripes, so that no move carries the fingerprint from
  * the bucket not yet searched to the one already searched. */
 cf_status cf__concurrent_delete_hash(cf_filter *f, uint64_t h) {
-    cf__slots p = cf__locate(f, h);
+    cf__slots p = cf__locate(&f->t, h);
     cf__concurrent_held held;
     cf__concurrent_lock_set(f, &held, p.i1, p.i2, p.i2);
-    uint64_t bucket = p.i1, at = cf__concurrent_find(f, bucket, p.fp);
+    uint64_t bucket = p.i1, at = cf__concurrent_find(&f->t, bucket, p.fp);
     if (at == CF__CONCURRENT_NONE) {
         bucket = p.i2;
-        at = cf__concurrent_find(f, bucket, p.fp);
+        at = cf__concurrent_find(&f->t, bucket, p.fp);
     }
     if (at != CF__CONCURRENT_NONE) {
         cf__concurrent_slot_change(f, bucket, at, p.fp, 0);
@@ -666,14 +667,14 @@ static cf_filter cf__concurrent_view(const cf_filter *f) {
     cf_filter v = *f;
     v.kind = CF__PLAIN;
     v.state = NULL;
-    v.flags &= ~CF_CONCURRENT;
-    v.items = 0;
-    v.total_kicks = 0;
+    v.t.flags &= ~CF_CONCURRENT;
+    v.t.items = 0;
+    v.t.total_kicks = 0;
     for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++) {
-        v.items += cf__concurrent_of(f)->stripes[i].items;
-        v.total_kicks += cf__concurrent_of(f)->stripes[i].kicks;
+        v.t.items += cf__concurrent_of(f)->stripes[i].items;
+        v.t.total_kicks += cf__concurrent_of(f)->stripes[i].kicks;
     }
-    v.failed_inserts =
+    v.t.failed_inserts =
         atomic_load_explicit(&cf__concurrent_of(f)->failed_inserts, memory_order_relaxed);
     return v;
 }
@@ -681,9 +682,9 @@ static cf_filter cf__concurrent_view(const cf_filter *f) {
 void cf__concurrent_stats(const cf_filter *f, cf_stats *out) {
     cf__concurrent_lock_all(f);
     cf_filter v = cf__concurrent_view(f);
-    cf__table_stats(&v, out);
+    cf__table_stats(&v.t, out);
     cf__concurrent_unlock_all(f);
-    out->flags = f->flags;
+    out->flags = f->t.flags;
     out->memory_bytes = cf__concurrent_memory(f);
 }
 
@@ -698,8 +699,8 @@ cf_status cf__concurrent_with_view(const cf_filter *f, cf__concurrent_view_fn fn
 /* Word by word with atomic stores, since readers may be reading. */
 cf_status cf__concurrent_clear(cf_filter *f) {
     cf__concurrent_lock_all(f);
-    for (uint64_t k = 0; k < (f->table_bytes + 7) / 8; k++)
-        atomic_store_explicit(cf__concurrent_word(f, k), 0, memory_order_relaxed);
+    for (uint64_t k = 0; k < (f->t.table_bytes + 7) / 8; k++)
+        atomic_store_explicit(cf__concurrent_word(&f->t, k), 0, memory_order_relaxed);
     for (uint64_t i = 0; i < cf__concurrent_of(f)->nstripes; i++)
         cf__concurrent_of(f)->stripes[i].items = 0;
     cf__concurrent_unlock_all(f);

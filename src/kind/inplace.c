@@ -24,7 +24,7 @@
  * with it.) */
 static inline void cf__inplace_set(cf_filter *f, uint64_t i, unsigned s, uint64_t v) {
     unsigned w = cf__inplace_of(f)->w;
-    cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i) + s * w);
+    cf__bitpos p = cf__bitpos_of(f->t.table, cf__inplace_bucket_bit(w, i) + s * w);
     uint64_t mask = (((uint64_t)1 << w) - 1) << p.shift;
     cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (v << p.shift));
 }
@@ -34,10 +34,10 @@ static inline void cf__inplace_set(cf_filter *f, uint64_t i, unsigned s, uint64_
 static inline void cf__inplace_bucket_read(const cf_filter *f, uint64_t i, uint64_t word[2]) {
     unsigned w = cf__inplace_of(f)->w;
     if (w != 32) {
-        word[0] = cf__inplace_narrow_word(f->table, i, w), word[1] = 0;
+        word[0] = cf__inplace_narrow_word(f->t.table, i, w), word[1] = 0;
         return;
     }
-    const uint8_t *p = f->table + i * 16;
+    const uint8_t *p = f->t.table + i * 16;
     word[0] = cf__load64le(p), word[1] = cf__load64le(p + 8);
 }
 
@@ -50,25 +50,25 @@ static inline uint64_t cf__inplace_lane(const uint64_t word[2], unsigned s, unsi
 static inline void cf__inplace_bucket_write(cf_filter *f, uint64_t i, const uint64_t word[2]) {
     unsigned w = cf__inplace_of(f)->w;
     if (w != 32) {
-        cf__bitpos p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
+        cf__bitpos p = cf__bitpos_of(f->t.table, cf__inplace_bucket_bit(w, i));
         uint64_t mask = cf__inplace_bucket_mask(w) << p.shift;
         cf__store64le(p.at, (cf__load64le(p.at) & ~mask) | (word[0] << p.shift));
         return;
     }
-    uint8_t *p = f->table + i * 16;
+    uint8_t *p = f->t.table + i * 16;
     cf__store64le(p, word[0]);
     cf__store64le(p + 8, word[1]);
 }
 
 /* Tables past CF__NEAR_BYTES: a bucket's miss is worth starting early
- * (cf_internal.h; the plain kernels test cf_filter.far, which an in-place
+ * (table/layout.h; the plain kernels test cf__table.far, which an in-place
  * table outgrows as it doubles). */
 static inline bool cf__inplace_far(const cf_filter *f) {
-    return f->table_bytes > CF__NEAR_BYTES;
+    return f->t.table_bytes > CF__NEAR_BYTES;
 }
 
 static inline void cf__inplace_prefetch(const cf_filter *f, uint64_t i) {
-    __builtin_prefetch(f->table + cf__inplace_bucket_bit(cf__inplace_of(f)->w, i) / 8);
+    __builtin_prefetch(f->t.table + cf__inplace_bucket_bit(cf__inplace_of(f)->w, i) / 8);
 }
 
 /* Fingerprint length of the nonzero slot v: the bits above its marker. */
@@ -109,7 +109,7 @@ static inline int cf__inplace_first_empty(const cf_filter *f, uint64_t i, cf__bi
                                           uint64_t *word) {
     unsigned w = cf__inplace_of(f)->w;
     uint64_t highs = cf__inplace_highs(w);
-    *p = cf__bitpos_of(f->table, cf__inplace_bucket_bit(w, i));
+    *p = cf__bitpos_of(f->t.table, cf__inplace_bucket_bit(w, i));
     *word = cf__load64le(p->at);
     uint64_t z =
         ~cf__inplace_nonzero((*word >> p->shift) & cf__inplace_bucket_mask(w), highs) & highs;
@@ -190,7 +190,7 @@ static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n
         uint64_t v = cf__inplace_move(cf__inplace_of(f), from, cf__inplace_get(f, from, s), &j);
         cf__inplace_place(f, to, v);
         cf__inplace_set(f, from, s, 0);
-        f->total_kicks++;
+        f->t.total_kicks++;
         to = from;
         if (q[n].parent < 0) break;
         s = q[n].slot;
@@ -202,7 +202,7 @@ static void cf__inplace_apply(cf_filter *f, const cf__inplace_node *q, int32_t n
 static cf_status cf__inplace_evict(cf_filter *f, const cf__inplace_put *p) {
     cf__inplace_node q[CF__INPLACE_NODES];
     int32_t cap =
-        f->max_kicks + 2 < CF__INPLACE_NODES ? (int32_t)f->max_kicks + 2 : CF__INPLACE_NODES;
+        f->t.max_kicks + 2 < CF__INPLACE_NODES ? (int32_t)f->t.max_kicks + 2 : CF__INPLACE_NODES;
     int32_t n = 0;
     q[n++] = (cf__inplace_node){p->i1, -1, 0};
     if (p->i2 != p->i1) q[n++] = (cf__inplace_node){p->i2, -1, 0};
@@ -294,11 +294,11 @@ static uint64_t cf__inplace_split_bucket(cf_filter *f, uint64_t i) {
  * max_bytes, or the FPP bound of the doubled table filled. */
 static unsigned cf__inplace_double_limit(const cf_filter *f) {
     const cf__inplace *ip = cf__inplace_of(f);
-    size_t old = f->table_bytes;
+    size_t old = f->t.table_bytes;
     CF__RETURN_IF(ip->level >= ip->max_level, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(old > (SIZE_MAX - CF__TABLE_PAD) / 2, CF_GROWTH_LIMIT_SIZE);
     CF__RETURN_IF(ip->max_bytes != 0 && 2 * old > ip->max_bytes, CF_GROWTH_LIMIT_BYTES);
-    CF__RETURN_IF(cf__inplace_full_fpp(ip, 2 * f->num_buckets, 2 * ip->weight, ip->entries) >
+    CF__RETURN_IF(cf__inplace_full_fpp(ip, 2 * f->t.num_buckets, 2 * ip->weight, ip->entries) >
                       ip->target_fpp,
                   CF_GROWTH_LIMIT_FPP);
     return CF_GROWTH_OPEN;
@@ -307,20 +307,20 @@ static unsigned cf__inplace_double_limit(const cf_filter *f) {
 cf_status cf__inplace_double(cf_filter *f) {
     cf__inplace *ip = cf__inplace_of(f);
     CF__RETURN_IF(cf__inplace_double_limit(f) != CF_GROWTH_OPEN, CF_E_FULL);
-    size_t old = f->table_bytes, bytes = 2 * old;
-    uint64_t nb = f->num_buckets;
-    uint8_t *t = cf__realloc(&f->alloc, f->table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
+    size_t old = f->t.table_bytes, bytes = 2 * old;
+    uint64_t nb = f->t.num_buckets;
+    uint8_t *t = cf__realloc(&f->t.alloc, f->t.table, old + CF__TABLE_PAD, bytes + CF__TABLE_PAD);
     CF__RETURN_IF(t == NULL, CF_E_NOMEM);
-    f->table = t;
+    f->t.table = t;
     /* As cf__table_alloc for a new table, before the split touches the new half. */
-    cf__advise_huge(&f->alloc, t, bytes + CF__TABLE_PAD);
+    cf__advise_huge(&f->t.alloc, t, bytes + CF__TABLE_PAD);
     /* From the top down: buckets 2i and 2i + 1 are at or above i, and every
      * bucket below i is still unread and untouched. */
     uint64_t dups = 0;
     for (uint64_t i = nb; i-- > 0;) dups += cf__inplace_split_bucket(f, i);
     memset(t + bytes, 0, CF__TABLE_PAD);
-    f->table_bytes = bytes;
-    f->num_buckets = 2 * nb;
+    f->t.table_bytes = bytes;
+    f->t.num_buckets = 2 * nb;
     ip->level++;
     ip->weight *= 2; /* each entry lost a bit, or was copied */
     ip->entries += dups;
@@ -353,10 +353,10 @@ cf_status cf__inplace_insert_hash(cf_filter *f, uint64_t h) {
         if (s == CF_OK) continue;
         /* At a limit (max_bytes, the FPP bound), the last few percent. */
         if (s == CF_E_FULL && !searched && cf__inplace_evict(f, &p) == CF_OK) break;
-        f->failed_inserts += s == CF_E_FULL;
+        f->t.failed_inserts += s == CF_E_FULL;
         return s;
     }
-    f->items++;
+    f->t.items++;
     ip->entries++;
     ip->weight++;
     return CF_OK;
@@ -388,7 +388,7 @@ cf_status cf__inplace_delete_hash(cf_filter *f, uint64_t h) {
     ip->entries--;
     ip->weight -= cf__inplace_weight(ip, best);
     /* A copy of a used-up entry may outlive its item: never count below 0. */
-    if (f->items > 0) f->items--;
+    if (f->t.items > 0) f->t.items--;
     return CF_OK;
 }
 
@@ -482,22 +482,22 @@ cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src) {
     const cf__inplace *si = cf__inplace_of(src);
     cf__inplace *di = cf__inplace_of(dst);
     /* Entries mean the same in both: the same hash, slot layout and bound. */
-    CF__RETURN_IF(dst->seed != src->seed || di->w != si->w || di->target_fpp != si->target_fpp,
+    CF__RETURN_IF(dst->t.seed != src->t.seed || di->w != si->w || di->target_fpp != si->target_fpp,
                   CF_E_PARAM);
     if (si->entries == 0) return CF_OK;
     /* Dst as it was, to put back on failure: the handle, its state and a
      * copy of its table (which replaces the table, perhaps doubled since). */
     cf_filter was = *dst;
     cf__inplace ip_was = *di;
-    was.table = cf__alloc(&dst->alloc, dst->table_bytes + CF__TABLE_PAD);
-    CF__RETURN_IF(was.table == NULL, CF_E_NOMEM);
-    memcpy(was.table, dst->table, dst->table_bytes + CF__TABLE_PAD);
+    was.t.table = cf__alloc(&dst->t.alloc, dst->t.table_bytes + CF__TABLE_PAD);
+    CF__RETURN_IF(was.t.table == NULL, CF_E_NOMEM);
+    memcpy(was.t.table, dst->t.table, dst->t.table_bytes + CF__TABLE_PAD);
 
     /* Src's entries hold no bits of the buckets above its level, so dst
      * first doubles up to it; from there each entry goes down. */
     cf_status st = CF_OK;
     while (st == CF_OK && di->level < si->level) st = cf__inplace_double(dst);
-    for (uint64_t b = 0; b < src->num_buckets && st == CF_OK; b++)
+    for (uint64_t b = 0; b < src->t.num_buckets && st == CF_OK; b++)
         for (unsigned s = 0; s < CF__INPLACE_SLOTS && st == CF_OK; s++) {
             uint64_t v = cf__inplace_get(src, b, s);
             /* A marker inside the tag: a damaged file mapped unverified. */
@@ -505,30 +505,30 @@ cf_status cf__inplace_merge(cf_filter *dst, const cf_filter *src) {
             if (v != 0 && st == CF_OK) st = cf__inplace_merge_entry(dst, b, si->level, v, true);
         }
     if (st == CF_OK) {
-        dst->items += src->items;
-        cf__free(&dst->alloc, was.table);
+        dst->t.items += src->t.items;
+        cf__free(&dst->t.alloc, was.t.table);
         return CF_OK;
     }
-    cf__free(&dst->alloc, dst->table);
+    cf__free(&dst->t.alloc, dst->t.table);
     *dst = was;
     *di = ip_was;
     return st;
 }
 
 size_t cf__inplace_memory(const cf_filter *f) {
-    return sizeof *f + sizeof(cf__inplace) + f->table_bytes + CF__TABLE_PAD;
+    return sizeof *f + sizeof(cf__inplace) + f->t.table_bytes + CF__TABLE_PAD;
 }
 
 void cf__inplace_free(cf_filter *f) {
     if (f == NULL) return;
-    cf__free(&f->alloc, cf__inplace_of(f));
+    cf__free(&f->t.alloc, cf__inplace_of(f));
     f->state = NULL;
-    cf__table_free(f);
+    cf__handle_free_plain(f);
 }
 
 cf_status cf__inplace_clear(cf_filter *f) {
-    memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
-    f->items = 0;
+    memset(f->t.table, 0, f->t.table_bytes + CF__TABLE_PAD);
+    f->t.items = 0;
     cf__inplace_of(f)->entries = 0;
     cf__inplace_of(f)->weight = 0;
     return CF_OK;
@@ -537,29 +537,29 @@ cf_status cf__inplace_clear(cf_filter *f) {
 void cf__inplace_stats(const cf_filter *f, cf_stats *out) {
     const cf__inplace *ip = cf__inplace_of(f);
     memset(out, 0, sizeof *out);
-    out->items = f->items;
-    out->num_buckets = f->num_buckets;
-    out->slots = f->num_buckets * CF__INPLACE_SLOTS;
+    out->items = f->t.items;
+    out->num_buckets = f->t.num_buckets;
+    out->slots = f->t.num_buckets * CF__INPLACE_SLOTS;
     out->bucket_size = CF__INPLACE_SLOTS;
     out->fingerprint_bits = ip->w - 1; /* a new entry's length */
     out->bits_per_slot = ip->w;
-    out->max_kicks = f->max_kicks;
-    out->flags = f->flags;
-    out->seed = f->seed;
+    out->max_kicks = f->t.max_kicks;
+    out->flags = f->t.flags;
+    out->seed = f->t.seed;
     out->load_factor = (double)ip->entries / (double)out->slots;
-    double bits = (double)f->table_bytes * 8;
-    out->bits_per_item = f->items ? bits / (double)f->items : 0.0;
+    double bits = (double)f->t.table_bytes * 8;
+    out->bits_per_item = f->t.items ? bits / (double)f->t.items : 0.0;
     out->expected_fpp =
-        2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->num_buckets;
-    out->table_bytes = f->table_bytes;
+        2.0 * (double)ip->weight * ldexp(1.0, -(int)(ip->w - 1)) / (double)f->t.num_buckets;
+    out->table_bytes = f->t.table_bytes;
     out->memory_bytes = cf__inplace_memory(f);
-    out->total_kicks = f->total_kicks;
-    out->failed_inserts = f->failed_inserts;
-    out->read_only = f->read_only;
+    out->total_kicks = f->t.total_kicks;
+    out->failed_inserts = f->t.failed_inserts;
+    out->read_only = f->t.read_only;
     out->tables = 1;
     out->growth = 2;
     out->max_bytes = ip->max_bytes;
-    out->fpp_bound = cf__inplace_full_fpp(ip, f->num_buckets, ip->weight, ip->entries);
+    out->fpp_bound = cf__inplace_full_fpp(ip, f->t.num_buckets, ip->weight, ip->entries);
     out->target_fpp = ip->target_fpp;
     out->growth_mode = CF_GROWTH_INPLACE;
     out->doublings = ip->doublings;
@@ -625,9 +625,9 @@ cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
     unsigned kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
     CF__FORWARD_IF_ERROR(
         cf__filter_alloc(cfg->allocator, nb, CF__INPLACE_SLOTS, w, CF_GROW, kicks, &f));
-    cf__set_seed(f, cfg->seed);
+    cf__set_seed(&f->t, cfg->seed);
     f->kind = CF__INPLACE;
-    f->state = cf__alloc(&f->alloc, sizeof(cf__inplace));
+    f->state = cf__alloc(&f->t.alloc, sizeof(cf__inplace));
     if (cf__inplace_of(f) == NULL) {
         cf__inplace_free(f);
         return CF_E_NOMEM;
@@ -641,8 +641,8 @@ cf_status cf__inplace_new(const cf_config *cfg, cf_filter **out) {
     cf__inplace_of(f)->target_fpp = cfg->target_fpp;
     double load = cfg->max_load > 0.0 ? cfg->max_load : CF__INPLACE_DEFAULT_LOAD;
     cf__inplace_of(f)->full = (uint64_t)((double)(nb * CF__INPLACE_SLOTS) * load);
-    f->table_bytes = bytes;
-    if (cf__table_alloc(f, true) != CF_OK) {
+    f->t.table_bytes = bytes;
+    if (cf__table_alloc(&f->t, true) != CF_OK) {
         cf__inplace_free(f);
         return CF_E_NOMEM;
     }

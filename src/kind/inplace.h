@@ -178,7 +178,7 @@ static inline unsigned cf__inplace_tag_bits(unsigned w) {
  * of at most 7 hold it, w <= 32). */
 static inline uint64_t cf__inplace_get(const cf_filter *f, uint64_t i, unsigned s) {
     unsigned w = cf__inplace_of(f)->w;
-    uint64_t v = cf__bits_at(f->table, cf__inplace_bucket_bit(w, i) + s * w);
+    uint64_t v = cf__bits_at(f->t.table, cf__inplace_bucket_bit(w, i) + s * w);
     return v & (((uint64_t)1 << w) - 1);
 }
 
@@ -335,11 +335,12 @@ static inline bool cf__inplace_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__inplace *ip = cf__inplace_of(f);
     if (ip->w == 15)
         return cf__inplace_probe_narrow(
-            f->table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW), 15);
+            f->t.table, cf__inplace_locate_w(h, ip->level, 15, CF__INPLACE_TAG_NARROW), 15);
     if (ip->w == 16)
         return cf__inplace_probe_narrow(
-            f->table, cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW), 16);
-    return cf__inplace_probe32(f->table, cf__inplace_locate_w(h, ip->level, 32, CF__INPLACE_TAG32));
+            f->t.table, cf__inplace_locate_w(h, ip->level, 16, CF__INPLACE_TAG_NARROW), 16);
+    return cf__inplace_probe32(f->t.table,
+                               cf__inplace_locate_w(h, ip->level, 32, CF__INPLACE_TAG32));
 }
 
 /* Files (format version 4) are format/'s (inplace_format.h) and io/'s

@@ -23,7 +23,7 @@
 #ifndef CF_KIND_OPS_H
 #define CF_KIND_OPS_H
 
-#include "table/cf_internal.h"
+#include "kind/handle.h"
 
 /* X(return type, operation, parameters) for every operation of a kind. */
 #define CF__KIND_OPS(X, kind)                                              \

@@ -12,60 +12,61 @@
 #include "table/table.h"
 
 static inline cf_status cf__plain_new(const cf_config *cfg, cf_filter **out) {
-    return cf__table_new(cfg, out);
+    return cf__handle_new_plain(cfg, out);
 }
 
 static inline cf_status cf__plain_insert_hash(cf_filter *f, uint64_t h) {
-    return cf__table_insert(f, h);
+    return cf__table_insert(&f->t, h);
 }
 
 static inline cf_status cf__plain_insert_unique_hash(cf_filter *f, uint64_t h) {
-    cf__slots p = cf__locate(f, h);
-    CF__RETURN_IF(cf__contains_at(f, p), CF_E_EXISTS);
-    return cf__insert_slots(f, p.i1, p.i2, p.fp);
+    cf__slots p = cf__locate(&f->t, h);
+    CF__RETURN_IF(cf__contains_at(&f->t, p), CF_E_EXISTS);
+    return cf__insert_slots(&f->t, p.i1, p.i2, p.fp);
 }
 
 static inline bool cf__plain_contains_hash(const cf_filter *f, uint64_t h) {
-    return cf__contains_hashed(f, h);
+    return cf__contains_hashed(&f->t, h);
 }
 
 static inline cf_status cf__plain_delete_hash(cf_filter *f, uint64_t h) {
-    return cf__table_delete(f, h);
+    return cf__table_delete(&f->t, h);
 }
 
 static inline size_t cf__plain_count_hash(const cf_filter *f, uint64_t h) {
-    return cf__table_count(f, h);
+    return cf__table_count(&f->t, h);
 }
 
 static inline cf_status cf__plain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
                                                size_t *inserted) {
-    return cf__table_insert_batch(f, hashes, n, inserted);
+    return cf__table_insert_batch(&f->t, hashes, n, inserted);
 }
 
 static inline size_t cf__plain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n,
                                               bool *out) {
-    return cf__table_contains_batch(f, hashes, n, out);
+    return cf__table_contains_batch(&f->t, hashes, n, out);
 }
 
 static inline cf_status cf__plain_merge(cf_filter *dst, const cf_filter *src) {
-    return cf__table_merge(dst, src);
+    return cf__table_merge(&dst->t, &src->t);
 }
 
 static inline cf_status cf__plain_clear(cf_filter *f) {
-    cf__table_clear(f);
+    cf__table_clear(&f->t);
     return CF_OK;
 }
 
-static inline void cf__plain_stats(const cf_filter *f, cf_stats *out) {
-    cf__table_stats(f, out);
+static inline size_t cf__plain_memory(const cf_filter *f) {
+    return sizeof *f + cf__table_memory(&f->t);
 }
 
-static inline size_t cf__plain_memory(const cf_filter *f) {
-    return cf__table_memory(f);
+static inline void cf__plain_stats(const cf_filter *f, cf_stats *out) {
+    cf__table_stats(&f->t, out);
+    out->memory_bytes = cf__plain_memory(f);
 }
 
 static inline void cf__plain_free(cf_filter *f) {
-    cf__table_free(f);
+    cf__handle_free_plain(f);
 }
 
 CF__KIND_CONTRACT(plain)

@@ -9,14 +9,14 @@
  * stay in registers and L1. */
 #define CF__BATCH 16
 
-static inline void cf__prefetch_slots(const cf_filter *f, cf__slots p) {
+static inline void cf__prefetch_slots(const cf__table *f, cf__slots p) {
     cf__prefetch_bucket(f, p.i1);
     cf__prefetch_bucket(f, p.i2);
 }
 
 /* Batches run a ring of located keys: key j is located, and its buckets
  * prefetched, CF__BATCH keys before it is probed, so reads overlap. */
-static inline void cf__ring_fill(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+static inline void cf__ring_fill(const cf__table *f, cf__slots *ring, const uint64_t *hashes,
                                  size_t n) {
     for (size_t j = 0; j < n && j < CF__BATCH; j++) {
         ring[j] = cf__locate(f, hashes[j]);
@@ -24,7 +24,7 @@ static inline void cf__ring_fill(const cf_filter *f, cf__slots *ring, const uint
     }
 }
 
-static inline cf__slots cf__ring_next(const cf_filter *f, cf__slots *ring, const uint64_t *hashes,
+static inline cf__slots cf__ring_next(const cf__table *f, cf__slots *ring, const uint64_t *hashes,
                                       size_t n, size_t j) {
     cf__slots p = ring[j % CF__BATCH];
     if (j + CF__BATCH < n) {
@@ -41,7 +41,7 @@ typedef struct cf__probe {
     uint32_t fp;
 } cf__probe;
 
-static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool bytes) {
+static inline void cf__stage(const cf__table *f, cf__probe *p, uint64_t h, bool bytes) {
     cf__slots s = cf__locate(f, h);
     uint64_t step = bytes ? f->bucket_bits / 8 : f->bucket_bits;
     p->at[0] = s.i1 * step;
@@ -51,14 +51,14 @@ static inline void cf__stage(const cf_filter *f, cf__probe *p, uint64_t h, bool 
     cf__prefetch_word(bytes ? f->table + p->at[1] : cf__bitpos_of(f->table, p->at[1]).at);
 }
 
-static inline bool cf__probe_semi(const cf_filter *f, const cf__probe *p) {
+static inline bool cf__probe_semi(const cf__table *f, const cf__probe *p) {
     uint64_t w1 = cf__bits_at(f->table, p->at[0]), w2 = cf__bits_at(f->table, p->at[1]);
     return cf__semisort_find_word(f, w1, p->fp) >= 0 || cf__semisort_find_word(f, w2, p->fp) >= 0;
 }
 
 /* Lanes above the bucket hold the next bucket's bits; a borrow never moves
  * down, and lane_highs covers the bucket's own lanes only, so no mask. */
-static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool bytes) {
+static inline bool cf__probe_swar(const cf__table *f, const cf__probe *p, bool bytes) {
     uint64_t v = f->lane_ones * p->fp, w1, w2;
     if (bytes) {
         w1 = cf__load64le(f->table + p->at[0]);
@@ -77,7 +77,7 @@ static inline bool cf__probe_swar(const cf_filter *f, const cf__probe *p, bool b
  * bytes), SWAR at bit offsets, or semi-sorted buckets. */
 typedef enum { CF__PROBE_BYTES, CF__PROBE_BITS, CF__PROBE_SEMI } cf__probe_kind;
 
-static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__probe_kind kind) {
+static inline bool cf__probe_any(const cf__table *f, const cf__probe *p, cf__probe_kind kind) {
     return kind == CF__PROBE_SEMI ? cf__probe_semi(f, p)
                                   : cf__probe_swar(f, p, kind == CF__PROBE_BYTES);
 }
@@ -86,9 +86,9 @@ static inline bool cf__probe_any(const cf_filter *f, const cf__probe *p, cf__pro
  * chunk is located and prefetched into the slot it frees.  The filter's
  * fields are copied to a local, which stores through `out` cannot alias, so
  * they stay in registers; `kind` is a constant in each instance (below). */
-static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, size_t n, bool *out,
+static inline size_t cf__batch(const cf__table *filter, const uint64_t *hashes, size_t n, bool *out,
                                cf__probe_kind kind) {
-    const cf_filter local = *filter, *f = &local;
+    const cf__table local = *filter, *f = &local;
     bool bytes = kind == CF__PROBE_BYTES;
     cf__probe pipe[CF__PIPE];
     size_t found = 0;
@@ -119,14 +119,14 @@ static inline size_t cf__batch(const cf_filter *filter, const uint64_t *hashes, 
 }
 
 #define CF__BATCH_INSTANCE(name, kind)                                               \
-    static size_t name(const cf_filter *f, const uint64_t *h, size_t n, bool *out) { \
+    static size_t name(const cf__table *f, const uint64_t *h, size_t n, bool *out) { \
         return cf__batch(f, h, n, out, kind);                                        \
     }
 CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
 CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
 CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 
-size_t cf__table_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
+size_t cf__table_contains_batch(const cf__table *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f->swar)
         return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
@@ -141,7 +141,7 @@ size_t cf__table_contains_batch(const cf_filter *f, const uint64_t *hashes, size
     return found;
 }
 
-cf_status cf__table_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
+cf_status cf__table_insert_batch(cf__table *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     cf__slots ring[CF__BATCH];
     bool bytes = f->addr == CF__ADDR_BYTES || f->addr == CF__ADDR_POW2_BYTES;
     cf__ring_fill(f, ring, hashes, n);

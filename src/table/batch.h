@@ -8,10 +8,10 @@
 
 /* How many of the n hashes the table holds; out[j] (when out is not NULL)
  * says whether hash j is found. */
-size_t cf__table_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
+size_t cf__table_contains_batch(const cf__table *f, const uint64_t *hashes, size_t n, bool *out);
 
 /* Inserts the n hashes in order, stopping at the first failure (its status);
  * *inserted (when not NULL) counts the ones inserted. */
-cf_status cf__table_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted);
+cf_status cf__table_insert_batch(cf__table *f, const uint64_t *hashes, size_t n, size_t *inserted);
 
 #endif /* CF_BATCH_H */

@@ -12,12 +12,12 @@
 #include "table/bucket.h"
 
 /* The fingerprints of a bucket, in slot order. */
-typedef void (*cf__bfs_read)(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]);
+typedef void (*cf__bfs_read)(const cf__table *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]);
 /* A free slot of bucket (any one), or -1 when it is full. */
-typedef int (*cf__bfs_free_slot)(const cf_filter *f, uint64_t bucket);
+typedef int (*cf__bfs_free_slot)(const cf__table *f, uint64_t bucket);
 /* The partner of bucket for fingerprint fp: cf__alt_index, or a form of it
  * for f's addressing that gives the same bucket. */
-typedef uint64_t (*cf__bfs_alt)(const cf_filter *f, uint64_t bucket, uint32_t fp);
+typedef uint64_t (*cf__bfs_alt)(const cf__table *f, uint64_t bucket, uint32_t fp);
 
 /* The free end of a path: the fingerprint in slot `slot` of node `at`
  * moves to slot `dst_slot` of bucket `dst`, which is free; then each node
@@ -41,7 +41,7 @@ static inline bool cf__bfs_on_path(const cf__bfs_node *q, int32_t at, uint64_t b
 
 /* Whether child, reached through slot s of node at, has a free slot: then
  * *end is that path's end. */
-static inline bool cf__bfs_room(const cf_filter *f, cf__bfs_free_slot free_slot, size_t at,
+static inline bool cf__bfs_room(const cf__table *f, cf__bfs_free_slot free_slot, size_t at,
                                 unsigned s, uint64_t child, cf__bfs_end *end) {
     int room = free_slot(f, child);
     if (room < 0) return false;
@@ -62,7 +62,7 @@ static inline bool cf__bfs_room(const cf_filter *f, cf__bfs_free_slot free_slot,
  * stops early, and finds what the longer one would have found by then).
  * The path's end, or .at = -1 when there is none (.truncated when a longer
  * q might have found one). */
-static inline cf__bfs_end cf__bfs_search(const cf_filter *f, cf__bfs_node *q, size_t cap,
+static inline cf__bfs_end cf__bfs_search(const cf__table *f, cf__bfs_node *q, size_t cap,
                                          uint64_t i1, uint64_t i2, cf__bfs_read read,
                                          cf__bfs_free_slot free_slot, cf__bfs_alt alt) {
     size_t tail = 0;

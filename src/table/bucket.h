@@ -23,7 +23,7 @@
 #ifndef CF_BUCKET_H
 #define CF_BUCKET_H
 
-#include "table/cf_internal.h"
+#include "table/layout.h"
 #include "table/semisort.h"
 
 /* Where a hash puts its item: its fingerprint and its two buckets (the
@@ -33,7 +33,7 @@ typedef struct cf__slots {
     uint32_t fp;
 } cf__slots;
 
-static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
+static inline cf__slots cf__locate(const cf__table *f, uint64_t h) {
     cf__slots p;
     p.fp = cf__fingerprint_masked(h, f->fp_mask);
     p.i1 = cf__index1(h, f->num_buckets);
@@ -44,11 +44,11 @@ static inline cf__slots cf__locate(const cf_filter *f, uint64_t h) {
 /* A bucket's bits in the low end of a word, followed by whatever comes
  * next in the table: enough for cf__zero_lanes, whose lane_highs ignore the
  * excess (a borrow never moves down), and one instruction shorter. */
-static inline uint64_t cf__bucket_bits_at(const cf_filter *f, uint64_t bucket) {
+static inline uint64_t cf__bucket_bits_at(const cf__table *f, uint64_t bucket) {
     return cf__bits_at(f->table, cf__bucket_bit(f, bucket));
 }
 
-static inline uint64_t cf__bucket_word(const cf_filter *f, uint64_t bucket) {
+static inline uint64_t cf__bucket_word(const cf__table *f, uint64_t bucket) {
     return cf__bucket_bits_at(f, bucket) & f->bucket_mask;
 }
 
@@ -61,18 +61,18 @@ static inline void cf__prefetch_word(const uint8_t *p) {
     __builtin_prefetch(p + 7);
 }
 
-static inline void cf__prefetch_bucket(const cf_filter *f, uint64_t bucket) {
+static inline void cf__prefetch_bucket(const cf__table *f, uint64_t bucket) {
     cf__prefetch_word(cf__bitpos_of(f->table, cf__bucket_bit(f, bucket)).at);
 }
 
-static inline void cf__bucket_store_word(cf_filter *f, uint64_t bucket, uint64_t w) {
+static inline void cf__bucket_store_word(cf__table *f, uint64_t bucket, uint64_t w) {
     cf__bitpos p = cf__bitpos_of(f->table, cf__bucket_bit(f, bucket));
     uint64_t x = cf__load64le(p.at);
     cf__store64le(p.at, (x & ~(f->bucket_mask << p.shift)) | (w << p.shift));
 }
 
 /* ---- semi-sorted buckets: four fingerprints in ascending order ---- */
-static inline void cf__semisort_read(const cf_filter *f, uint64_t bucket, uint32_t fp[4]) {
+static inline void cf__semisort_read(const cf__table *f, uint64_t bucket, uint32_t fp[4]) {
     uint64_t w = cf__bucket_word(f, bucket);
     unsigned prefixes = cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)];
     unsigned s = f->fp_bits - 4;
@@ -88,7 +88,7 @@ static inline void cf__sort_swap(uint32_t *a, uint32_t *b) {
     *b = hi;
 }
 
-static inline void cf__semisort_write(cf_filter *f, uint64_t bucket, uint32_t fp[4]) {
+static inline void cf__semisort_write(cf__table *f, uint64_t bucket, uint32_t fp[4]) {
     /* A five-comparator sorting network for four values. */
     cf__sort_swap(&fp[0], &fp[1]);
     cf__sort_swap(&fp[2], &fp[3]);
@@ -113,7 +113,7 @@ static inline void cf__semisort_write(cf_filter *f, uint64_t bucket, uint32_t fp
  * version that tests all four suffixes was slower: for absent keys the
  * loop below almost never runs, and the extra instructions cost more than
  * its rare mispredictions.) */
-static inline int cf__semisort_find_word(const cf_filter *f, uint64_t w, uint32_t v) {
+static inline int cf__semisort_find_word(const cf__table *f, uint64_t w, uint32_t v) {
     unsigned s = f->fp_bits - 4;
     uint32_t x =
         cf__semisort_decode[w & ((1u << CF__SEMISORT_CODE_BITS) - 1)] ^ ((v >> s) * 0x1111u);
@@ -126,11 +126,11 @@ static inline int cf__semisort_find_word(const cf_filter *f, uint64_t w, uint32_
     return -1;
 }
 
-static inline int cf__semisort_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline int cf__semisort_find(const cf__table *f, uint64_t bucket, uint32_t v) {
     return cf__semisort_find_word(f, cf__bucket_word(f, bucket), v);
 }
 
-static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+static inline uint32_t cf__slot_get(const cf__table *f, uint64_t bucket, unsigned slot) {
     if (f->semi_sort) {
         uint32_t fp[4];
         cf__semisort_read(f, bucket, fp);
@@ -139,7 +139,7 @@ static inline uint32_t cf__slot_get(const cf_filter *f, uint64_t bucket, unsigne
     return cf__packed_slot_get(f, bucket, slot);
 }
 
-static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t v) {
+static inline void cf__slot_set(cf__table *f, uint64_t bucket, unsigned slot, uint32_t v) {
     if (f->semi_sort) {
         uint32_t fp[4];
         cf__semisort_read(f, bucket, fp);
@@ -151,17 +151,17 @@ static inline void cf__slot_set(cf_filter *f, uint64_t bucket, unsigned slot, ui
 }
 
 /* Bit mask with the top bit of every lane of w that is zero (lowest exact). */
-static inline uint64_t cf__zero_lanes(const cf_filter *f, uint64_t w) {
+static inline uint64_t cf__zero_lanes(const cf__table *f, uint64_t w) {
     return (w - f->lane_ones) & ~w & f->lane_highs;
 }
 
 /* The slot of the first zero lane that z (cf__zero_lanes) marks, or -1. */
-static inline int cf__zero_slot(const cf_filter *f, uint64_t z) {
+static inline int cf__zero_slot(const cf__table *f, uint64_t z) {
     return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
 }
 
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */
-static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline int cf__bucket_find(const cf__table *f, uint64_t bucket, uint32_t v) {
     if (f->swar)
         return cf__zero_slot(f, cf__zero_lanes(f, cf__bucket_word(f, bucket) ^ (f->lane_ones * v)));
     if (f->semi_sort) return cf__semisort_find(f, bucket, v);
@@ -170,7 +170,7 @@ static inline int cf__bucket_find(const cf_filter *f, uint64_t bucket, uint32_t 
     return -1;
 }
 
-static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline bool cf__bucket_has(const cf__table *f, uint64_t bucket, uint32_t v) {
     if (f->swar) {
         uint64_t x = cf__bucket_word(f, bucket) ^ (f->lane_ones * v);
         return cf__zero_lanes(f, x) != 0;
@@ -182,7 +182,7 @@ static inline bool cf__bucket_has(const cf_filter *f, uint64_t bucket, uint32_t 
 }
 
 /* Semi-sorted buckets: both words read before either is searched. */
-static inline bool cf__contains_semi(const cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+static inline bool cf__contains_semi(const cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp) {
     uint64_t w1 = cf__bucket_bits_at(f, i1), w2 = cf__bucket_bits_at(f, i2);
     return cf__semisort_find_word(f, w1, fp) >= 0 || cf__semisort_find_word(f, w2, fp) >= 0;
 }
@@ -194,7 +194,7 @@ static inline bool cf__contains_semi(const cf_filter *f, uint64_t i1, uint64_t i
  * touch (in another file, a plain lookup cost one more instruction).  The
  * slots are passed as scalars, in registers: a struct passed by value to a
  * call would be copied to the stack on every lookup. */
-__attribute__((noinline, unused)) static bool cf__contains_other(const cf_filter *f, uint64_t i1,
+__attribute__((noinline, unused)) static bool cf__contains_other(const cf__table *f, uint64_t i1,
                                                                  uint64_t i2, uint32_t fp) {
     if (f->semi_sort) return cf__contains_semi(f, i1, i2, fp);
     return cf__bucket_has(f, i1, fp) || cf__bucket_has(f, i2, fp);
@@ -205,13 +205,13 @@ __attribute__((noinline, unused)) static bool cf__contains_other(const cf_filter
  * buckets are read and tested without a branch between them, so the two
  * memory reads overlap and no misprediction on loaded data holds back the
  * next lookup. */
-static inline bool cf__contains_swar(const cf_filter *f, cf__slots p) {
+static inline bool cf__contains_swar(const cf__table *f, cf__slots p) {
     uint64_t v = f->lane_ones * p.fp;
     uint64_t x1 = cf__bucket_bits_at(f, p.i1) ^ v, x2 = cf__bucket_bits_at(f, p.i2) ^ v;
     return (cf__zero_lanes(f, x1) | cf__zero_lanes(f, x2)) != 0;
 }
 
-static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
+static inline bool cf__contains_at(const cf__table *f, cf__slots p) {
     return f->swar ? cf__contains_swar(f, p) : cf__contains_other(f, p.i1, p.i2, p.fp);
 }
 
@@ -219,7 +219,7 @@ static inline bool cf__contains_at(const cf_filter *f, cf__slots p) {
  * tail call from cf__contains_hashed, so that they do not pay for the
  * registers the inlined kernels need (semi-sorted lookups cost 13 more
  * instructions while they shared them). */
-__attribute__((noinline, unused)) static bool cf__contains_other_hashed(const cf_filter *f,
+__attribute__((noinline, unused)) static bool cf__contains_other_hashed(const cf__table *f,
                                                                         uint64_t h) {
     cf__slots p = cf__locate(f, h);
     return cf__contains_other(f, p.i1, p.i2, p.fp);
@@ -228,7 +228,7 @@ __attribute__((noinline, unused)) static bool cf__contains_other_hashed(const cf
 /* One lookup kernel per addressing (CF__ADDR_*), the choices compile-time
  * constants in each copy: cf__locate and cf__contains_swar without the
  * per-key tests of f's shape. */
-__attribute__((always_inline)) static inline bool cf__contains_k(const cf_filter *f, uint64_t h,
+__attribute__((always_inline)) static inline bool cf__contains_k(const cf__table *f, uint64_t h,
                                                                  bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
     uint64_t m = cf__alt_point(f, fp), i1 = cf__index1_k(f, h, pow2), w1, w2;
@@ -252,12 +252,12 @@ __attribute__((always_inline)) static inline bool cf__contains_k(const cf_filter
  * capacity), their registers cost that one five instructions a lookup on
  * a key (bench/callgrind.sh build/rel/bench/cf-bench: 95 -> 90); a
  * power-of-two table pays two for the call (cf-lookup-bench: 94 -> 96). */
-__attribute__((noinline, unused)) static bool cf__contains_pow2_hashed(const cf_filter *f,
+__attribute__((noinline, unused)) static bool cf__contains_pow2_hashed(const cf__table *f,
                                                                        uint64_t h) {
     return cf__contains_k(f, h, true, true);
 }
 
-__attribute__((noinline, unused)) static bool cf__contains_rest_hashed(const cf_filter *f,
+__attribute__((noinline, unused)) static bool cf__contains_rest_hashed(const cf__table *f,
                                                                        uint64_t h) {
     unsigned a = f->addr;
     if (a == CF__ADDR_OTHER) return cf__contains_other_hashed(f, h);
@@ -267,7 +267,7 @@ __attribute__((noinline, unused)) static bool cf__contains_rest_hashed(const cf_
 
 /* Whether the plain (single-table) filter f holds the item of hash h: the
  * lookup of cf_contains, cf_contains_hash and cf_contains_u64. */
-static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
+static inline bool cf__contains_hashed(const cf__table *f, uint64_t h) {
     /* A chain, commonest first (capacity-sized tables of byte-aligned
      * buckets, then powers of two): 11 instructions fewer on a hash than a
      * switch, whose compare tree and register saves every layout paid.  The
@@ -282,13 +282,13 @@ static inline bool cf__contains_hashed(const cf_filter *f, uint64_t h) {
 
 /* The fingerprints of a SWAR bucket whose bits start at the low end of w
  * (bits above them are masked off). */
-static inline void cf__word_read(const cf_filter *f, uint64_t w, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+static inline void cf__word_read(const cf__table *f, uint64_t w, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     for (unsigned s = 0; s < f->bucket_size; s++)
         fp[s] = (uint32_t)((w >> (s * f->fp_bits)) & f->fp_mask);
 }
 
 /* All of a bucket's fingerprints, in slot order, decoded once. */
-static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
+static inline void cf__bucket_read(const cf__table *f, uint64_t bucket,
                                    uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     if (f->semi_sort) {
         cf__semisort_read(f, bucket, fp);
@@ -301,7 +301,7 @@ static inline void cf__bucket_read(const cf_filter *f, uint64_t bucket,
     for (unsigned s = 0; s < f->bucket_size; s++) fp[s] = cf__packed_slot_get(f, bucket, s);
 }
 
-static inline unsigned cf__bucket_count(const cf_filter *f, uint64_t bucket, uint32_t v) {
+static inline unsigned cf__bucket_count(const cf__table *f, uint64_t bucket, uint32_t v) {
     uint32_t fp[CF_MAX_BUCKET_SIZE];
     cf__bucket_read(f, bucket, fp);
     unsigned n = 0;

@@ -32,7 +32,7 @@
  * Inlined into the two entry points below, so that the untraced one
  * carries no test of trace (semi-sorted inserts, with their longer paths,
  * paid 3.5 instructions an insert for it: bench/callgrind.sh). */
-__attribute__((always_inline)) static inline void cf__apply_path(cf_filter *f,
+__attribute__((always_inline)) static inline void cf__apply_path(cf__table *f,
                                                                  const cf__bfs_node *q,
                                                                  cf__bfs_end end, uint32_t fp,
                                                                  cf__trace *trace) {
@@ -55,7 +55,7 @@ __attribute__((always_inline)) static inline void cf__apply_path(cf_filter *f,
     if (trace) cf__trace_put(trace, CF_NO_BUCKET, 0, dst, dst_slot, fp);
 }
 
-static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
+static int cf__free_slot(const cf__table *f, uint64_t bucket) {
     return cf__bucket_find(f, bucket, 0);
 }
 
@@ -63,23 +63,23 @@ static int cf__free_slot(const cf_filter *f, uint64_t bucket) {
  * and CF__ADDR_POW2_BYTES): a load at a byte offset, no shift, no test of
  * the layout.  Bits above the bucket's lanes are ignored: the slots are
  * masked, and the free-slot test's borrows move up. */
-static void cf__bytes_read(const cf_filter *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+static void cf__bytes_read(const cf__table *f, uint64_t bucket, uint32_t fp[CF_MAX_BUCKET_SIZE]) {
     cf__word_read(f, cf__load64le(cf__bucket_at(f, bucket)), fp);
 }
 
-static int cf__bytes_free_slot(const cf_filter *f, uint64_t bucket) {
+static int cf__bytes_free_slot(const cf__table *f, uint64_t bucket) {
     return cf__zero_slot(f, cf__zero_lanes(f, cf__load64le(cf__bucket_at(f, bucket))));
 }
 
 /* cf__alt_index of a power-of-two table (cf__alt_k's shift). */
-static uint64_t cf__pow2_alt(const cf_filter *f, uint64_t bucket, uint32_t fp) {
+static uint64_t cf__pow2_alt(const cf__table *f, uint64_t bucket, uint32_t fp) {
     return cf__alt_k(f, bucket, cf__alt_point(f, fp), true);
 }
 
 /* The search with the readers of f's addressing, each copy compiled with
  * its own (the byte-aligned ones cost a third fewer instructions per
  * bucket visited); they find the same path. */
-static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, uint64_t i1,
+static cf__bfs_end cf__search(const cf__table *f, cf__bfs_node *q, size_t cap, uint64_t i1,
                               uint64_t i2) {
     if (f->addr == CF__ADDR_POW2_BYTES)
         return cf__bfs_search(f, q, cap, i1, i2, cf__bytes_read, cf__bytes_free_slot, cf__pow2_alt);
@@ -90,7 +90,7 @@ static cf__bfs_end cf__search(const cf_filter *f, cf__bfs_node *q, size_t cap, u
 }
 
 __attribute__((always_inline)) static inline cf_status
-cf__evict(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp, cf__trace *trace) {
+cf__evict(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp, cf__trace *trace) {
     cf__bfs_node on_stack[CF__STACK_NODES], *q = on_stack;
     size_t need = (size_t)f->max_kicks + 2;
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
@@ -112,11 +112,11 @@ cf__evict(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp, cf__trace *trace)
     return end.at >= 0 ? CF_OK : CF_E_FULL;
 }
 
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+cf_status cf__evict_insert(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp) {
     return cf__evict(f, i1, i2, fp, NULL);
 }
 
-cf_status cf__evict_insert_traced(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
+cf_status cf__evict_insert_traced(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp,
                                   cf__trace *trace) {
     return cf__evict(f, i1, i2, fp, trace);
 }

@@ -25,7 +25,7 @@
  * store's address does not depend on the bucket's contents: a store whose
  * address waits for a cache miss would hold back the next inserts' reads
  * (they cannot be ordered against it), and inserts would run one at a time. */
-static inline bool cf__place_at(cf_filter *f, cf__bitpos p, uint32_t fp) {
+static inline bool cf__place_at(cf__table *f, cf__bitpos p, uint32_t fp) {
     uint64_t w = cf__load64le(p.at);
     uint64_t z = cf__zero_lanes(f, w >> p.shift);
     if (z == 0) return false;
@@ -35,13 +35,13 @@ static inline bool cf__place_at(cf_filter *f, cf__bitpos p, uint32_t fp) {
     return true;
 }
 
-static inline bool cf__place_swar(cf_filter *f, uint64_t bucket, uint32_t fp) {
+static inline bool cf__place_swar(cf__table *f, uint64_t bucket, uint32_t fp) {
     return cf__place_at(f, cf__bitpos_of(f->table, cf__bucket_bit(f, bucket)), fp);
 }
 
 /* Stores fp in the first free slot of i1, else of i2; false if both are
  * full. */
-static inline bool cf__place(cf_filter *f, cf__slots p) {
+static inline bool cf__place(cf__table *f, cf__slots p) {
     if (f->swar) return cf__place_swar(f, p.i1, p.fp) || cf__place_swar(f, p.i2, p.fp);
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, 0);
@@ -64,7 +64,7 @@ static inline bool cf__place(cf_filter *f, cf__slots p) {
  * insert waited for the store buffer to drain, the previous insert's table
  * store (often a cache miss) included: inserts ran one at a time, 2.6x
  * slower at 2^25 buckets (issue 20). */
-static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+static inline cf_status cf__insert_slots(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp) {
     cf__slots p = {i1, i2, fp};
     /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
      * a full i1 does not cost a second memory round trip. */
@@ -84,7 +84,7 @@ static inline cf_status cf__insert_slots(cf_filter *f, uint64_t i1, uint64_t i2,
  * the same choices (the first free slot of i1, else of i2, else the
  * eviction path, which cf__evict_insert_traced reports), so the table is the one
  * an untraced insert makes. */
-static inline cf_status cf__insert_traced(cf_filter *f, cf__slots p, cf__trace *trace) {
+static inline cf_status cf__insert_traced(cf__table *f, cf__slots p, cf__trace *trace) {
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, 0);
     if (s < 0) s = cf__bucket_find(f, bucket = p.i2, 0);
@@ -104,7 +104,7 @@ static inline cf_status cf__insert_traced(cf_filter *f, cf__slots p, cf__trace *
 
 /* Clears one copy of fp from i1, else from i2; false if neither holds it.
  * The layouts without SWAR (cf__take_k serves the others). */
-static inline bool cf__take(cf_filter *f, cf__slots p) {
+static inline bool cf__take(cf__table *f, cf__slots p) {
     uint64_t bucket = p.i1;
     int s = cf__bucket_find(f, bucket, p.fp);
     if (s < 0) {
@@ -119,7 +119,7 @@ static inline bool cf__take(cf_filter *f, cf__slots p) {
 /* The slow end of an insert whose two buckets are full: the eviction
  * search and the counting, out of line so that the kernels below keep
  * only the registers of the common case. */
-__attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f, uint64_t i1,
+__attribute__((noinline, unused)) static cf_status cf__insert_full(cf__table *f, uint64_t i1,
                                                                    uint64_t i2, uint32_t fp) {
     cf_status st = cf__evict_insert(f, i1, i2, fp);
     if (st != CF_OK) {
@@ -132,12 +132,12 @@ __attribute__((noinline, unused)) static cf_status cf__insert_full(cf_filter *f,
 
 /* The second bucket of an insert kernel: its index, and where it starts. */
 __attribute__((always_inline)) static inline uint64_t
-cf__insert_k_alt(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2) {
+cf__insert_k_alt(const cf__table *f, uint32_t fp, uint64_t i1, bool pow2) {
     return cf__alt_k(f, i1, cf__alt_point(f, fp), pow2);
 }
 
 __attribute__((always_inline)) static inline cf__bitpos
-cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool bytes) {
+cf__insert_k_at(const cf__table *f, uint32_t fp, uint64_t i1, bool pow2, bool bytes) {
     uint64_t i2 = cf__insert_k_alt(f, fp, i1, pow2);
     return bytes ? (cf__bitpos){cf__bucket_at(f, i2), 0}
                  : cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
@@ -148,7 +148,7 @@ cf__insert_k_at(const cf_filter *f, uint32_t fp, uint64_t i1, bool pow2, bool by
  * i2, else the eviction search) with the addresses computed without per-key
  * tests of f's shape.  Bucket i2 is read only when i1 is full; far tables
  * start fetching it at once (cf__insert_slots says why). */
-__attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f, uint64_t h,
+__attribute__((always_inline)) static inline cf_status cf__insert_k(cf__table *f, uint64_t h,
                                                                     bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
     uint64_t i1 = cf__index1_k(f, h, pow2);
@@ -166,7 +166,7 @@ __attribute__((always_inline)) static inline cf_status cf__insert_k(cf_filter *f
 /* cf__insert_slots for buckets that start on a byte (CF__ADDR_BYTES and
  * CF__ADDR_POW2_BYTES), for callers that located them already and started
  * their reads (the batch pipeline). */
-static inline cf_status cf__insert_slots_bytes(cf_filter *f, uint64_t i1, uint64_t i2,
+static inline cf_status cf__insert_slots_bytes(cf__table *f, uint64_t i1, uint64_t i2,
                                                uint32_t fp) {
     if (!cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i1), 0}, fp) &&
         !cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i2), 0}, fp))
@@ -178,7 +178,7 @@ static inline cf_status cf__insert_slots_bytes(cf_filter *f, uint64_t i1, uint64
 /* The inserts of the layouts whose buckets do not start on a byte (and
  * those without SWAR), out of line, as cf__take_bits_hashed is for
  * deletes. */
-__attribute__((noinline, unused)) static cf_status cf__insert_bits_hashed(cf_filter *f,
+__attribute__((noinline, unused)) static cf_status cf__insert_bits_hashed(cf__table *f,
                                                                           uint64_t h) {
     if (f->addr == CF__ADDR_BITS) return cf__insert_k(f, h, false, false);
     if (f->addr == CF__ADDR_POW2_BITS) return cf__insert_k(f, h, true, false);
@@ -188,7 +188,7 @@ __attribute__((noinline, unused)) static cf_status cf__insert_bits_hashed(cf_fil
 
 /* Inserts h at its buckets: the kernel of f's addressing, byte-aligned
  * buckets (the commonest) inlined. */
-static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
+static inline cf_status cf__table_insert(cf__table *f, uint64_t h) {
     if (f->addr == CF__ADDR_BYTES) return cf__insert_k(f, h, false, true);
     if (f->addr == CF__ADDR_POW2_BYTES) return cf__insert_k(f, h, true, true);
     return cf__insert_bits_hashed(f, h);
@@ -201,7 +201,7 @@ static inline cf_status cf__table_insert(cf_filter *f, uint64_t h) {
  * (cf__take's order, which files' contents depend on).  Nothing is stored
  * before both words are read, so i2's word is what the table held even
  * when it overlaps i1's (adjacent buckets, or i1 == i2). */
-__attribute__((always_inline)) static inline bool cf__take_k(cf_filter *f, uint64_t h, bool pow2,
+__attribute__((always_inline)) static inline bool cf__take_k(cf__table *f, uint64_t h, bool pow2,
                                                              bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
     uint64_t m = cf__alt_point(f, fp), i1 = cf__index1_k(f, h, pow2),
@@ -232,7 +232,7 @@ __attribute__((always_inline)) static inline bool cf__take_k(cf_filter *f, uint6
 /* The deletes of the layouts whose buckets do not start on a byte (and
  * those without SWAR), out of line: inlined beside the byte-aligned
  * kernels, their registers made every delete save and restore six. */
-__attribute__((noinline, unused)) static bool cf__take_bits_hashed(cf_filter *f, uint64_t h) {
+__attribute__((noinline, unused)) static bool cf__take_bits_hashed(cf__table *f, uint64_t h) {
     if (f->addr == CF__ADDR_BITS) return cf__take_k(f, h, false, false);
     if (f->addr == CF__ADDR_POW2_BITS) return cf__take_k(f, h, true, false);
     cf__slots p = cf__locate(f, h);
@@ -242,21 +242,21 @@ __attribute__((noinline, unused)) static bool cf__take_bits_hashed(cf_filter *f,
 
 /* Clears one copy of h's fingerprint, from i1 first: the kernel of f's
  * addressing, byte-aligned buckets (the commonest) inlined. */
-static inline bool cf__take_hashed(cf_filter *f, uint64_t h) {
+static inline bool cf__take_hashed(cf__table *f, uint64_t h) {
     if (f->addr == CF__ADDR_BYTES) return cf__take_k(f, h, false, true);
     if (f->addr == CF__ADDR_POW2_BYTES) return cf__take_k(f, h, true, true);
     return cf__take_bits_hashed(f, h);
 }
 
 /* Removes one copy of h's fingerprint: CF_OK or CF_E_NOT_FOUND. */
-static inline cf_status cf__table_delete(cf_filter *f, uint64_t h) {
+static inline cf_status cf__table_delete(cf__table *f, uint64_t h) {
     if (!cf__take_hashed(f, h)) return CF_E_NOT_FOUND;
     f->items--;
     return CF_OK;
 }
 
 /* Copies of h's fingerprint in its buckets (an upper bound on h's count). */
-static inline size_t cf__table_count(const cf_filter *f, uint64_t h) {
+static inline size_t cf__table_count(const cf__table *f, uint64_t h) {
     cf__slots p = cf__locate(f, h);
     size_t n = cf__bucket_count(f, p.i1, p.fp);
     if (p.i2 != p.i1) n += cf__bucket_count(f, p.i2, p.fp);

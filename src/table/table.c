@@ -1,23 +1,22 @@
 /*
  * table.c -- one bit-packed table: its shape, its memory and its counters.
  *
- *   cf_filter (handle) ──► table: nb buckets x b slots x f bits, bit-packed
- *                          ┌──────────┬──────────┬─────┬──────────┐ + 8 pad
- *                          │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
- *                          └──────────┴──────────┴─────┴──────────┘
+ *   cf__table ──► bytes: nb buckets x b slots x f bits, bit-packed
+ *                 ┌──────────┬──────────┬─────┬────────────┐ + 8 pad
+ *                 │ bucket 0 │ bucket 1 │ ... │ bucket nb-1│ bytes
+ *                 └──────────┴──────────┴─────┴────────────┘
  *
- * The handle and the table come from the filter's allocator (so does the
+ * The table's bytes come from the filter's allocator (so does the
  * scratch of an eviction search that outgrows the stack, freed before the
  * insert returns: evict.c).  A mapped table (io/) points into a read-only
- * mapping instead and owns no table memory.  A plain filter is one table; a
- * grown one holds several (kind/chain.c); a concurrent one is a table with
- * lock stripes (kind/concurrent.c).
+ * mapping instead and owns no table memory.  The handle that holds a
+ * table is kind/'s (kind/handle.h).
  */
 #include "table/bucket.h"
 #include "base/hash.h"
 #include "table/table.h"
 
-void cf__derive_layout(cf_filter *f) {
+void cf__derive_layout(cf__table *f) {
     unsigned fb = f->fp_bits, b = f->bucket_size;
     f->fp_mask = ((uint64_t)1 << fb) - 1;
     f->semi_sort = (f->flags & CF_SEMI_SORT) != 0;
@@ -55,28 +54,13 @@ void cf__derive_layout(cf_filter *f) {
     }
 }
 
-void cf__set_seed(cf_filter *f, uint64_t seed) {
+void cf__set_seed(cf__table *f, uint64_t seed) {
     f->seed = seed;
     cf__hash_key_init(&f->hkey, seed);
 }
 
-cf_status cf__handle_alloc(const cf_allocator *a, cf_filter **out) {
-    *out = NULL;
-    cf_allocator alloc;
-    CF__FORWARD_IF_ERROR(cf__allocator_resolve(a, &alloc));
-    cf_filter *f = cf__alloc(&alloc, sizeof *f);
-    CF__RETURN_IF(f == NULL, CF_E_NOMEM);
-    memset(f, 0, sizeof *f);
-    f->alloc = alloc;
-    f->kind = CF__PLAIN;
-    *out = f;
-    return CF_OK;
-}
-
-cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, cf_filter **out) {
-    cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__handle_alloc(a, &f));
+void cf__table_shape(cf__table *f, uint64_t nb, unsigned b, unsigned fbits, unsigned flags,
+                     unsigned max_kicks) {
     f->num_buckets = nb;
     f->bucket_size = b;
     f->fp_bits = fbits;
@@ -84,11 +68,9 @@ cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsig
     f->flags = flags;
     f->partner_map = CF__MAP_MIXED;
     cf__derive_layout(f);
-    *out = f;
-    return CF_OK;
 }
 
-cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
+cf_status cf__table_alloc(cf__table *f, bool zeroed) {
     size_t n = f->table_bytes + CF__TABLE_PAD;
     /* Zeroed lazily where the allocator can (cf_allocator.calloc). */
     f->table = zeroed ? cf__calloc(&f->alloc, n) : cf__alloc(&f->alloc, n);
@@ -99,51 +81,29 @@ cf_status cf__table_alloc(cf_filter *f, bool zeroed) {
     return CF_OK;
 }
 
-cf_status cf__table_new(const cf_config *cfg, cf_filter **out) {
-    unsigned fbits, b, max_kicks;
-    uint64_t nb;
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &fbits, &b, &nb, &max_kicks));
-    size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__table_bytes(nb, b, fbits, cfg->flags, &bytes));
-
-    cf_filter *f;
-    CF__FORWARD_IF_ERROR(cf__filter_alloc(cfg->allocator, nb, b, fbits, cfg->flags, max_kicks, &f));
-    cf__set_seed(f, cfg->seed);
-    f->table_bytes = bytes;
-    if (cf__table_alloc(f, true) != CF_OK) {
-        cf__table_free(f);
-        return CF_E_NOMEM;
-    }
-    *out = f;
-    return CF_OK;
-}
-
-void cf__table_free(cf_filter *f) {
-    if (f == NULL) return;
+void cf__table_release(cf__table *f) {
     if (f->owns_table) cf__free(&f->alloc, f->table);
-    cf_allocator alloc = f->alloc;
-    cf__free(&alloc, f);
+    f->table = NULL;
+    f->owns_table = false;
 }
 
-void cf__table_clear(cf_filter *f) {
+void cf__table_clear(cf__table *f) {
     memset(f->table, 0, f->table_bytes + CF__TABLE_PAD);
     f->items = 0;
 }
 
-size_t cf__table_memory(const cf_filter *f) {
-    size_t n = sizeof *f;
-    if (f->owns_table) n += f->table_bytes + CF__TABLE_PAD;
-    return n;
+size_t cf__table_memory(const cf__table *f) {
+    return f->owns_table ? f->table_bytes + CF__TABLE_PAD : 0;
 }
 
-uint64_t cf__count_occupied(const cf_filter *f) {
+uint64_t cf__count_occupied(const cf__table *f) {
     uint64_t n = 0;
     for (uint64_t i = 0; i < f->num_buckets; i++)
         for (unsigned s = 0; s < f->bucket_size; s++) n += cf__slot_get(f, i, s) != 0;
     return n;
 }
 
-cf_status cf__check_semisorted(const cf_filter *f) {
+cf_status cf__check_semisorted(const cf__table *f) {
     uint64_t occupied = 0;
     for (uint64_t i = 0; i < f->num_buckets; i++) {
         /* Only codes the encoder produces, and only sorted buckets: one
@@ -160,7 +120,7 @@ cf_status cf__check_semisorted(const cf_filter *f) {
     return CF_OK;
 }
 
-void cf__table_stats(const cf_filter *f, cf_stats *out) {
+void cf__table_stats(const cf__table *f, cf_stats *out) {
     memset(out, 0, sizeof *out);
     out->items = f->items;
     out->num_buckets = f->num_buckets;

@@ -26,13 +26,13 @@
 
 /* (The partner map too: a table of 0.1.0's map and one of today's pair
  * buckets differently.) */
-bool cf__table_same_shape(const cf_filter *a, const cf_filter *b) {
+bool cf__table_same_shape(const cf__table *a, const cf__table *b) {
     return a->num_buckets == b->num_buckets && a->bucket_size == b->bucket_size &&
            a->fp_bits == b->fp_bits && a->seed == b->seed && a->flags == b->flags &&
            a->partner_map == b->partner_map;
 }
 
-cf_status cf__table_merge_all(cf_filter *dst, const cf_filter *src) {
+cf_status cf__table_merge_all(cf__table *dst, const cf__table *src) {
     cf_status st = CF_OK;
     uint32_t fps[CF_MAX_BUCKET_SIZE];
     for (uint64_t i = 0; i < src->num_buckets && st == CF_OK; i++) {
@@ -46,7 +46,7 @@ cf_status cf__table_merge_all(cf_filter *dst, const cf_filter *src) {
     return st;
 }
 
-cf_status cf__table_save(const cf_filter *t, cf__table_saved *sv) {
+cf_status cf__table_save(const cf__table *t, cf__table_saved *sv) {
     size_t bytes = t->table_bytes + CF__TABLE_PAD;
     sv->table = cf__alloc(&t->alloc, bytes);
     CF__RETURN_IF(sv->table == NULL, CF_E_NOMEM);
@@ -55,12 +55,12 @@ cf_status cf__table_save(const cf_filter *t, cf__table_saved *sv) {
     return CF_OK;
 }
 
-void cf__table_restore(cf_filter *t, cf__table_saved *sv) {
+void cf__table_restore(cf__table *t, cf__table_saved *sv) {
     memcpy(t->table, sv->table, t->table_bytes + CF__TABLE_PAD);
     t->items = sv->items, t->total_kicks = sv->kicks, t->failed_inserts = sv->failed;
 }
 
-cf_status cf__table_merge(cf_filter *dst, const cf_filter *src) {
+cf_status cf__table_merge(cf__table *dst, const cf__table *src) {
     CF__RETURN_IF(!cf__table_same_shape(dst, src), CF_E_PARAM);
     /* More fingerprints than free slots can never fit: fail before copying. */
     CF__RETURN_IF(src->items > dst->num_buckets * dst->bucket_size - dst->items, CF_E_FULL);

@@ -1,6 +1,9 @@
 /*
- * cf_internal.h -- the filter handle and the layout of its bit-packed
- * table: what table/ and every layer above it share, and users never see.
+ * layout.h -- one bit-packed table: its shape, the constants derived from
+ * it, its counters, and how a key finds its buckets and slots.  What
+ * table/ works on and every layer above shares; users never see it.  The
+ * handle that holds a table, and says which kind of filter it is, is
+ * kind/'s (kind/handle.h).
  *
  * The bucket table is one byte array of nb buckets of B bits each, bucket
  * after bucket, in little-endian bit order: bucket i occupies bits
@@ -19,8 +22,8 @@
  * must follow the table: allocated tables carry zeroed padding, and a mapped
  * file ends with its checksum trailer.
  */
-#ifndef CF_INTERNAL_H
-#define CF_INTERNAL_H
+#ifndef CF_TABLE_LAYOUT_H
+#define CF_TABLE_LAYOUT_H
 
 #include "base/alloc.h"
 #include "base/bits.h"
@@ -48,7 +51,7 @@ typedef struct cf__bfs_node {
 
 /* Tables up to this size stay in a core's L2 cache once used: for them the
  * prefetches of inserts, deletes and the eviction search are instructions
- * without a miss to hide (cf_filter.far). */
+ * without a miss to hide (cf__table.far). */
 #define CF__NEAR_BYTES ((uint64_t)1 << 20)
 
 /* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
@@ -62,26 +65,14 @@ typedef struct cf__bfs_node {
 #define CF__ADDR_POW2_BITS 3u
 #define CF__ADDR_POW2_BYTES 4u
 
-/* What a handle is.  api/ decides every operation with one switch on it,
- * and each kind implements the same operations (kind/kind_ops.h):
- *   CF__PLAIN       one table, the fields below (table/)
- *   CF__CHAIN       a chain of plain tables (kind/chain.c); the table
- *                   fields of the handle itself are unused (zero)
- *   CF__CONCURRENT  one table shared by threads, with lock stripes
- *                   (kind/concurrent.c), which hold its counters
- *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
- *                   of variable-length fingerprints that doubles in place
- *                   (kind/inplace.c); table, table_bytes,
- *                   num_buckets, items and the statistics are the handle's */
-typedef enum __attribute__((packed)) cf__kind {
-    CF__PLAIN,
-    CF__CHAIN,
-    CF__CONCURRENT,
-    CF__INPLACE
-} cf__kind;
-
-struct cf_filter {
-    cf_allocator alloc;   /* copy of the user's allocator (malloc/free if none) */
+/* A table: its bytes, shape and counters.  Every handle holds one
+ * (kind/handle.h): a plain or concurrent filter's is its table, a chain's
+ * links are plain handles, and the in-place kind lays its own slots of
+ * variable width out in the bytes, buckets and counters of its handle's
+ * (kind/inplace.h). */
+typedef struct cf__table {
+    cf_allocator alloc;   /* the filter's allocator (malloc/free if none): the
+                             table and eviction scratch come from it        */
     uint8_t *table;       /* bit-packed slots + CF__TABLE_PAD bytes             */
     size_t table_bytes;   /* ceil(nb * bucket_bits / 8)                         */
     uint64_t num_buckets; /* nb >= 1                                            */
@@ -109,16 +100,8 @@ struct cf_filter {
     bool semi_sort;  /* CF_SEMI_SORT: buckets hold a prefix code (semisort.h) */
     bool read_only;  /* table lives in a read-only mapping                 */
     bool owns_table; /* table came from alloc (false when mapped)          */
-    cf__kind kind;   /* which fields are in use (above); in the bools' word, so
-                        that the plain fields keep the offsets they had     */
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
-    void *map_base;  /* mapping to munmap in cf_free, or NULL              */
-    size_t map_len;
-    /* What the kind (kind/) keeps beyond the table, in a structure of its
-     * own that only it names (cf__chain_of, cf__concurrent_of,
-     * cf__inplace_of); NULL in a plain handle. */
-    void *state;
-};
+} cf__table;
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
 
@@ -155,7 +138,7 @@ static inline uint64_t cf__index1(uint64_t h, uint64_t nb) {
 #define CF__MAP_MIXED 2u
 
 /* The point c(fp) before its reduction to [0, nb). */
-static inline uint64_t cf__alt_point(const cf_filter *f, uint32_t fp) {
+static inline uint64_t cf__alt_point(const cf__table *f, uint32_t fp) {
     uint64_t m = (uint64_t)fp * CF__GOLDEN;
     m ^= (m >> 29) & f->alt_xmask;
     return m * f->alt_mul;
@@ -164,7 +147,7 @@ static inline uint64_t cf__alt_point(const cf_filter *f, uint32_t fp) {
 /* alt(i, fp): the partner depends only on the fingerprint, so evictions
  * move items without their keys, and alt(alt(i, fp), fp) == i for every nb
  * (cf__reflect).  The general form, right for every nb. */
-static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp) {
+static inline uint64_t cf__alt_index(const cf__table *f, uint64_t i, uint32_t fp) {
     return cf__reflect(cf__range(cf__alt_point(f, fp), f->num_buckets), i, f->num_buckets);
 }
 
@@ -173,11 +156,11 @@ static inline uint64_t cf__alt_index(const cf_filter *f, uint64_t i, uint32_t fp
  * with nb = 2^k, range(x, nb) is x >> (64 - k) and the reflection a
  * subtraction mod 2^k.  m is cf__alt_point(f, fp).  The same buckets as the
  * general forms (tests/test_model.c runs every addressing). */
-static inline uint64_t cf__index1_k(const cf_filter *f, uint64_t h, bool pow2) {
+static inline uint64_t cf__index1_k(const cf__table *f, uint64_t h, bool pow2) {
     return pow2 ? h >> f->index_shift : cf__index1(h, f->num_buckets);
 }
 
-static inline uint64_t cf__alt_k(const cf_filter *f, uint64_t i, uint64_t m, bool pow2) {
+static inline uint64_t cf__alt_k(const cf__table *f, uint64_t i, uint64_t m, bool pow2) {
     uint64_t nb = f->num_buckets;
     return pow2 ? ((m >> f->index_shift) - i) & (nb - 1) : cf__reflect(cf__range(m, nb), i, nb);
 }
@@ -189,7 +172,7 @@ static inline uint64_t cf__alt_k(const cf_filter *f, uint64_t i, uint64_t m, boo
  * atomic words all ask here, or cf__bucket_at below.  (The batch pipelines
  * stage the same offsets, in bytes when every bucket starts on a byte:
  * batch.c.) */
-static inline uint64_t cf__bucket_bit(const cf_filter *f, uint64_t bucket) {
+static inline uint64_t cf__bucket_bit(const cf__table *f, uint64_t bucket) {
     return bucket * f->bucket_bits;
 }
 
@@ -197,20 +180,20 @@ static inline uint64_t cf__bucket_bit(const cf_filter *f, uint64_t bucket) {
  * (bucket_bytes != 0; the kernels of CF__ADDR_BYTES and
  * CF__ADDR_POW2_BYTES): the byte of cf__bucket_bit, as a stride multiplied
  * once, one instruction a probe less than converting the bit offset. */
-static inline uint8_t *cf__bucket_at(const cf_filter *f, uint64_t bucket) {
+static inline uint8_t *cf__bucket_at(const cf__table *f, uint64_t bucket) {
     return f->table + bucket * f->bucket_bytes;
 }
 
-static inline uint64_t cf__slot_bit(const cf_filter *f, uint64_t bucket, unsigned slot) {
+static inline uint64_t cf__slot_bit(const cf__table *f, uint64_t bucket, unsigned slot) {
     return (bucket * f->bucket_size + slot) * f->fp_bits;
 }
 
 /* Plain (not semi-sorted) slot access; bucket.h's cf__slot_get/set dispatch. */
-static inline uint32_t cf__packed_slot_get(const cf_filter *f, uint64_t bucket, unsigned slot) {
+static inline uint32_t cf__packed_slot_get(const cf__table *f, uint64_t bucket, unsigned slot) {
     return (uint32_t)(cf__bits_at(f->table, cf__slot_bit(f, bucket, slot)) & f->fp_mask);
 }
 
-static inline void cf__packed_slot_set(cf_filter *f, uint64_t bucket, unsigned slot, uint32_t fp) {
+static inline void cf__packed_slot_set(cf__table *f, uint64_t bucket, unsigned slot, uint32_t fp) {
     cf__bitpos p = cf__bitpos_of(f->table, cf__slot_bit(f, bucket, slot));
     uint64_t w = cf__load64le(p.at);
     w = (w & ~(f->fp_mask << p.shift)) | ((uint64_t)fp << p.shift);
@@ -235,23 +218,17 @@ static inline unsigned cf__bucket_bits(unsigned b, unsigned f, unsigned flags) {
 cf_status cf__table_bytes(uint64_t nb, unsigned b, unsigned f, unsigned flags, size_t *out);
 
 /* Sets the hash seed and the constants derived from it. */
-void cf__set_seed(cf_filter *f, uint64_t seed);
+void cf__set_seed(cf__table *f, uint64_t seed);
 
 /* Allocates f's table of f->table_bytes plus CF__TABLE_PAD bytes through
  * f's allocator and marks it owned: all zero when zeroed (calloc when the
  * allocator has one), else only the padding (the caller fills the table).
  * CF_OK or CF_E_NOMEM (f->table stays NULL).  The one owner of table
  * allocation: cf_new, the deserializer and the file loaders use it. */
-cf_status cf__table_alloc(cf_filter *f, bool zeroed);
+cf_status cf__table_alloc(cf__table *f, bool zeroed);
 
 /* Sets every derived field (masks, SWAR flag) from fp_bits and bucket_size. */
-void cf__derive_layout(cf_filter *f);
-
-/* Allocates the handle (not the table) of a filter with the given
- * parameters, already validated.  Used by cf_new and the
- * deserializer so that both build the same object. */
-cf_status cf__filter_alloc(const cf_allocator *a, uint64_t nb, unsigned b, unsigned fbits,
-                           unsigned flags, unsigned max_kicks, cf_filter **out);
+void cf__derive_layout(cf__table *f);
 
 /* The writes of one insert, as cf_insert_traced reports them: the first
  * cap go to moves, n counts them all. */
@@ -274,14 +251,14 @@ static inline void cf__trace_put(cf__trace *t, uint64_t from, unsigned from_slot
 /* Stores fp in bucket i1 or i2 after moving residents along the shortest
  * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
  * filter is unchanged. */
-cf_status cf__evict_insert(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp);
+cf_status cf__evict_insert(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp);
 /* The same, each write reported to trace (cf_insert_traced). */
-cf_status cf__evict_insert_traced(cf_filter *f, uint64_t i1, uint64_t i2, uint32_t fp,
+cf_status cf__evict_insert_traced(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp,
                                   cf__trace *trace);
 
 /* Counts nonzero slots, slot by slot (tests compare it with the loader's
  * faster count). */
-uint64_t cf__count_occupied(const cf_filter *f);
+uint64_t cf__count_occupied(const cf__table *f);
 
 /* Resolves cfg's derived parameters (defaults, width from target_fpp,
  * buckets from capacity) and checks them. */
@@ -303,10 +280,10 @@ double cf__sizing_load(const cf_config *cfg, unsigned b);
 
 /* Validates a semi-sorted table: every code valid, every bucket sorted,
  * nonzero slots == items.  CF_OK or CF_E_CORRUPT. */
-cf_status cf__check_semisorted(const cf_filter *f);
+cf_status cf__check_semisorted(const cf__table *f);
 
 /* Checks the parameters a filter can be built from; CF_OK or CF_E_PARAM. */
 cf_status cf__check_shape(unsigned fbits, unsigned b, uint64_t nb, unsigned max_kicks,
                           unsigned flags);
 
-#endif /* CF_INTERNAL_H */
+#endif /* CF_TABLE_LAYOUT_H */
