@@ -111,8 +111,8 @@ emcc "${ldflags[@]}" -O2 "${reportlib[@]}" "${repobjs[@]}" \
   -o "$out/playground/report.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
 wait $package
 bytes=$(stat -c %s "$out/package/cuckoofilter.wasm")
-if ((bytes > 73728)); then
-  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 72 KiB budget (docs/BENCHMARKS.md)" >&2
+if ((bytes > 81920)); then
+  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 80 KiB budget (docs/BENCHMARKS.md)" >&2
   exit 1
 fi
 cp "$root"/web/package/{index.js,index.d.ts,package.json,README.md} "$out/package/"
