@@ -336,10 +336,12 @@ static cf_status cf__explain_expiring(cf__why *w, const cf_config *cfg) {
                        cf__opt(w, CF_OPT_EXPIRE_AFTER), (unsigned long long)cfg->expire_after,
                        what);
     }
-    CF__FORWARD_IF_ERROR(cf__explain_table(w, cfg, 1.0));
+    cf_config sized; /* the capacity raised for the tick after a window */
+    cf__expiring_sized(cfg, &sized);
+    CF__FORWARD_IF_ERROR(cf__explain_table(w, &sized, 1.0));
     unsigned f, b, kicks;
     uint64_t nb;
-    (void)cf__resolve_config(cfg, &f, &b, &nb, &kicks);
+    (void)cf__resolve_config(&sized, &f, &b, &nb, &kicks);
     if (cf__expiring_stamp_bits(f) == 0)
         return cf__say(w, CF_E_PARAM,
                        "%s%llu needs room for a stamp beside each fingerprint, and %u-bit "

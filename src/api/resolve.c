@@ -15,7 +15,7 @@ static cf_status cf__resolve_expiring(const cf_config *cfg, cf_shape *out) {
     uint64_t nb;
     size_t bytes;
     CF__FORWARD_IF_ERROR(cf__expiring_resolve(cfg, &f, &s, &b, &nb, &bytes));
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &f, &b, &nb, &max_kicks));
+    max_kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
     cf_allocator alloc;
     CF__FORWARD_IF_ERROR(cf__allocator_resolve(cfg->allocator, &alloc));
     out->num_buckets = nb;

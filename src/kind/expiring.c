@@ -236,9 +236,27 @@ cf_status cf__expiring_make(const cf_allocator *a, uint64_t nb, unsigned b, unsi
     return CF_OK;
 }
 
-cf_status cf__expiring_resolve(const cf_config *cfg, unsigned *f, unsigned *s, unsigned *b,
+void cf__expiring_sized(const cf_config *cfg, cf_config *out) {
+    *out = *cfg;
+    unsigned f, b, kicks, s;
+    uint64_t nb;
+    if (cfg->num_buckets != 0 || cfg->capacity == 0 || cfg->expire_after == 0 ||
+        cf__resolve_config(cfg, &f, &b, &nb, &kicks) != CF_OK ||
+        (s = cf__expiring_stamp_bits(f)) == 0)
+        return; /* the caller's checks say what is wrong */
+    /* Items live up to (k + 1) spans: capacity * (k + 1) * span /
+     * expire_after of them at the rate of capacity per window. */
+    uint64_t e = cfg->expire_after, k = cf__expiring_stamps(s, e), span = e / k + (e % k != 0);
+    cf__u128 most = ((cf__u128)cfg->capacity * (k + 1) * span + e - 1) / e;
+    out->capacity = most > UINT64_MAX ? UINT64_MAX : (uint64_t)most;
+}
+
+cf_status cf__expiring_resolve(const cf_config *given, unsigned *f, unsigned *s, unsigned *b,
                                uint64_t *nb, size_t *bytes) {
-    CF__RETURN_IF(cfg->flags != 0 || cfg->expire_after == 0, CF_E_PARAM);
+    CF__RETURN_IF(given->flags != 0 || given->expire_after == 0, CF_E_PARAM);
+    cf_config cfg_sized;
+    const cf_config *cfg = &cfg_sized;
+    cf__expiring_sized(given, &cfg_sized);
     unsigned max_kicks;
     CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, f, b, nb, &max_kicks));
     /* A plain table's checks first, in cf_config_explain's order. */
@@ -253,7 +271,7 @@ cf_status cf__expiring_new(const cf_config *cfg, cf_filter **out) {
     uint64_t nb;
     size_t bytes;
     CF__FORWARD_IF_ERROR(cf__expiring_resolve(cfg, &f, &s, &b, &nb, &bytes));
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, &f, &b, &nb, &max_kicks));
+    max_kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
     cf_filter *x;
     CF__FORWARD_IF_ERROR(
         cf__expiring_make(cfg->allocator, nb, b, f, max_kicks, cfg->expire_after, &x));

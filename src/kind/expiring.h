@@ -77,6 +77,13 @@ cf_status cf__expiring_check_table(const cf_filter *f);
 cf_status cf__expiring_make(const cf_allocator *a, uint64_t nb, unsigned b, unsigned f,
                             unsigned max_kicks, uint64_t expire_after, cf_filter **out);
 
+/* cfg as a plain table's sizing is to see it: a capacity (the items
+ * written in one window) raised to the items written in k + 1 spans, since
+ * an item lives up to k + 1 ticks (about 1/k more), so that a filter sized
+ * for one window's items never fills.  Unchanged when
+ * num_buckets is given or cfg is refused anyway. */
+void cf__expiring_sized(const cf_config *cfg, cf_config *out);
+
 /* cf_config_resolve for an expiring configuration: the fingerprint and
  * slot widths and the table's bytes.  CF_OK, CF_E_PARAM, CF_E_TOO_LARGE. */
 cf_status cf__expiring_resolve(const cf_config *cfg, unsigned *f, unsigned *s, unsigned *b,
