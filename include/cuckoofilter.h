@@ -401,7 +401,7 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  *               CF_GROWTH_INPLACE                         doubled
  *   concurrent  CF_CONCURRENT              2 buckets      one table +     version 1
  *                                                         lock stripes    (as plain)
- *   expiring    cfg.expire_after > 0       2 buckets      one table, a    version 5
+ *   expiring    cfg.expire_after > 0       2 buckets      one table, a    version 7
  *                                                         stamp per slot
  *
  * What only some kinds take (the others return CF_E_PARAM):

@@ -562,8 +562,267 @@ static void test_resolve(void) {
     cf_free(f);
 }
 
+/* ---- golden files: tests/data/expiring/{good,bad} ----
+ * Regenerated from their recipes and compared byte for byte with the
+ * committed files (a change to hashing, stamps or the format that alters a
+ * byte fails here); CF_WRITE_GOLDEN=1 rewrites them (run from tests/). */
+
+typedef struct golden_recipe {
+    const char *name;
+    unsigned fbits, b;
+    uint64_t capacity, expire_after, seed;
+    unsigned keys; /* "key-i" written at time i * step */
+    uint64_t step; /* then the clock set to `end` */
+    uint64_t end;
+    unsigned dups, deletes; /* "dup" x dups at the end; keys deleted from the newest down */
+} golden_recipe;
+
+static const golden_recipe golden_goods[] = {
+    /* The default width (13 bits, 4-bit stamps: 68-bit buckets), a day in
+     * seconds: the first keys have expired at the end. */
+    {"expiring_f13_b4_e86400.cf", 0, 4, 1000, 86400, 41, 1000, 100, 120000, 3, 10},
+    /* 8-bit fingerprints with 2-bit stamps in buckets of two, a window of
+     * 5: k = 3 stamps of 2 time units. */
+    {"expiring_f8_b2_e5.cf", 8, 2, 300, 5, 42, 300, 1, 300, 2, 5},
+    /* 16-bit fingerprints in buckets of eight (160 bits: slot by slot). */
+    {"expiring_f16_b8_e1000.cf", 16, 8, 500, 1000, 43, 600, 3, 2000, 1, 0},
+    {"expiring_empty.cf", 12, 4, 100, 60, 44, 0, 1, 0, 0, 0},
+};
+
+static cf_filter *golden_build(const golden_recipe *r) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.capacity = r->capacity;
+    cfg.fingerprint_bits = r->fbits;
+    cfg.bucket_size = r->b;
+    cfg.expire_after = r->expire_after;
+    cfg.seed = r->seed;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    char key[32];
+    for (unsigned i = 0; i < r->keys; i++) {
+        REQUIRE(cf_set_time(f, i * r->step) == CF_OK);
+        int n = snprintf(key, sizeof key, "key-%u", i);
+        REQUIRE(cf_insert(f, key, (size_t)n) == CF_OK);
+    }
+    REQUIRE(cf_set_time(f, r->end) == CF_OK);
+    for (unsigned i = 0; i < r->dups; i++) REQUIRE(cf_insert(f, "dup", 3) == CF_OK);
+    for (unsigned i = 0; i < r->deletes; i++) {
+        int n = snprintf(key, sizeof key, "key-%u", r->keys - 1 - i);
+        REQUIRE(cf_delete(f, key, (size_t)n) == CF_OK);
+    }
+    return f;
+}
+
+static uint8_t *read_whole(const char *path, size_t *n) {
+    FILE *fp = fopen(path, "rb");
+    if (fp == NULL) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
+    REQUIRE(p != NULL);
+    *n = fread(p, 1, (size_t)len, fp);
+    fclose(fp);
+    return p;
+}
+
+static void write_whole(const char *path, const uint8_t *p, size_t n) {
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL);
+    REQUIRE(fwrite(p, 1, n, fp) == n);
+    fclose(fp);
+}
+
+static void fix_checks(uint8_t *p, size_t n) {
+    uint32_t check = (uint32_t)XXH3_64bits(p, 124);
+    for (int j = 0; j < 4; j++) p[124 + j] = (uint8_t)(check >> (8 * j));
+    uint64_t sum = XXH3_64bits(p, n - 8);
+    for (int j = 0; j < 8; j++) p[n - 8 + j] = (uint8_t)(sum >> (8 * j));
+}
+
+typedef struct golden_bad {
+    const char *name;
+    cf_status want;
+    const char *why;
+    size_t len; /* bytes of the good file kept (0: all) */
+    size_t at;  /* a byte set to value, unless at == 0 */
+    uint8_t value;
+    bool fix;   /* recompute the header check and the trailer */
+    bool extra; /* one byte appended */
+} golden_bad;
+
+/* Made from good/expiring_f8_b2_e5.cf (2-bit stamps, k = 3 stamps of a
+ * span of 2; a stamp older than k is test_damaged_images' case). */
+static const golden_bad golden_bads[] = {
+    {"truncated_at_64.bin", CF_E_TRUNCATED, "cut inside the header", 64, 0, 0, false, false},
+    {"truncated_in_table.bin", CF_E_TRUNCATED, "cut inside the table", 300, 0, 0, false, false},
+    {"trailing_byte.bin", CF_E_CORRUPT, "one byte after the trailer", 0, 0, 0, false, true},
+    {"header_check_flip.bin", CF_E_CHECKSUM, "seed changed, header check kept", 0, 24, 0x55, false,
+     false},
+    {"table_flip.bin", CF_E_CHECKSUM, "a table byte changed, trailer kept", 0, 140, 0x55, false,
+     false},
+    {"stamp_bits_3.bin", CF_E_CORRUPT, "3-bit stamps beside 8-bit fingerprints", 0, 12, 3, true,
+     false},
+    {"stamps_2.bin", CF_E_CORRUPT, "k = 2, not min(3, 5)", 0, 60, 2, true, false},
+    {"span_3.bin", CF_E_CORRUPT, "span 3, not ceil(5 / 3)", 0, 72, 3, true, false},
+    {"expire_0.bin", CF_E_CORRUPT, "expire_after 0", 0, 64, 0, true, false},
+    {"hash_id_1.bin", CF_E_CORRUPT, "partner map 1", 0, 13, 1, true, false},
+    {"flags_set.bin", CF_E_CORRUPT, "flags nonzero", 0, 14, 1, true, false},
+    {"reserved_set.bin", CF_E_CORRUPT, "a reserved byte nonzero", 0, 100, 1, true, false},
+    {"items_off.bin", CF_E_CORRUPT, "items not the slots in use", 0, 32, 0, true, false},
+    {"version_5.bin", CF_E_VERSION, "version 5 (unused)", 0, 8, 5, false, false},
+};
+
+static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n, uint8_t **out,
+                             size_t *len) {
+    size_t m = b->len ? b->len : n + (b->extra ? 1 : 0);
+    uint8_t *p = calloc(m, 1);
+    REQUIRE(p != NULL);
+    memcpy(p, good, m < n ? m : n);
+    if (b->at) p[b->at] = b->value;
+    if (b->fix) fix_checks(p, m);
+    *out = p;
+    *len = m;
+}
+
+static void test_golden(void) {
+    bool write = getenv("CF_WRITE_GOLDEN") != NULL;
+    char path[256], key[32];
+    uint8_t *small = NULL;
+    size_t nsmall = 0;
+    for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
+        const golden_recipe *r = &golden_goods[i];
+        cf_filter *f = golden_build(r);
+        size_t n;
+        uint8_t *made = test_serialize(f, &n);
+        snprintf(path, sizeof path, "data/expiring/good/%s", r->name);
+        if (write) write_whole(path, made, n);
+        size_t dn = 0;
+        uint8_t *disk = read_whole(path, &dn);
+        REQUIRE(disk != NULL);
+        if (dn != n || memcmp(disk, made, n) != 0) fprintf(stderr, "%s differs\n", r->name);
+        CHECK(dn == n && memcmp(disk, made, n) == 0);
+        cf_filter *d = NULL, *l = NULL, *m = NULL;
+        CHECK_STATUS(cf_deserialize(disk, dn, NULL, &d), CF_OK);
+        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
+        CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
+        REQUIRE(d && l && m);
+        for (unsigned k = 0; k + r->deletes < r->keys; k++) {
+            int kn = snprintf(key, sizeof key, "key-%u", k);
+            if (k * r->step + r->expire_after > r->end) /* still in its window */
+                CHECK(cf_contains(d, key, (size_t)kn) && cf_contains(m, key, (size_t)kn));
+        }
+        CHECK_EQ(cf_count(l, "dup", 3) >= r->dups, 1);
+        if (i == 1) {
+            small = disk;
+            nsmall = dn;
+        } else {
+            free(disk);
+        }
+        free(made);
+        cf_free(f), cf_free(d), cf_free(l), cf_free(m);
+    }
+    REQUIRE(small != NULL);
+    FILE *manifest = write ? fopen("data/expiring/bad/MANIFEST", "w") : NULL;
+    if (manifest)
+        fprintf(manifest, "# file  expected status  # what is wrong (made from "
+                          "good/expiring_f8_b2_e5.cf by tests/test_expiring.c)\n");
+    for (size_t i = 0; i < sizeof golden_bads / sizeof golden_bads[0]; i++) {
+        const golden_bad *b = &golden_bads[i];
+        uint8_t *p;
+        size_t len;
+        golden_bad_bytes(b, small, nsmall, &p, &len);
+        snprintf(path, sizeof path, "data/expiring/bad/%s", b->name);
+        if (write) write_whole(path, p, len);
+        if (manifest)
+            fprintf(manifest, "%-24s %-16s # %s\n", b->name, cf_status_name(b->want), b->why);
+        size_t dn = 0;
+        uint8_t *disk = read_whole(path, &dn);
+        REQUIRE(disk != NULL);
+        CHECK(dn == len && memcmp(disk, p, len) == 0);
+        cf_filter *f = NULL;
+        cf_status s1 = cf_deserialize(disk, dn, NULL, &f);
+        cf_status s2 = cf_load(path, NULL, &f);
+        cf_status s3 = cf_map(path, NULL, true, &f);
+        if (s1 != b->want || s2 != b->want || s3 != b->want)
+            fprintf(stderr, "%s: want %s, got %s / %s / %s\n", b->name, cf_status_name(b->want),
+                    cf_status_name(s1), cf_status_name(s2), cf_status_name(s3));
+        CHECK(s1 == b->want && s2 == b->want && s3 == b->want);
+        CHECK(f == NULL);
+        free(disk), free(p);
+    }
+    if (manifest) fclose(manifest);
+    free(small);
+}
+
+/* A reader written from docs/FORMAT.md ("Expiring filters") alone, bit by
+ * bit, answering as the library does on the golden files. */
+static uint64_t spec_le(const uint8_t *p, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t spec_bits(const uint8_t *table, uint64_t bit, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < n; b++)
+        v |= (uint64_t)((table[(bit + b) / 8] >> ((bit + b) % 8)) & 1) << b;
+    return v;
+}
+
+/* Out of line: inlined into a caller with a fixed-size key buffer, gcc 12
+ * warns about XXH3's paths for lengths the buffer cannot have. */
+__attribute__((noinline)) static uint64_t spec_hash(const void *key, size_t len, uint64_t seed) {
+    return XXH3_64bits_withSeed(key, len, seed);
+}
+
+static bool spec_contains(const uint8_t *file, const void *key, size_t len) {
+    unsigned f = file[10], b = file[11], s = file[12], w = f + s;
+    uint64_t nb = spec_le(file + 16, 8), seed = spec_le(file + 24, 8);
+    const uint8_t *table = file + 128;
+    uint64_t h = spec_hash(key, len, seed), fmask = (1ull << f) - 1;
+    uint64_t fp = (((h & 0xffffffffu) * fmask) >> 32) + 1;
+    uint64_t i1 = (uint64_t)(((unsigned __int128)h * nb) >> 64);
+    uint64_t m = fp * 0x9e3779b97f4a7c15ull;
+    m ^= m >> 29;
+    uint64_t c = (uint64_t)(((unsigned __int128)(m * 0x9e3779b97f4a7c15ull) * nb) >> 64);
+    uint64_t i2 = c >= i1 ? c - i1 : c + (nb - i1);
+    for (unsigned slot = 0; slot < b; slot++) {
+        if ((spec_bits(table, (i1 * b + slot) * w, w) & fmask) == fp) return true;
+        if ((spec_bits(table, (i2 * b + slot) * w, w) & fmask) == fp) return true;
+    }
+    return false;
+}
+
+static void test_spec_reader(void) {
+    char path[256], key[32];
+    for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
+        snprintf(path, sizeof path, "data/expiring/good/%s", golden_goods[i].name);
+        size_t n;
+        uint8_t *disk = read_whole(path, &n);
+        REQUIRE(disk != NULL);
+        cf_filter *f;
+        REQUIRE(cf_deserialize(disk, n, NULL, &f) == CF_OK);
+        size_t agree = 0, tried = 0, found = 0;
+        for (unsigned k = 0; k < golden_goods[i].keys + 5000; k++) {
+            int kn =
+                snprintf(key, sizeof key, k < golden_goods[i].keys ? "key-%u" : "absent-%u", k);
+            bool lib = cf_contains(f, key, (size_t)kn);
+            agree += spec_contains(disk, key, (size_t)kn) == lib;
+            found += lib;
+            tried++;
+        }
+        CHECK_EQ(agree, tried);
+        CHECK(golden_goods[i].keys == 0 || found > 0);
+        free(disk);
+        cf_free(f);
+    }
+}
+
 TEST_MAIN(TEST(test_stamp_widths), TEST(test_refusals), TEST(test_edges),
           TEST(test_window_across_shapes), TEST(test_stream_never_full),
           TEST(test_refresh_and_copies), TEST(test_batches_and_determinism),
           TEST(test_files_round_trip), TEST(test_damaged_images), TEST(test_merge),
-          TEST(test_allocation_failures), TEST(test_resolve))
+          TEST(test_allocation_failures), TEST(test_resolve), TEST(test_golden),
+          TEST(test_spec_reader))
