@@ -299,7 +299,17 @@ size_t cf__expiring_memory(const cf_filter *f) {
 /* ---- the clock ---- */
 
 /* Removes the entries that are more than k ticks old once the clock has
- * moved d >= 1 ticks on from e->tick (every entry is at most k old there). */
+ * moved d >= 1 ticks on from e->tick (every entry is at most k old there):
+ * those whose age at the old tick is at least k - d + 1, which a table of
+ * the 2^s stamps says.  The table is one stream of w-bit slots (slot j at
+ * bit j * w, whatever its bucket), read slot by slot and written back a
+ * 64-bit word at a time behind the reads, without a branch on the
+ * contents (a branch per slot, mispredicted for the few that go, cost
+ * three times as much):
+ *
+ *   reads:   [slot][slot][slot][sl|ot][slot] ...   one unaligned load each
+ *   writes:  [      word 0       ][   word 1  ...  once every bit of the
+ *                                                  word has been read */
 static void cf__xp_expire(cf_filter *f, uint64_t d) {
     cf__table *t = &f->t;
     const cf__expiring *e = cf__expiring_of(f);
@@ -307,20 +317,30 @@ static void cf__xp_expire(cf_filter *f, uint64_t d) {
         cf__table_clear(t);
         return;
     }
-    unsigned stamp_mask = (1u << e->stamp_bits) - 1;
-    unsigned old = (unsigned)(e->tick & stamp_mask);
-    uint64_t removed = 0;
-    uint32_t v[CF_MAX_BUCKET_SIZE];
-    for (uint64_t i = 0; i < t->num_buckets; i++) {
-        cf__bucket_read(t, i, v);
-        for (unsigned s = 0; s < t->bucket_size; s++) {
-            if (v[s] == 0) continue;
-            uint64_t age = (old - (v[s] >> e->fp_bits)) & stamp_mask;
-            if (age + d <= e->stamps) continue;
-            cf__packed_slot_set(t, i, s, 0);
-            removed++;
+    unsigned smask = (1u << e->stamp_bits) - 1, w = t->fp_bits, fb = e->fp_bits;
+    unsigned old = (unsigned)(e->tick & smask);
+    uint64_t gone[16];
+    for (unsigned st = 0; st <= smask; st++) gone[st] = ((old - st) & smask) + d > e->stamps;
+    uint64_t slots = t->num_buckets * t->bucket_size, mask = t->fp_mask, removed = 0;
+    uint64_t acc = 0; /* the kept slots not yet written, from bit `have` down */
+    unsigned have = 0;
+    uint8_t *out = t->table;
+    for (uint64_t j = 0, bit = 0; j < slots; j++, bit += w) {
+        uint64_t v = cf__bits_at(t->table, bit) & mask;
+        uint64_t g = gone[v >> fb] & (v != 0);
+        removed += g;
+        uint64_t keep = v & (g - 1);
+        acc |= keep << have;
+        have += w;
+        if (have >= 64) { /* the reads have passed this word */
+            cf__store64le(out, acc);
+            out += 8;
+            have -= 64;
+            acc = keep >> (w - have); /* the slot's bits past the word (none: w >= 1) */
         }
     }
+    /* The last bytes, up to the table's end (the padding stays zero). */
+    for (uint8_t *end = t->table + t->table_bytes; out < end; out++, acc >>= 8) *out = (uint8_t)acc;
     t->items -= removed;
 }
 
