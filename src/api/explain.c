@@ -342,7 +342,7 @@ static cf_status cf__explain_expiring(cf__why *w, const cf_config *cfg) {
     unsigned f, b, kicks;
     uint64_t nb;
     (void)cf__resolve_config(&sized, &f, &b, &nb, &kicks);
-    if (cf__expiring_stamp_bits(f) == 0)
+    if (cf__expiring_stamp_bits(f, b) == 0)
         return cf__say(w, CF_E_PARAM,
                        "%s%llu needs room for a stamp beside each fingerprint, and %u-bit "
                        "fingerprints leave none in 32-bit slots: ask for at most 28 bits "
@@ -350,7 +350,7 @@ static cf_status cf__explain_expiring(cf__why *w, const cf_config *cfg) {
                        cf__opt(w, CF_OPT_EXPIRE_AFTER), (unsigned long long)cfg->expire_after, f,
                        cf__opt(w, CF_OPT_TARGET_FPP), cf__up3(cf__loosest_fpp_for_width(b, 28)));
     size_t bytes;
-    unsigned s = cf__expiring_stamp_bits(f);
+    unsigned s = cf__expiring_stamp_bits(f, b);
     if (cf__table_bytes(nb, b, f + s, 0, &bytes) != CF_OK)
         return cf__say(w, CF_E_TOO_LARGE,
                        "%s%llu needs a table of %llu buckets of %u %u-bit slots (fingerprint "

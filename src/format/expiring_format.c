@@ -90,8 +90,8 @@ cf_status cf__expiring_header_decode_prefix(const uint8_t *buf, uint64_t len, cf
     uint64_t stamps = cf__get_le(buf + CF__XPF_OFF_STAMPS, 4);
     uint64_t span = cf__get_le(buf + CF__XPF_OFF_SPAN, 8);
     /* Every field a writer derives must be what it derives. */
-    CF__RETURN_IF(h->fp_bits < 1 || cf__expiring_stamp_bits(h->fp_bits) == 0 ||
-                      h->stamp_bits != cf__expiring_stamp_bits(h->fp_bits),
+    CF__RETURN_IF(h->fp_bits < 1 || cf__expiring_stamp_bits(h->fp_bits, h->bucket_size) == 0 ||
+                      h->stamp_bits != cf__expiring_stamp_bits(h->fp_bits, h->bucket_size),
                   CF_E_CORRUPT);
     CF__RETURN_IF(cf__check_shape(h->fp_bits + h->stamp_bits, h->bucket_size, h->num_buckets,
                                   h->max_kicks, 0) != CF_OK,

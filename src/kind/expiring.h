@@ -23,7 +23,7 @@
 
 /* How a bucket is read for a lookup: one 64-bit word (the table's swar
  * layouts), two joined into 128 bits (buckets of 58..121 bits), or slot
- * by slot (wider buckets: b = 8 with slots of 16 bits or more). */
+ * by slot (wider buckets: b = 8 with slots of 17 bits or more). */
 #define CF__XP_WORD 0u
 #define CF__XP_WIDE 1u
 #define CF__XP_SLOTS 2u
@@ -53,10 +53,12 @@ static inline cf__expiring *cf__expiring_of(const cf_filter *f) {
     return (cf__expiring *)f->state;
 }
 
-/* The stamp width for f-bit fingerprints: the largest of 4, 3, 2, 1 whose
- * slot costs at most 1.35 f bits (4 from f = 12, 3 from 9, 2 from 6);
- * 0 when f + s passes 32 bits (f > 28). */
-unsigned cf__expiring_stamp_bits(unsigned f);
+/* The stamp width for f-bit fingerprints in buckets of b: the largest of
+ * 4, 3, 2, 1 whose slot costs at most 1.35 f bits (4 from f = 12, 3 from 9,
+ * 2 from 6), but 3 instead of 4 where only that makes a bucket one 64-bit
+ * word (f = 13 in buckets of four, the default target's); 0 when f + s
+ * passes 32 bits (f > 28). */
+unsigned cf__expiring_stamp_bits(unsigned f, unsigned b);
 /* Ticks in a window: min(2^s - 1, expire_after). */
 unsigned cf__expiring_stamps(unsigned s, uint64_t expire_after);
 
@@ -92,7 +94,24 @@ cf_status cf__expiring_resolve(const cf_config *cfg, unsigned *f, unsigned *s, u
 cf_status cf__expiring_new(const cf_config *cfg, cf_filter **out);
 cf_status cf__expiring_insert_hash(cf_filter *f, uint64_t h);
 cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h);
-bool cf__expiring_contains_hash(const cf_filter *f, uint64_t h);
+/* Lookups of buckets wider than one word (CF__XP_WIDE, CF__XP_SLOTS). */
+bool cf__expiring_contains_other(const cf_filter *f, uint64_t h);
+
+/* The lookup, inline where it is dispatched (api/ops.c): for buckets of
+ * one word (CF__XP_WORD: the default shape's), both buckets read and every
+ * lane's fingerprint bits tested at once, as a plain table's kernel; a
+ * masked lane plus 2^(w-1) - 1 sets its top bit unless it is zero. */
+static inline bool cf__expiring_contains_hash(const cf_filter *f, uint64_t h) {
+    const cf__expiring *e = cf__expiring_of(f);
+    if (__builtin_expect(e->path != CF__XP_WORD, 0)) return cf__expiring_contains_other(f, h);
+    const cf__table *t = &f->t;
+    uint32_t fp = cf__fingerprint_masked(h, e->fp_mask);
+    uint64_t i1 = cf__index1(h, t->num_buckets), i2 = cf__alt_index(t, i1, fp);
+    uint64_t v = t->lane_ones * fp;
+    uint64_t x1 = (cf__bits_at(t->table, cf__bucket_bit(t, i1)) ^ v) & e->fp_lanes;
+    uint64_t x2 = (cf__bits_at(t->table, cf__bucket_bit(t, i2)) ^ v) & e->fp_lanes;
+    return (((x1 + e->adds) & (x2 + e->adds)) & e->highs) != e->highs;
+}
 cf_status cf__expiring_delete_hash(cf_filter *f, uint64_t h);
 size_t cf__expiring_count_hash(const cf_filter *f, uint64_t h);
 cf_status cf__expiring_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
