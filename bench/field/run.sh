@@ -132,7 +132,7 @@ for n in sizes:
             if w[0] not in rows:
                 rows[w[0]] = []
                 order.append(w[0])
-            rows[w[0]].append(dict(zip(cols, v)))
+            rows[w[0]].append(dict(zip(cols, v), run=r))
     print(f"\nN = {n}: medians of {runs} runs [min-max], ns/key "
           f"(load average before the runs {min(loads):.2f}-{max(loads):.2f})")
     print(f"{'filter':<16}" + "".join(f"{h:>22}" for _, h in show))
@@ -156,10 +156,20 @@ for n in sizes:
         continue
     bits = med[ours[0], "bits/item"]
     cuckoos = [p for p in peers if p.startswith("Cuckoo") and abs(med[p, "bits/item"] - bits) <= 1]
-    print("ours / peer (median over median):")
-    for group, label in ((peers, "best non-Bloom peer"), (cuckoos, "best cuckoo at ~our bits")):
-        for c, h in show[:3] if group else ():
-            best = min(group, key=lambda p: med[p, c])
-            print(f"  {h:<9} {label} {best} {med[best, c]:.2f}: " +
-                  ", ".join(f"{o} {med[o, c] / med[best, c]:.2f}x" for o in ours))
+    # The ratio in each run (the same process, the same moment's load),
+    # then their median and range: steadier than a ratio of medians on a
+    # shared machine.
+    def ratios(o, p, c):
+        pv = {x["run"]: x[c] for x in rows[p]}
+        return [x[c] / pv[x["run"]] for x in rows[o] if pv.get(x["run"])]
+    print("ours / peer: median [min-max] of the ratio within each run, against the best")
+    print("non-Bloom peer and the best cuckoo filter at ~our bits (one line when the same)")
+    for c, h in show[:3]:
+        best = [min(g, key=lambda p: med[p, c]) for g in (peers, cuckoos) if g]
+        for b in dict.fromkeys(best):
+            cells = []
+            for o in ours:
+                q = ratios(o, b, c)
+                cells.append(f"{o[7:]} {statistics.median(q):.2f}x [{min(q):.2f}-{max(q):.2f}]")
+            print(f"  {h:<8} {b} {med[b, c]:.2f} ns: " + ", ".join(cells))
 EOF
