@@ -178,6 +178,7 @@ OUTSIDE = {
     "redis/server": [],
     "redis/dump": [],  # library cuckoo_redis_dump (the CLI links it too)
     # the benchmarks
+    "bench/field": [],  # a wrapper for fastfilter_cpp's harness, built by bench/field/run.sh
     "bench/measure": ["bench/reference", "bench/common"],
     "bench/ab": ["bench/common"],
     "bench/simulations": ["bench/common"],

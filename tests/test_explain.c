@@ -107,6 +107,12 @@ static void test_agrees_with_cf_new(void) {
                         cfg.bucket_size, cfg.max_kicks, cfg.max_load,
                         (unsigned long long)cfg.num_buckets, cfg.flags, cfg.growth_mode);
             CHECK(strstr(why, "invalid argument") == NULL); /* a reason, not the status */
+            /* An option named alone (not before its value) loses the
+             * spelling's separator: "(or --buckets)", not "(or --buckets )". */
+            if (strstr(why, " )") || strstr(why, " :") || strstr(why, " ,") || strstr(why, "  "))
+                fprintf(stderr, "a separator left before punctuation: %s\n", why);
+            CHECK(!strstr(why, " )") && !strstr(why, " :") && !strstr(why, " ,") &&
+                  !strstr(why, "  "));
         }
         checked++;
     }

@@ -417,7 +417,11 @@ static void test_reference_decoder(void) {
  * with the same keys to 95%, the two must end byte-identical: the
  * read-ahead only reads, and the search finds the same paths. */
 static void test_far_tables_search_alike(void) {
-    static const shape shapes[] = {{12, 4, (uint64_t)1 << 18, 0}, {9, 4, 300007, 0}};
+    /* Just past the near limit: a power of two of buckets (12-bit slots),
+     * and an odd count of buckets at bit offsets (9-bit slots). */
+    uint64_t pow2 = 1;
+    while (pow2 * 4 * 12 <= CF__NEAR_BYTES * 8) pow2 <<= 1;
+    const shape shapes[] = {{12, 4, pow2, 0}, {9, 4, CF__NEAR_BYTES * 8 / 36 + 1001, 0}};
     size_t nshapes = quick() ? 1 : sizeof shapes / sizeof *shapes;
     for (size_t i = 0; i < nshapes; i++) {
         uint8_t *tables[2] = {NULL, NULL};

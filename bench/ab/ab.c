@@ -243,11 +243,15 @@ static void lookups(int side, ab_round_data *d, struct cf_filter *f, unsigned r)
 }
 
 /* Deletes min(L, n) keys, reinserting them between repetitions (untimed) so
- * every repetition deletes present keys. */
+ * every repetition deletes present keys.  A chain deletes once: it inserts
+ * into its newest table only, so each delete-and-reinsert cycle of all its
+ * keys fills a new table, and enough of them (L / n of them at small n)
+ * reach the chain's table limit, where an insert is refused (CF_E_FULL, as
+ * the library documents for CF_GROW). */
 static void deletes(int side, ab_round_data *d, struct cf_filter *f, unsigned r) {
     const ab_side *s = sides[side];
     uint64_t del = d->lookups < d->n ? d->lookups : d->n;
-    uint64_t reps = (d->lookups + del - 1) / del, failed = 0;
+    uint64_t reps = d->kind == AB_CHAIN ? 1 : (d->lookups + del - 1) / del, failed = 0;
     double t = 0;
     for (uint64_t k = 0; k < reps; k++) {
         if (k > 0)

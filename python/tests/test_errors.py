@@ -67,6 +67,51 @@ def test_bad_options_name_the_option_and_why(kwargs, why):
         cf.CuckooFilter(**kwargs)
 
 
+# The same configurations given to the cuckoo command: its sentence, in its
+# spelling of the options, is the one this package prints in its own (both
+# are cf_config_explain's; this test fails when a front end words a refusal
+# of its own instead).
+CLI_SPELLING = [(r"--capacity\b ?", "capacity="), (r"--fpp\b ?", "fpp="),
+                (r"--fingerprint-bits\b ?", "fingerprint_bits="),
+                (r"--bucket-size\b ?", "bucket_size="), (r"--buckets\b ?", "num_buckets="),
+                (r"--max-kicks\b ?", "max_kicks="), (r"--semi-sort\b", "semi_sort=True"),
+                (r"--grow=inplace\b", "grow='inplace'"), (r"--grow\b", "grow=True")]
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    (["--capacity", "10", "--fpp", "1e-20"], {"capacity": 10, "fpp": 1e-20}),
+    (["--capacity", "10", "--fpp", "1e-300"], {"capacity": 10, "fpp": 1e-300}),
+    (["--capacity", "10", "--bucket-size", "8", "--fpp", "1e-9"],
+     {"capacity": 10, "bucket_size": 8, "fpp": 1e-9}),
+    (["--capacity", "10", "--semi-sort", "--fpp", "1e-6"],
+     {"capacity": 10, "semi_sort": True, "fpp": 1e-6}),
+    (["--capacity", "10", "--semi-sort", "--bucket-size", "2"],
+     {"capacity": 10, "semi_sort": True, "bucket_size": 2}),
+    (["--capacity", "10", "--grow=inplace", "--semi-sort", "--fpp", "0.01"],
+     {"capacity": 10, "grow": "inplace", "semi_sort": True, "fpp": 0.01}),
+    (["--capacity", "10", "--grow=inplace", "--fingerprint-bits", "12"],
+     {"capacity": 10, "grow": "inplace", "fingerprint_bits": 12}),
+    (["--capacity", "10", "--grow=inplace", "--fpp", "1e-12"],
+     {"capacity": 10, "grow": "inplace", "fpp": 1e-12}),
+    (["--capacity", "1000", "--grow", "--fingerprint-bits", "4"],
+     {"capacity": 1000, "grow": True, "fingerprint_bits": 4}),
+    (["--capacity", "10", "--grow=inplace", "--bucket-size", "2"],
+     {"capacity": 10, "grow": "inplace", "bucket_size": 2}),
+])
+def test_the_cuckoo_command_and_python_give_one_explanation(cli, tmp_path, args, kwargs):
+    r = cli("create", str(tmp_path / "x.cf"), *args, check=False)
+    assert r.returncode != 0
+    said = r.stderr.decode().strip()
+    prefix = "cuckoo: cannot create the filter: "
+    assert said.startswith(prefix), said
+    want = said[len(prefix):]
+    for theirs, ours in CLI_SPELLING:
+        want = re.sub(theirs, ours, want)
+    with pytest.raises(ValueError) as e:
+        cf.CuckooFilter(**kwargs)
+    assert str(e.value) == "invalid argument (CF_E_PARAM): " + want
+
+
 @pytest.mark.parametrize("kwargs", [{"capacity": 10, "fpp": 1e-12},
                                     {"capacity": 100, "bucket_size": 8, "fpp": 1e-9},
                                     {"capacity": 10, "semi_sort": True, "fpp": 1e-6}])

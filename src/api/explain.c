@@ -55,13 +55,40 @@ static const char *cf__opt(const cf__why *w, cf_option o) {
     return n != NULL ? n : cf__c_names[o];
 }
 
+/* Drops the separator a spelling puts after an option's name ("--fpp ")
+ * where the name stands alone, before punctuation or at the end: "(or
+ * --buckets)", not "(or --buckets )".  In place; the new length. */
+static size_t cf__tidy(char *s, size_t n) {
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        char next = i + 1 < n ? s[i + 1] : '\0';
+        if (s[i] == ' ' && (next == ')' || next == ':' || next == ',' || next == ' ' ||
+                            next == ';' || next == '\0'))
+            continue;
+        s[out++] = s[i];
+    }
+    s[out] = '\0';
+    return out;
+}
+
 /* Writes the sentence and returns st. */
 __attribute__((format(printf, 3, 4))) static cf_status cf__say(cf__why *w, cf_status st,
                                                                const char *fmt, ...) {
-    char one;
+    char line[512];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(w->cap ? w->buf : &one, w->cap ? w->cap : 1, fmt, ap);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof line) {
+        w->needed = cf__tidy(line, (size_t)n);
+        if (w->cap) snprintf(w->buf, w->cap, "%s", line);
+        return st;
+    }
+    /* Longer than any sentence with the front ends' names: as it is. */
+    char one;
+    va_start(ap, fmt);
+    n = vsnprintf(w->cap ? w->buf : &one, w->cap ? w->cap : 1, fmt, ap);
     va_end(ap);
     w->needed = n > 0 ? (size_t)n : 0;
     return st;

@@ -10,9 +10,22 @@
 #include <string.h>
 
 /* Maps x uniformly onto [0, n) without division (Lemire's multiply-high). */
+#if defined(__wasm__)
+/* WebAssembly has no 64x64 -> 128-bit multiply: clang makes an __int128
+ * product a call to compiler-rt's __multi3, which returns it through the
+ * stack.  The same high word from four 32x32 -> 64-bit products, inline
+ * (web/: docs/BENCHMARKS.md, "JavaScript package"). */
+static inline uint64_t cf__range(uint64_t x, uint64_t n) {
+    uint64_t xl = (uint32_t)x, xh = x >> 32, nl = (uint32_t)n, nh = n >> 32;
+    uint64_t ll = xl * nl, lh = xl * nh, hl = xh * nl;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    return xh * nh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+#else
 static inline uint64_t cf__range(uint64_t x, uint64_t n) {
     return (uint64_t)(((unsigned __int128)x * n) >> 64);
 }
+#endif
 
 /* Mixes a 64-bit hash into 64 well-spread bits (splitmix64's finalizer): the
  * Bloom filter derives its double-hashing step from it (bloom.c). */

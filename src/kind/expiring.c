@@ -40,10 +40,14 @@
  * masked to their fingerprint bits, and a masked lane plus 2^(w-1) - 1 has
  * its top bit (a stamp bit, zero after the mask) set unless it was zero,
  * with no carry into the next lane.  Buckets of up to 64 bits are one
- * 64-bit load (the table's swar layouts); buckets of 58..121 bits two,
- * joined into a 128-bit word (the default shape, 13-bit fingerprints with
- * 4-bit stamps in buckets of four: 68 bits); wider ones slot by slot.
+ * 64-bit load (the table's swar layouts; the stamp width is chosen to make
+ * the default shape's buckets one: cf__expiring_stamp_bits); wider ones are
+ * two loads of half a bucket each when a half fits (14-bit fingerprints
+ * with 4-bit stamps in buckets of four: two 36-bit halves), else slot by
+ * slot.
  */
+#include <math.h>
+
 #include "kind/expiring.h"
 #include "table/bfs.h"
 #include "table/table.h"
@@ -86,36 +90,19 @@ void cf__expiring_derive(cf__expiring *e, const cf__table *t) {
     e->span = e->expire_after / e->stamps + (e->expire_after % e->stamps != 0);
     e->tick = e->now / e->span;
     e->fp_mask = ((uint64_t)1 << e->fp_bits) - 1;
-    e->fp_lanes = e->adds = e->highs = 0;
-    e->fp_lanes2 = e->ones2 = e->adds2 = e->highs2 = 0;
-    for (unsigned s = 0; s < b && s * w < 128; s++) {
-        cf__u128 one = (cf__u128)1 << (s * w);
-        e->ones2 |= one;
-        e->fp_lanes2 |= (cf__u128)e->fp_mask << (s * w);
-        e->highs2 |= one << (w - 1);
-        e->adds2 |= (((cf__u128)1 << (w - 1)) - 1) << (s * w);
-    }
-    if (t->swar) {
-        e->path = CF__XP_WORD;
-        e->fp_lanes = (uint64_t)e->fp_lanes2;
-        e->adds = (uint64_t)e->adds2;
-        e->highs = (uint64_t)e->highs2;
-    } else {
-        e->path = t->bucket_bits <= 121 || t->bucket_bits == 128 ? CF__XP_WIDE : CF__XP_SLOTS;
+    e->path = t->swar ? CF__XP_WORD : b / 2 * w <= 57 && b > 1 ? CF__XP_HALVES : CF__XP_SLOTS;
+    /* The lanes of one word: a bucket's, or half a bucket's. */
+    unsigned lanes = e->path == CF__XP_HALVES ? b / 2 : b;
+    e->ones = e->fp_lanes = e->adds = e->highs = 0;
+    for (unsigned s = 0; s < lanes && e->path != CF__XP_SLOTS; s++) {
+        e->ones |= (uint64_t)1 << (s * w);
+        e->fp_lanes |= e->fp_mask << (s * w);
+        e->highs |= (uint64_t)1 << (s * w + w - 1);
+        e->adds |= (((uint64_t)1 << (w - 1)) - 1) << (s * w);
     }
 }
 
 /* ---- reading buckets ---- */
-
-/* A bucket of 58..121 bits (or 128, on bytes) in the low end of a 128-bit
- * word: the 16 bytes from its first byte, shifted; they end within 7 bytes
- * past the bucket's last byte (a bucket of 58 bits or more spans 8 bytes),
- * inside the table's padding. */
-static inline cf__u128 cf__xp_wide_at(const cf__table *t, uint64_t bucket) {
-    cf__bitpos p = cf__bitpos_of(t->table, cf__bucket_bit(t, bucket));
-    cf__u128 x = (cf__u128)cf__load64le(p.at) | ((cf__u128)cf__load64le(p.at + 8) << 64);
-    return x >> p.shift;
-}
 
 static bool cf__xp_has_slots(const cf__table *t, const cf__expiring *e, uint64_t bucket,
                              uint32_t fp) {
@@ -127,17 +114,21 @@ static bool cf__xp_has_slots(const cf__table *t, const cf__expiring *e, uint64_t
 /* Whether bucket i1 or i2 holds fingerprint fp (stamps ignored). */
 static inline bool cf__xp_has(const cf__table *t, const cf__expiring *e, uint64_t i1, uint64_t i2,
                               uint32_t fp) {
+    uint64_t v = e->ones * fp;
     if (e->path == CF__XP_WORD) {
-        uint64_t v = t->lane_ones * fp;
         uint64_t x1 = (cf__bucket_bits_at(t, i1) ^ v) & e->fp_lanes;
         uint64_t x2 = (cf__bucket_bits_at(t, i2) ^ v) & e->fp_lanes;
         return (((x1 + e->adds) & (x2 + e->adds)) & e->highs) != e->highs;
     }
-    if (e->path == CF__XP_WIDE) {
-        cf__u128 v = e->ones2 * fp;
-        cf__u128 x1 = (cf__xp_wide_at(t, i1) ^ v) & e->fp_lanes2;
-        cf__u128 x2 = (cf__xp_wide_at(t, i2) ^ v) & e->fp_lanes2;
-        return (((x1 + e->adds2) & (x2 + e->adds2)) & e->highs2) != e->highs2;
+    if (e->path == CF__XP_HALVES) { /* each bucket as two words of b/2 lanes */
+        uint64_t half = (uint64_t)t->bucket_size / 2 * t->fp_bits;
+        uint64_t b1 = cf__bucket_bit(t, i1), b2 = cf__bucket_bit(t, i2);
+        uint64_t x1 = (cf__bits_at(t->table, b1) ^ v) & e->fp_lanes;
+        uint64_t x2 = (cf__bits_at(t->table, b1 + half) ^ v) & e->fp_lanes;
+        uint64_t x3 = (cf__bits_at(t->table, b2) ^ v) & e->fp_lanes;
+        uint64_t x4 = (cf__bits_at(t->table, b2 + half) ^ v) & e->fp_lanes;
+        return (((x1 + e->adds) & (x2 + e->adds) & (x3 + e->adds) & (x4 + e->adds)) & e->highs) !=
+               e->highs;
     }
     return cf__xp_has_slots(t, e, i1, fp) || cf__xp_has_slots(t, e, i2, fp);
 }
@@ -261,8 +252,9 @@ void cf__expiring_sized(const cf_config *cfg, cf_config *out) {
     /* Items live up to (k + 1) spans: capacity * (k + 1) * span /
      * expire_after of them at the rate of capacity per window. */
     uint64_t e = cfg->expire_after, k = cf__expiring_stamps(s, e), span = e / k + (e % k != 0);
-    cf__u128 most = ((cf__u128)cfg->capacity * (k + 1) * span + e - 1) / e;
-    out->capacity = most > UINT64_MAX ? UINT64_MAX : (uint64_t)most;
+    double most = ceil((double)cfg->capacity * (double)(k + 1) * (double)span / (double)e);
+    out->capacity =
+        most >= 1.8e19 ? UINT64_MAX : (uint64_t)most; /* cf_new's sizing is in doubles too */
 }
 
 cf_status cf__expiring_resolve(const cf_config *given, unsigned *f, unsigned *s, unsigned *b,

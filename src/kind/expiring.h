@@ -22,13 +22,11 @@
 #include "kind/kind_ops.h"
 
 /* How a bucket is read for a lookup: one 64-bit word (the table's swar
- * layouts), two joined into 128 bits (buckets of 58..121 bits), or slot
- * by slot (wider buckets: b = 8 with slots of 17 bits or more). */
+ * layouts), two words of half a bucket each (a half of at most 57 bits), or
+ * slot by slot (wider buckets: b = 8 with slots of 15 bits or more). */
 #define CF__XP_WORD 0u
-#define CF__XP_WIDE 1u
+#define CF__XP_HALVES 1u
 #define CF__XP_SLOTS 2u
-
-typedef unsigned __int128 cf__u128;
 
 typedef struct cf__expiring {
     unsigned fp_bits;      /* f: the fingerprint, the low bits of a slot          */
@@ -40,12 +38,11 @@ typedef struct cf__expiring {
     uint64_t span;         /* time of one tick: ceil(expire_after / k)            */
     uint64_t now;          /* the clock (cf_set_time); 0 at first                 */
     uint64_t tick;         /* now / span                                          */
-    /* Lane masks of a bucket read as one word (CF__XP_WORD) or two
-     * (CF__XP_WIDE): the fingerprint bits of every lane, and per lane
-     * 2^(w-1) - 1, which added to a masked lane sets its top bit exactly
-     * when the lane is not zero. */
-    uint64_t fp_lanes, adds, highs;
-    cf__u128 fp_lanes2, ones2, adds2, highs2;
+    /* Lane masks of the word a lookup reads (a bucket, CF__XP_WORD, or
+     * half of one, CF__XP_HALVES): bit 0 of every lane, its fingerprint
+     * bits, its top bit, and per lane 2^(w-1) - 1, which added to a masked
+     * lane sets its top bit exactly when the lane is not zero. */
+    uint64_t ones, fp_lanes, adds, highs;
 } cf__expiring;
 
 /* The expiry state of a CF__EXPIRING handle (its state). */
@@ -94,7 +91,7 @@ cf_status cf__expiring_resolve(const cf_config *cfg, unsigned *f, unsigned *s, u
 cf_status cf__expiring_new(const cf_config *cfg, cf_filter **out);
 cf_status cf__expiring_insert_hash(cf_filter *f, uint64_t h);
 cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h);
-/* Lookups of buckets wider than one word (CF__XP_WIDE, CF__XP_SLOTS). */
+/* Lookups of buckets wider than one word (CF__XP_HALVES, CF__XP_SLOTS). */
 bool cf__expiring_contains_other(const cf_filter *f, uint64_t h);
 
 /* The lookup, inline where it is dispatched (api/ops.c): for buckets of
@@ -107,7 +104,7 @@ static inline bool cf__expiring_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__table *t = &f->t;
     uint32_t fp = cf__fingerprint_masked(h, e->fp_mask);
     uint64_t i1 = cf__index1(h, t->num_buckets), i2 = cf__alt_index(t, i1, fp);
-    uint64_t v = t->lane_ones * fp;
+    uint64_t v = e->ones * fp;
     uint64_t x1 = (cf__bits_at(t->table, cf__bucket_bit(t, i1)) ^ v) & e->fp_lanes;
     uint64_t x2 = (cf__bits_at(t->table, cf__bucket_bit(t, i2)) ^ v) & e->fp_lanes;
     return (((x1 + e->adds) & (x2 + e->adds)) & e->highs) != e->highs;

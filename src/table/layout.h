@@ -49,10 +49,14 @@ typedef struct cf__bfs_node {
  * on threads with small stacks (16-20 KiB; tests/test_concurrent.c). */
 #define CF__STACK_NODES 64
 
-/* Tables up to this size stay in a core's L2 cache once used: for them the
- * prefetches of inserts, deletes and the eviction search are instructions
- * without a miss to hide (cf__table.far). */
-#define CF__NEAR_BYTES ((uint64_t)1 << 20)
+/* Tables up to this size are near: the prefetches of inserts, deletes and
+ * the eviction search (cf__table.far) cost more than the misses they hide,
+ * which in them are few and short (a core's L2, or the L3 just past it).
+ * Measured with bench/ab.sh on an EPYC with 1 MiB of L2 a core and 32 MiB
+ * of L3, inserts to 95% without the prefetches against with them: 0.90x
+ * at 1.6 MB, 0.93x at 2.4 MB, 1.10x at 3.1 MB, 2.2x at 6.3 MB
+ * (docs/BENCHMARKS.md, "What issue 34's levers measured"). */
+#define CF__NEAR_BYTES ((uint64_t)2 << 20)
 
 /* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
  * the first bucket is found (a shift for power-of-two tables, else a

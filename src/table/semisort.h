@@ -24,7 +24,11 @@
 #define CF__SEMISORT_CODE_BITS 12
 
 /* Indexed by any 12-bit value; entries from CF__SEMISORT_CODES on are 0. */
+#if defined(__wasm__)
+extern uint16_t cf__semisort_decode[1u << CF__SEMISORT_CODE_BITS]; /* built at start */
+#else
 extern const uint16_t cf__semisort_decode[1u << CF__SEMISORT_CODE_BITS];
+#endif
 
 /* The code of four sorted prefixes p0 <= p1 <= p2 <= p3, given packed as
  * p0 | p1 << 4 | p2 << 8 | p3 << 12. */

@@ -12,7 +12,7 @@ rounds=${2:-5}
 cmake --preset release >/dev/null
 cmake --build build/release -j2 --target cuckoofilter_static >/dev/null
 web/build.sh build/web >/dev/null
-cc -O2 -std=c11 -Wall -Wextra -Werror -Iinclude -Iweb/src web/bench/native_bench.c web/src/cfjs.c \
+cc -O2 -std=c11 -Wall -Wextra -Werror -DCF_EXPERIMENTAL_API -Iinclude -Iweb/src web/bench/native_bench.c web/src/cfjs.c \
   web/src/cfjs_config.c build/release/libcuckoofilter.a -lm -o build/web/native_bench
 node web/tests/deps.mjs build/web-bench web/bench >/dev/null
 node web/bench/bench.mjs build/web/package build/web/native_bench build/web-bench "$n" "$rounds"

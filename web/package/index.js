@@ -130,6 +130,10 @@ function makeLib(x) {
     scratch: x.malloc(SCRATCH_BYTES),
     keyPtr: 0,
     keyCap: 0,
+    runEnds: 0, // the run buffers of bulk calls (runBuffers)
+    runFlags: 0,
+    runBytes: 0,
+    runCap: 0,
     // Views of the memory, renewed when it grew (its buffer then changes).
     mem() {
       if (L.buf !== x.memory.buffer) {
@@ -243,81 +247,89 @@ function describe(v) {
   return typeof v;
 }
 
-// Keys per join in packKeys: joining a whole array of a million strings
-// costs twice as much per key as joining it in parts of this size.
-const PACK_RUN = 4096;
+// Keys per call of a bulk operation (bulk): their bytes are packed into one
+// buffer kept from call to call, with their end offsets, and handed to C in
+// one call.  A run of ASCII strings is packed by concatenating it and
+// encoding the result once (one encodeInto per key costs ~80 ns, the call
+// into C++ itself; a string of 4,096 keys ~15 ns a key); the rest key by key.
+const RUN = 4096;
 
-// The keys of a bulk call, packed as cfjs.c wants them: every key's bytes
-// one after another, and the end offset of each.  The caller frees bytes
-// and ends (L.x.free).
-function packKeys(L, keys) {
+// Checks that keys is a list of keys and returns it as an array, and whether
+// every key is a string; throws TypeError for the first bad key, so that a
+// bulk call refuses bad keys before it changes anything.
+function keyList(keys) {
   if (typeof keys === "string" || keys == null || typeof keys[Symbol.iterator] !== "function")
     throw new TypeError(`cuckoofilter: keys are an array or another iterable of keys, not ${describe(keys)}`);
   const list = Array.isArray(keys) ? keys : Array.from(keys);
-  const n = list.length;
-  let units = 0, // UTF-16 units of string keys plus bytes of the others
-    cap = 0, // bytes they may take in UTF-8 (up to 3 per UTF-16 unit)
-    strings = true; // every key a string
-  for (let i = 0; i < n; i++) {
+  let strings = true;
+  for (let i = 0; i < list.length; i++) {
     const k = list[i];
-    if (typeof k === "string") {
-      units += k.length;
-      cap += 3 * k.length;
-    } else if (k instanceof Uint8Array) {
-      units += k.length;
-      cap += k.length;
-      strings = false;
-    } else
+    if (typeof k === "string") continue;
+    if (!(k instanceof Uint8Array))
       throw new TypeError(`cuckoofilter: a key is a string or a Uint8Array, not ${describe(k)} (index ${i})`);
+    strings = false;
   }
-  const ends = L.alloc(4 * n);
-  // Room for ASCII keys first (a byte per unit, the common case); the
-  // first key that needs more moves the bytes to a buffer of cap bytes.
-  let room = units;
-  let bytes = 0;
-  try {
-    bytes = L.alloc(room);
+  return { list, strings };
+}
+
+// The run buffers, in the module's memory, allocated once: the end offsets
+// of a run's keys, a byte per key for answers, and the keys' bytes (grown
+// when a run needs more).
+function runBuffers(L) {
+  if (!L.runEnds) {
+    L.runEnds = L.alloc(4 * RUN);
+    L.runFlags = L.alloc(RUN);
+  }
+  return L;
+}
+
+function runRoom(L, need) {
+  if (need <= L.runCap) return;
+  const cap = Math.max(need, 2 * L.runCap, 65536);
+  if (L.runBytes) L.x.free(L.runBytes);
+  L.runBytes = 0;
+  L.runCap = 0;
+  L.runBytes = L.alloc(cap); // may grow the memory: views are renewed after
+  L.runCap = cap;
+}
+
+// Packs keys list[from .. to) into the run buffers (key i - from: bytes
+// runBytes[ends[i - from - 1] .. ends[i - from]); returns the bytes used.
+function packRun(L, list, from, to, strings) {
+  if (strings) {
+    // ASCII first: a byte per character.
+    let s = "";
     let end = 0;
-    for (let from = 0; from < n; from += PACK_RUN) {
-      const to = Math.min(n, from + PACK_RUN);
-      let u8 = L.mem();
-      const e = new Uint32Array(u8.buffer, ends, n);
-      // A run of string keys at once: joined, encoded, and if every
-      // character took one byte, each key's bytes are its characters.
-      let ascii = false;
-      const part = list.slice(from, to);
-      if (strings || part.every((k) => typeof k === "string")) {
-        const run = part.join("");
-        const r = encoder.encodeInto(run, u8.subarray(bytes + end, bytes + room));
-        ascii = r.read === run.length && r.written === run.length;
-        if (ascii) for (let i = from; i < to; i++) e[i] = end += list[i].length;
-      }
-      if (ascii) continue;
-      if (room < cap) {
-        const bigger = L.alloc(cap); // may grow the memory: views renewed below
-        u8 = L.mem();
-        u8.copyWithin(bigger, bytes, bytes + end);
-        L.x.free(bytes);
-        bytes = bigger;
-        room = cap;
-      }
-      const e2 = new Uint32Array(u8.buffer, ends, n);
-      for (let i = from; i < to; i++) {
-        const k = list[i];
-        if (typeof k === "string") end += encoder.encodeInto(k, u8.subarray(bytes + end, bytes + room)).written;
-        else {
-          u8.set(k, bytes + end);
-          end += k.length;
-        }
-        e2[i] = end;
-      }
+    let e = new Uint32Array(L.mem().buffer, L.runEnds, to - from);
+    for (let i = from; i < to; i++) {
+      const k = list[i];
+      s += k;
+      e[i - from] = end += k.length;
     }
-    return { n, bytes, ends };
-  } catch (err) {
-    L.x.free(ends);
-    if (bytes) L.x.free(bytes);
-    throw err;
+    runRoom(L, end);
+    const r = encoder.encodeInto(s, L.mem().subarray(L.runBytes, L.runBytes + end));
+    if (r.read === s.length && r.written === end) return end;
   }
+  let need = 0;
+  for (let i = from; i < to; i++) {
+    const k = list[i];
+    need += typeof k === "string" ? 3 * k.length : k.length;
+  }
+  runRoom(L, need);
+  const u8 = L.mem();
+  const e = new Uint32Array(u8.buffer, L.runEnds, to - from);
+  let end = 0;
+  for (let i = from; i < to; i++) {
+    const k = list[i];
+    const at = L.runBytes + end;
+    if (typeof k === "string") end += encoder.encodeInto(k, u8.subarray(at, L.runBytes + need)).written;
+    else {
+      u8.set(k, at);
+      end += k.length;
+    }
+    e[i - from] = end;
+  }
+  return end;
 }
 
 const OPTIONS = [
@@ -474,42 +486,39 @@ export class CuckooFilter {
 
   addMany(keys) {
     const f = this.#live();
-    const L = this.#L;
-    const k = packKeys(L, keys);
-    try {
-      const s = L.x.cfjs_insert_many(f, k.bytes, k.ends, k.n, L.scratch + SCRATCH_SIZE);
-      const added = L.dview().getUint32(L.scratch + SCRATCH_SIZE, true);
+    const L = runBuffers(this.#L);
+    const { list, strings } = keyList(keys);
+    const n = list.length;
+    let added = 0;
+    for (let from = 0; from < n; from += RUN) {
+      const to = Math.min(n, from + RUN);
+      packRun(L, list, from, to, strings);
+      const s = L.x.cfjs_insert_many(f, L.runBytes, L.runEnds, to - from, L.scratch + SCRATCH_SIZE);
+      added += L.dview().getUint32(L.scratch + SCRATCH_SIZE, true);
       if (s !== STATUS.OK) {
         const e = statusError(L, s);
         e.added = added;
-        e.message = `${e.message}: the first ${added} of ${k.n} keys were added, key ${added} and later ones were not`;
+        e.message = `${e.message}: the first ${added} of ${n} keys were added, key ${added} and later ones were not`;
         throw e;
       }
-      return added;
-    } finally {
-      L.x.free(k.bytes);
-      L.x.free(k.ends);
     }
+    return added;
   }
 
   hasMany(keys) {
     const f = this.#live();
-    const L = this.#L;
-    const k = packKeys(L, keys);
-    let found = 0;
-    try {
-      found = L.alloc(k.n);
-      L.x.cfjs_contains_many(f, k.bytes, k.ends, k.n, found);
-      const u8 = L.mem();
-      const out = new Array(k.n);
-      const flags = u8.subarray(found, found + k.n);
-      for (let i = 0; i < k.n; i++) out[i] = flags[i] !== 0;
-      return out;
-    } finally {
-      L.x.free(k.bytes);
-      L.x.free(k.ends);
-      if (found) L.x.free(found);
+    const L = runBuffers(this.#L);
+    const { list, strings } = keyList(keys);
+    const n = list.length;
+    const out = new Array(n);
+    for (let from = 0; from < n; from += RUN) {
+      const to = Math.min(n, from + RUN);
+      packRun(L, list, from, to, strings);
+      L.x.cfjs_contains_many(f, L.runBytes, L.runEnds, to - from, L.runFlags);
+      const flags = L.mem();
+      for (let i = from, p = L.runFlags - from; i < to; i++) out[i] = flags[p + i] !== 0;
     }
+    return out;
   }
 
   clear() {

@@ -138,6 +138,30 @@ test("addMany stops at a full filter: the keys before it went in, no other", asy
   assert.equal(catching(() => g.addMany(list.slice(n))).added, 0);
 });
 
+test("bulk calls over many runs of keys: the same answers, the same stop", async () => {
+  // The package packs keys 4,096 at a time: mixed and non-ASCII keys across
+  // run boundaries, and a filter that fills up in a later run.
+  const mixed = keys(9000).map((k, i) => (i % 3 === 0 ? utf8.encode(k) : i % 7 === 0 ? k + "-é" : k));
+  const one = await CuckooFilter.create({ capacity: 20000, seed: 4 });
+  const many = await CuckooFilter.create({ capacity: 20000, seed: 4 });
+  for (const k of mixed) one.add(k);
+  assert.equal(many.addMany(mixed), mixed.length);
+  same(many.toBytes(), one.toBytes());
+  const probe = [...keys(5000, "x-"), ...mixed];
+  assert.deepEqual(many.hasMany(probe), probe.map((k) => one.has(k)));
+  const shape = { buckets: 2048, bucketSize: 4, fingerprintBits: 12, maxKicks: 20, seed: 2 };
+  const list = keys(20000);
+  const g = await CuckooFilter.create(shape);
+  const err = catching(() => g.addMany(list));
+  assert.equal(err.code, "CF_E_FULL");
+  const n = err.added;
+  assert.ok(n > 4096 && n < list.length && g.size === n, `${n} keys added`);
+  const h = await CuckooFilter.create(shape);
+  for (const k of list.slice(0, n)) h.add(k);
+  assert.throws(() => h.add(list[n]), { code: "CF_E_FULL" });
+  same(g.readTable(), h.readTable());
+});
+
 test("bad keys are refused before anything is added", async () => {
   const f = await CuckooFilter.create({ capacity: 100 });
   assert.throws(() => f.add(5), TypeError);
