@@ -388,7 +388,7 @@ typedef struct cf_shape {
 CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
 
 /* ------------------------------------------------------------------------
- * Kinds of filter.  A filter is one of four kinds, chosen by cf_config
+ * Kinds of filter.  A filter is one of five kinds, chosen by cf_config
  * when it is made (or by cf_make_growable / cf_make_concurrent later); the
  * functions below take every kind, and where a kind behaves differently,
  * it is said here once rather than in each function.
@@ -542,13 +542,14 @@ CF_API cf_status cf_config_explain(const cf_config *cfg, const cf_option_names *
  * CF_GROW: growth above CF_MAX_GROWTH, the first table larger than a nonzero
  * max_bytes, an explicit fingerprint_bits whose full-load FPP is not below
  * target_fpp; CF_CONCURRENT with another flag (CF_GROW included) or an
- * allocator whose memory is not aligned for uint64_t),
+ * allocator whose memory is not aligned for uint64_t; expire_after with
+ * any flag, or with fingerprints wider than 28 bits),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 
 /* The name of f's kind ("Kinds of filter" above): "plain", "chain",
- * "in place" or "concurrent" -- the names the cuckoo command, Python and
+ * "in place", "concurrent" or "expiring" -- the names the cuckoo command, Python and
  * the docs use; a static string, NULL for a NULL f. */
 CF_API const char *cf_kind_name(const cf_filter *f);
 
