@@ -4,8 +4,8 @@
  * Each input is tried twice: as it is (which mostly exercises the magic,
  * version, truncation and checksum checks), and with its header check and
  * trailer checksum recomputed (for a grown filter, version 2: the header's
- * check and every record's two checks; version 4, grown in place: the
- * 128-byte header's check and the trailer), so that mutated fields reach the
+ * check and every record's two checks; version 4, grown in place, and 7,
+ * expiring: the 128-byte header's check and the trailer), so that mutated fields reach the
  * field and table validation behind the checksums.  Properties:
  *   - a status, never a crash, and *out is NULL on failure;
  *   - allocations never exceed what the header's parameters and the input's
@@ -162,6 +162,16 @@ static void try_one(const uint8_t *data, size_t size) {
         CHECK(cf_contains(f, &k, sizeof k));
         CHECK(cf_delete(f, &k, sizeof k) == CF_OK);
     }
+    /* An expiring filter's clock moves on (one pass over the table), never
+     * back; every other kind has none. */
+    if (st.expire_after != 0) {
+        CHECK(cf_set_time(f, st.now + st.expire_span) == CF_OK);
+        cf_get_stats(f, &newest);
+        CHECK(newest.items <= st.items);
+        CHECK(st.now == 0 || cf_set_time(f, st.now - 1) == CF_E_INVAL);
+    } else {
+        CHECK(cf_set_time(f, 1) == CF_E_PARAM);
+    }
     cf_free(f);
     CHECK(c.live == 0);
 }
@@ -278,7 +288,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(buf);
         return 0;
     }
-    if (size >= 136 && get_le(buf + 8, 2) == 4) { /* in place: a 128-byte header */
+    uint64_t version = size >= 10 ? get_le(buf + 8, 2) : 0;
+    if (size >= 136 && (version == 4 || version == 7)) { /* in place, expiring: 128 bytes */
         put_le(buf + 124, (uint32_t)XXH3_64bits(buf, 124), 4);
         put_le(buf + size - 8, XXH3_64bits(buf, size - 8), 8);
         if (memcmp(buf, data, size) != 0) try_one(buf, size);

@@ -8,6 +8,12 @@
  * (data[3] & 0x40) the filter is CF_GROW: small first tables, growth 1..3,
  * a target FPP from data[0], a max_bytes limit when data[7] is odd, and
  * CF_GROWTH_INPLACE (bucket size 4, no semi-sorting) when data[7] & 2.
+ * Without it, data[7] & 0x80 makes an expiring filter (expire_after
+ * 1 + data[6] % 40, fingerprints of at most 28 bits, no semi-sorting), and
+ * op 7 with an odd key moves the clock on by key / 16: the model keeps, per
+ * key, the time of its oldest copy still counted, and a key is only required
+ * while that copy's window lasts; counts are then upper bounds only where
+ * copies may have expired (items <= the model's total).
  * Properties checked after every op:
  *   - no false negatives: every key the model holds is found;
  *   - cf_count is at least the model's count; deletes of held keys succeed;
@@ -52,7 +58,7 @@ static void same_bytes(const cf_filter *a, const cf_filter *b) {
 /* The table bytes (header excluded: statistics change on a failed insert;
  * version 4, grown in place, has a 128-byte header). */
 static int same_table(const uint8_t *x, const uint8_t *y, size_t len) {
-    size_t header = x[8] == 4 ? 128 : 64;
+    size_t header = x[8] == 4 || x[8] == 7 ? 128 : 64;
     return memcmp(x + header, y + header, len - header - 8) == 0;
 }
 
@@ -101,6 +107,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             cfg.bucket_size = 4;
         }
     }
+    bool expiring = !grow && (data[7] & 0x80) != 0;
+    if (expiring) {
+        cfg.expire_after = 1 + data[6] % 40;
+        cfg.flags = 0;
+        if (cfg.fingerprint_bits > 28) cfg.fingerprint_bits = 28;
+    }
+    uint64_t now = 0, first[KEYS] = {0}; /* expiring: the oldest copy counted */
     cf_filter *f = NULL, *twin = NULL, *side = NULL;
     CHECK(cf_new(&cfg, &f) == CF_OK);
     CHECK(cf_new(&cfg, &twin) == CF_OK);
@@ -121,7 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             t = cf_insert(twin, &key, sizeof key);
             CHECK(s == t && (s == CF_OK || s == CF_E_FULL));
             if (s == CF_OK) {
-                model[k]++, total++;
+                if (model[k]++ == 0) first[k] = now;
+                total++;
             } else {
                 /* In place, an insert that doubled the table and still
                  * found no room keeps the doubled table (the contents are
@@ -140,6 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             CHECK(s == t);
             CHECK(!(model[k] > 0 && s != CF_E_EXISTS));
             if (s == CF_OK) model[k]++, total++;
+            if (s == CF_OK || s == CF_E_EXISTS) first[k] = now; /* written or refreshed */
             break;
         case 3: /* delete: only keys the model holds (others may hit collisions) */
             if (model[k] > 0) {
@@ -158,7 +173,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 5: /* the twin becomes a deserialized copy of itself */ twin = reload(twin); break;
         case 6: /* both must be byte-identical */ same_bytes(f, twin); break;
         case 7: /* rarely: clear; else feed the side filter, or merge it */
-            if (k == 0) {
+            if (expiring && k % 2 == 1) { /* the clock moves on */
+                now += k / 16;
+                CHECK(cf_set_time(f, now) == CF_OK && cf_set_time(twin, now) == CF_OK &&
+                      cf_set_time(side, now) == CF_OK);
+                CHECK(now == 0 || cf_set_time(f, now - 1) == CF_E_INVAL);
+                for (unsigned j = 0; j < KEYS; j++)
+                    if (model[j] > 0 && now >= first[j] + cfg.expire_after) {
+                        total -= model[j]; /* may be gone: no longer required */
+                        model[j] = 0;
+                    }
+                for (unsigned j = 0; j < KEYS; j++)
+                    if (side_model[j] > 0) side_total -= side_model[j], side_model[j] = 0;
+            } else if (k == 0) {
                 CHECK(cf_clear(f) == CF_OK && cf_clear(twin) == CF_OK);
                 memset(model, 0, sizeof model);
                 total = 0;
@@ -171,7 +198,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 t = cf_merge(twin, side);
                 CHECK(s == t);
                 if (s == CF_OK) {
-                    for (unsigned j = 0; j < KEYS; j++) model[j] += side_model[j];
+                    for (unsigned j = 0; j < KEYS; j++) {
+                        if (model[j] == 0 && side_model[j] > 0) first[j] = now;
+                        model[j] += side_model[j];
+                    }
                     total += side_total;
                 } else { /* all or nothing: not a byte changed */
                     CHECK(s == CF_E_FULL || s == CF_E_PARAM);
@@ -185,7 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         cf_stats st;
         cf_get_stats(f, &st);
-        CHECK(grow ? st.items >= total : st.items == total);
+        CHECK(grow ? st.items >= total : expiring ? st.items >= total : st.items == total);
         CHECK(cf_contains(f, &key, sizeof key) == cf_contains(twin, &key, sizeof key));
     }
     for (unsigned k = 0; k < KEYS; k++) {

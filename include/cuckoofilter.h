@@ -132,7 +132,8 @@ extern "C" {
     X(CF_E_READONLY, -13, "filter is read-only")                                         \
     X(CF_E_NOT_REGULAR, -14, "not a regular file (a directory, FIFO, device or socket)") \
     X(CF_E_LOCKED, -15, "file is locked by another writer")                              \
-    X(CF_E_TRAILING, -16, "trailing bytes after the filter")
+    X(CF_E_TRAILING, -16, "trailing bytes after the filter")                             \
+    X(CF_E_INVAL, -17, "not valid in the filter's state (a clock set backwards)")
 
 typedef enum cf_status {
 #define CF_STATUS_ENUM_(name, value, msg) name = value,
@@ -337,6 +338,14 @@ typedef struct cf_config {
      * width, 15, 16 or 32, growth is ignored, and max_bytes limits the table.
      * Any other value: CF_E_PARAM. */
     unsigned growth_mode;
+    /* Items that expire: each item is forgotten about expire_after time
+     * units after it was written, in the caller's units of the clock that
+     * cf_set_time sets (seconds, milliseconds, ...).  0 = never (every
+     * other kind).  Makes an expiring filter ("Kinds of filter" below):
+     * fingerprint_bits (or the width target_fpp derives) is the
+     * fingerprint, and each slot adds a stamp of a few bits.  Not with
+     * CF_GROW, CF_CONCURRENT or CF_SEMI_SORT (CF_E_PARAM). */
+    uint64_t expire_after;
 } cf_config;
 
 /* Fills cfg with the defaults: capacity 0, target_fpp CF_DEFAULT_TARGET_FPP,
@@ -379,7 +388,7 @@ typedef struct cf_shape {
 CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
 
 /* ------------------------------------------------------------------------
- * Kinds of filter.  A filter is one of four kinds, chosen by cf_config
+ * Kinds of filter.  A filter is one of five kinds, chosen by cf_config
  * when it is made (or by cf_make_growable / cf_make_concurrent later); the
  * functions below take every kind, and where a kind behaves differently,
  * it is said here once rather than in each function.
@@ -392,16 +401,41 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  *               CF_GROWTH_INPLACE                         doubled
  *   concurrent  CF_CONCURRENT              2 buckets      one table +     version 1
  *                                                         lock stripes    (as plain)
+ *   expiring    cfg.expire_after > 0       2 buckets      one table, a    version 7
+ *                                                         stamp per slot
  *
  * What only some kinds take (the others return CF_E_PARAM):
- *   cf_merge            plain, chain, in place (two filters of one kind)
- *   cf_serialize_range  plain, chain, in place
+ *   cf_merge            plain, chain, in place, expiring (two of one kind)
+ *   cf_serialize_range  plain, chain, in place, expiring
+ *   cf_set_time         expiring
  *   cf_grow_*           chain (cf_grow_set_limits: in place too)
  *   cf_make_concurrent  plain (not semi-sorted, not mapped)
  *   cf_make_growable    plain
  *   cf_view_init        plain (cuckoofilter_inline.h)
  *   inspection calls    plain (CF_EXPERIMENTAL_API, below)
- * CF_SEMI_SORT combines with plain and chain; CF_CONCURRENT with nothing.
+ * CF_SEMI_SORT combines with plain and chain; CF_CONCURRENT with nothing;
+ * expire_after with none of the flags.
+ *
+ * Expiring (cfg.expire_after > 0): every slot holds the item's fingerprint
+ * and a stamp of s bits, the stamp span (the clock's time, cf_set_time,
+ * divided by span = ceil(expire_after / k), modulo 2^s) in which it was
+ * written; k = min(2^s - 1, expire_after) stamps make a window.  s is the
+ * largest of 4, 3, 2, 1 whose slot (f + s bits) costs at most 1.35 times
+ * the fingerprint's f bits (s = 4 from f = 12, 3 from 9, 2 from 6), so at
+ * equal target_fpp it takes at most 1.35 times a plain filter's memory
+ * and f is at most 28.  An item written at time t is found at every time
+ * before t + expire_after (no false negatives), and from t + (k + 1) *
+ * span on it is gone (k * span is expire_after rounded up to a multiple
+ * of k): cf_set_time removes it.  Lookups compare fingerprints only, and
+ * the FPP is a plain table's of f-bit fingerprints over the live items.
+ * cf_insert stores a copy stamped now, as for the other kinds;
+ * cf_insert_unique of an item already present stores nothing, stamps
+ * every entry matching it now (a refresh: it lives a window from now) and
+ * returns CF_E_EXISTS.  cf_delete removes one copy, as plain.  cf_merge
+ * takes another expiring filter of the same shape, expire_after and clock
+ * (CF_E_PARAM otherwise: set both clocks alike first).  Nothing else
+ * differs: a filter sized for the items alive in one window never fills
+ * however long the stream, since expired items leave their slots.
  *
  * Inserting (cf_insert and its _hash, _u64, _unique and _batch forms):
  * chain: the key goes to the newest table; when that has no room a table
@@ -465,6 +499,7 @@ typedef enum cf_option {
     CF_OPT_CONCURRENT,       /* the flag CF_CONCURRENT (a switch)                  */
     CF_OPT_GROW,             /* the flag CF_GROW with CF_GROWTH_CHAIN (a switch)   */
     CF_OPT_GROW_INPLACE,     /* CF_GROW with CF_GROWTH_INPLACE (a switch)          */
+    CF_OPT_EXPIRE_AFTER,     /* cf_config.expire_after                             */
     CF_OPTION_COUNT
 } cf_option;
 
@@ -507,13 +542,14 @@ CF_API cf_status cf_config_explain(const cf_config *cfg, const cf_option_names *
  * CF_GROW: growth above CF_MAX_GROWTH, the first table larger than a nonzero
  * max_bytes, an explicit fingerprint_bits whose full-load FPP is not below
  * target_fpp; CF_CONCURRENT with another flag (CF_GROW included) or an
- * allocator whose memory is not aligned for uint64_t),
+ * allocator whose memory is not aligned for uint64_t; expire_after with
+ * any flag, or with fingerprints wider than 28 bits),
  * CF_E_TOO_LARGE (the table's bit count overflows 64 bits or size_t), or
  * CF_E_NOMEM.  On failure *out is set to NULL. */
 CF_API cf_status cf_new(const cf_config *cfg, cf_filter **out);
 
 /* The name of f's kind ("Kinds of filter" above): "plain", "chain",
- * "in place" or "concurrent" -- the names the cuckoo command, Python and
+ * "in place", "concurrent" or "expiring" -- the names the cuckoo command, Python and
  * the docs use; a static string, NULL for a NULL f. */
 CF_API const char *cf_kind_name(const cf_filter *f);
 
@@ -725,11 +761,34 @@ typedef struct cf_stats {
     /* A cf_growth_limit: CF_GROWTH_OPEN, or what stops the filter growing
      * now (CF_GROWTH_LIMIT_*, above). */
     unsigned growth_limit;
+    /* Added with expiring filters (cfg.expire_after); 0 for every other
+     * kind.  For an expiring filter fingerprint_bits is the fingerprint,
+     * bits_per_slot the fingerprint and its stamp, and expected_fpp and
+     * fpp_bound those of the fingerprint over the live items. */
+    uint64_t expire_after; /* cfg.expire_after                                   */
+    uint64_t expire_span;  /* one stamp's time: ceil(expire_after / stamps)      */
+    unsigned stamp_bits;   /* bits of the stamp in each slot                     */
+    unsigned stamps;       /* stamps in a window: an item lives stamps * span
+                              (at least expire_after), and is gone one span
+                              later at the latest                              */
+    uint64_t now;          /* the filter's clock: the last cf_set_time (0 at first) */
 } cf_stats;
 
 /* Fills *out.  Returns CF_OK, or CF_E_PARAM for a NULL argument (then
  * *out, when not NULL, is zeroed). */
 CF_API cf_status cf_get_stats(const cf_filter *f, cf_stats *out);
+
+/* Sets an expiring filter's clock to now (in the units of its
+ * expire_after) for the calls that follow: inserts stamp their items with
+ * it, and items whose window ended by now are removed at once, in one
+ * pass over the table when now enters a later stamp span (a table's worth
+ * of work once per span, O(1) otherwise; a jump past a whole window
+ * clears the table), so lookups never see an expired item and inserts
+ * reuse its slot.  The clock starts at 0; files keep it.  Returns CF_OK,
+ * CF_E_PARAM (NULL f, or f is not an expiring filter), CF_E_INVAL (now
+ * earlier than the clock: time never runs backwards; nothing changes) or
+ * CF_E_READONLY (a mapped filter: its clock is the file's). */
+CF_API cf_status cf_set_time(cf_filter *f, uint64_t now);
 
 /* Fills *out with the statistics of table k alone (0 = the first and
  * oldest), as cf_get_stats reports a single-table filter (tables = 1,

@@ -396,6 +396,44 @@ expect 0 "$cuckoo" add "$dir/ip6.cf" --keys <(head -400 "$dir/all")
   fail "ip6: $("$cuckoo" info "$dir/ip6.cf")"
 "$cuckoo" info "$dir/ip6.cf" --json | grep -q '"growth_limit": "fpp"' ||
   fail "ip6 json: $("$cuckoo" info "$dir/ip6.cf" --json)"
+# ---- expiring filters: --expire, the wall clock or --at, refreshes, time never backwards
+expect 0 "$cuckoo" create "$dir/exp.cf" --capacity 1000 --expire 1h --at 1000
+expect 0 "$cuckoo" add "$dir/exp.cf" --at 1000 alice bob
+expect 0 "$cuckoo" query "$dir/exp.cf" --at 4599 alice bob           # within the hour
+span=$("$cuckoo" info "$dir/exp.cf" --json | sed -n 's/.*"expire_span": \([0-9]*\).*"stamps": \([0-9]*\).*/\1 \2/p')
+read -r span stamps <<<"$span"
+[[ -n $span && $stamps -ge 1 ]] || fail "info --json lacks the window: $("$cuckoo" info "$dir/exp.cf" --json)"
+gone=$((1000 + (stamps + 1) * span))
+expect 1 "$cuckoo" query "$dir/exp.cf" --at "$gone" alice             # gone a stamp after the hour
+expect 0 "$cuckoo" add "$dir/exp.cf" --at 3000 alice                   # a refresh ...
+expect 0 "$cuckoo" query "$dir/exp.cf" --at "$gone" alice              # ... starts its hour again
+expect 1 "$cuckoo" query "$dir/exp.cf" --at "$gone" bob
+[[ $("$cuckoo" count "$dir/exp.cf" --at 3000 alice) == 1 ]] || fail "a refresh added a copy"
+expect 2 "$cuckoo" add "$dir/exp.cf" --at 10 carol; one_line_error
+err_has "time never runs backwards"
+expect 2 "$cuckoo" query "$dir/exp.cf" --at 10 alice; one_line_error
+"$cuckoo" info "$dir/exp.cf" | grep -q "^clock  *3000 " || fail "info: $("$cuckoo" info "$dir/exp.cf")"
+expect 0 "$cuckoo" query "$dir/exp.cf" alice --at 3001
+expect 1 "$cuckoo" query "$dir/exp.cf" alice                           # the wall clock: long gone
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 10 --expire 1h --grow; one_line_error
+err_has "cannot be combined with --grow"
+expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 10 --expire 1x; one_line_error
+err_has "--expire wants a duration"
+expect 2 "$cuckoo" export "$dir/exp.cf" k --output "$dir/exp.resp"; one_line_error
+err_has "no expiring keys yet"
+expect 0 "$cuckoo" create "$dir/plain.cf" --capacity 10
+expect 2 "$cuckoo" query "$dir/plain.cf" --at 5 k; one_line_error
+err_has "does not expire"
+# Eight windows' worth through a filter sized for one window's keys (500 per
+# 100 s, 25 every 5 s): never full, and the last keys all found.
+expect 0 "$cuckoo" create "$dir/stream.cf" --capacity 500 --expire 100 --at 0
+for step in $(seq 0 159); do
+  seq $((step * 25)) $((step * 25 + 24)) | sed 's/^/k/' >"$dir/w.keys"
+  expect 0 "$cuckoo" add "$dir/stream.cf" --at $((step * 5)) --keys "$dir/w.keys"
+done
+expect 0 "$cuckoo" query "$dir/stream.cf" --at 795 -q --keys "$dir/w.keys"
+expect 1 "$cuckoo" query "$dir/stream.cf" --at 795 -q k0
+
 [[ -e $dir/bad.cf ]] && fail "a refused create wrote a file"
 [[ -e $dir/bad.cf ]] && fail "a failed merge wrote a file"
 

@@ -57,9 +57,11 @@ static void test_agrees_with_cf_new(void) {
     static const unsigned modes[] = {0, 1, 2};
     static const unsigned growths[] = {0, 2, 70000};
     static const uint64_t max_bytes[] = {0, 10, (uint64_t)1 << 30};
+    /* Mostly 0 (the other kinds), else an expiring filter's window. */
+    static const uint64_t expires[] = {0, 0, 0, 0, 1, 7, 86400, UINT64_MAX};
 #define PICK(a) a[test_rand(&s) % (sizeof a / sizeof a[0])]
     uint64_t s = 11;
-    int checked = 0, refused = 0;
+    int checked = 0, refused = 0, expiring_ok = 0;
     for (int i = 0; i < 20000; i++) {
         cf_config cfg;
         cf_config_init(&cfg);
@@ -74,6 +76,7 @@ static void test_agrees_with_cf_new(void) {
         cfg.growth_mode = test_rand(&s) % 3 ? PICK(modes) : 0;
         cfg.growth = PICK(growths);
         cfg.max_bytes = PICK(max_bytes);
+        cfg.expire_after = PICK(expires);
         cfg.allocator = &small;
         char why[256];
         size_t needed = 99;
@@ -82,14 +85,16 @@ static void test_agrees_with_cf_new(void) {
         if (e != n) {
             fprintf(stderr,
                     "cap %llu fpp %g f %u b %u kicks %u load %g nb %llu flags %u mode %u "
-                    "growth %u max_bytes %llu: explain %s, cf_new %s (%s)\n",
+                    "growth %u max_bytes %llu expire %llu: explain %s, cf_new %s (%s)\n",
                     (unsigned long long)cfg.capacity, cfg.target_fpp, cfg.fingerprint_bits,
                     cfg.bucket_size, cfg.max_kicks, cfg.max_load,
                     (unsigned long long)cfg.num_buckets, cfg.flags, cfg.growth_mode, cfg.growth,
-                    (unsigned long long)cfg.max_bytes, cf_status_name(e), cf_status_name(n), why);
+                    (unsigned long long)cfg.max_bytes, (unsigned long long)cfg.expire_after,
+                    cf_status_name(e), cf_status_name(n), why);
             CHECK_STATUS(e, n);
         }
         if (e == CF_OK) {
+            expiring_ok += cfg.expire_after != 0;
             CHECK(why[0] == '\0' && needed == 0);
         } else {
             refused++;
@@ -113,7 +118,8 @@ static void test_agrees_with_cf_new(void) {
     }
 #undef PICK
     CHECK_EQ(checked, 20000);
-    CHECK(refused > 5000 && refused < 19000); /* the grid reaches both answers */
+    CHECK(refused > 5000 && refused < 19500); /* the grid reaches both answers */
+    CHECK(expiring_ok > 100);                 /* expiring filters among them */
 }
 
 /* The value after `opt` in `why`, as a number (NAN when absent). */

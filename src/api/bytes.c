@@ -8,6 +8,7 @@
  */
 #include "kind/concurrent.h"
 #include "format/chain_format.h"
+#include "format/expiring_format.h"
 #include "format/inplace_format.h"
 #include "api/kind.h"
 
@@ -18,6 +19,7 @@ size_t cf_serialized_size(const cf_filter *f) {
     case CF__CONCURRENT: return cf__image_size(f);
     case CF__CHAIN: return cf__chain_serialized_size(f);
     case CF__INPLACE: return cf__inplace_serialized_size(f);
+    case CF__EXPIRING: return cf__expiring_serialized_size(f);
     }
     CF__NO_OTHER_KIND();
 }
@@ -51,6 +53,10 @@ cf_status cf_serialize(const cf_filter *f, void *dst, size_t cap, size_t *writte
         s = cap < cf__inplace_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
         if (s == CF_OK) cf__inplace_serialize(f, d.p);
         break;
+    case CF__EXPIRING:
+        s = cap < cf__expiring_serialized_size(f) ? CF_E_TRUNCATED : CF_OK;
+        if (s == CF_OK) cf__expiring_serialize(f, d.p);
+        break;
     }
     if (s == CF_OK && written != NULL) *written = cf_serialized_size(f);
     return s;
@@ -76,6 +82,10 @@ cf_status cf_serialize_range(const cf_filter *f, uint64_t offset, void *dst, siz
         CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
         cf__inplace_range(f, offset, dst, len);
         return CF_OK;
+    case CF__EXPIRING:
+        CF__RETURN_IF(offset > total || len > total - offset, CF_E_PARAM);
+        cf__expiring_range(f, offset, dst, len);
+        return CF_OK;
     }
     CF__NO_OTHER_KIND();
 }
@@ -88,6 +98,7 @@ cf_status cf_deserialize(const void *src, size_t len, const cf_allocator *a, cf_
     case CF__IMAGE_TABLE: return cf__image_decode(src, len, a, out);
     case CF__IMAGE_CHAIN: return cf__chain_deserialize(src, len, a, out);
     case CF__IMAGE_INPLACE: return cf__inplace_deserialize(src, len, a, out);
+    case CF__IMAGE_EXPIRING: return cf__expiring_deserialize(src, len, a, out);
     }
     CF__NO_OTHER_KIND();
 }
@@ -125,6 +136,14 @@ static cf_status cf__image_extent(const uint8_t *in, size_t len, uint64_t *size)
         *size = CF__INPLACE_HEADER_SIZE;
         if (len < CF__INPLACE_HEADER_SIZE) return cf__inplace_header_decode_prefix(in, len, &h);
         CF__FORWARD_IF_ERROR(cf__inplace_header_decode_prefix(in, UINT64_MAX, &h));
+        *size = h.total_size;
+        return CF_OK;
+    }
+    case CF__IMAGE_EXPIRING: {
+        cf__expiring_hdr h;
+        *size = CF__EXPIRING_HEADER_SIZE;
+        if (len < CF__EXPIRING_HEADER_SIZE) return cf__expiring_header_decode_prefix(in, len, &h);
+        CF__FORWARD_IF_ERROR(cf__expiring_header_decode_prefix(in, UINT64_MAX, &h));
         *size = h.total_size;
         return CF_OK;
     }

@@ -18,6 +18,7 @@
 #include "base/alloc.h"
 #include "bloom/bloom.h"
 #include "kind/chain.h"
+#include "kind/expiring.h"
 #include "kind/inplace.h"
 #include "table/table.h"
 
@@ -39,6 +40,7 @@ static const char *const cf__c_names[CF_OPTION_COUNT] = {
     [CF_OPT_CONCURRENT] = "CF_CONCURRENT",
     [CF_OPT_GROW] = "CF_GROW",
     [CF_OPT_GROW_INPLACE] = "CF_GROW with CF_GROWTH_INPLACE",
+    [CF_OPT_EXPIRE_AFTER] = "expire_after=",
 };
 
 /* Where the sentence goes. */
@@ -344,7 +346,51 @@ static cf_status cf__explain(cf__why *w, const cf_config *cfg) {
     return cf__explain_allocator(w, cfg->allocator);
 }
 
+/* kind/expiring.c's cf__expiring_new: no flag, then a plain table's
+ * checks, then room for the stamp beside the fingerprint. */
+static cf_status cf__explain_expiring(cf__why *w, const cf_config *cfg) {
+    if (cfg->flags != 0) {
+        unsigned fl = cfg->flags;
+        const char *what =
+            (fl & CF_GROW) ? cf__opt(w, cfg->growth_mode == CF_GROWTH_INPLACE ? CF_OPT_GROW_INPLACE
+                                                                              : CF_OPT_GROW)
+            : (fl & CF_CONCURRENT) ? cf__opt(w, CF_OPT_CONCURRENT)
+            : (fl & CF_SEMI_SORT)  ? cf__opt(w, CF_OPT_SEMI_SORT)
+                                   : "other flags";
+        return cf__say(w, CF_E_PARAM,
+                       "%s%llu cannot be combined with %s (yet): an expiring filter is one "
+                       "table of stamped slots; drop one of them",
+                       cf__opt(w, CF_OPT_EXPIRE_AFTER), (unsigned long long)cfg->expire_after,
+                       what);
+    }
+    cf_config sized; /* the capacity raised for the tick after a window */
+    cf__expiring_sized(cfg, &sized);
+    CF__FORWARD_IF_ERROR(cf__explain_table(w, &sized, 1.0));
+    unsigned f, b, kicks;
+    uint64_t nb;
+    (void)cf__resolve_config(&sized, &f, &b, &nb, &kicks);
+    if (cf__expiring_stamp_bits(f, b) == 0)
+        return cf__say(w, CF_E_PARAM,
+                       "%s%llu needs room for a stamp beside each fingerprint, and %u-bit "
+                       "fingerprints leave none in 32-bit slots: ask for at most 28 bits "
+                       "(%s%.3g or more)",
+                       cf__opt(w, CF_OPT_EXPIRE_AFTER), (unsigned long long)cfg->expire_after, f,
+                       cf__opt(w, CF_OPT_TARGET_FPP), cf__up3(cf__loosest_fpp_for_width(b, 28)));
+    size_t bytes;
+    unsigned s = cf__expiring_stamp_bits(f, b);
+    if (cf__table_bytes(nb, b, f + s, 0, &bytes) != CF_OK)
+        return cf__say(w, CF_E_TOO_LARGE,
+                       "%s%llu needs a table of %llu buckets of %u %u-bit slots (fingerprint "
+                       "and stamp), more than this machine can address",
+                       cfg->num_buckets ? cf__opt(w, CF_OPT_NUM_BUCKETS)
+                                        : cf__opt(w, CF_OPT_CAPACITY),
+                       (unsigned long long)(cfg->num_buckets ? cfg->num_buckets : cfg->capacity),
+                       (unsigned long long)nb, b, f + s);
+    return CF_OK;
+}
+
 static cf_status cf__explain_kind(cf__why *w, const cf_config *cfg) {
+    if (cfg->expire_after != 0) return cf__explain_expiring(w, cfg);
     if (cfg->flags & CF_CONCURRENT) {
         if (cfg->flags != CF_CONCURRENT)
             return cf__say(w, CF_E_PARAM, "%s cannot be combined with %s (yet): choose one",

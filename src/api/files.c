@@ -38,6 +38,7 @@ static cf_status cf__save(const cf_filter *f, const char *path, const cf_file_lo
     case CF__PLAIN: return cf__save_file(path, cf__image_write, f, held);
     case CF__CHAIN: return cf__save_file(path, cf__chain_write, f, held);
     case CF__INPLACE: return cf__save_file(path, cf__inplace_write, f, held);
+    case CF__EXPIRING: return cf__save_file(path, cf__expiring_write, f, held);
     case CF__CONCURRENT: {
         cf__save_to to = {path, held};
         return cf__concurrent_with_view(f, cf__save_view, &to);

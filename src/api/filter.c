@@ -9,12 +9,15 @@
 #include "io/file_sys.h"
 #include "kind/chain.h"
 #include "kind/concurrent.h"
+#include "kind/expiring.h"
 #include "kind/inplace.h"
 #include "kind/plain.h"
 
 /* The kind of filter cfg asks for (CF_CONCURRENT and CF_GROW together are
  * refused by cf__concurrent_new, which accepts no other flag). */
 static cf__kind cf__config_kind(const cf_config *cfg) {
+    /* Expiry first: cf__expiring_new refuses every flag with it. */
+    if (cfg->expire_after != 0) return CF__EXPIRING;
     if (cfg->flags & CF_CONCURRENT) return CF__CONCURRENT;
     if ((cfg->flags & CF_GROW) && cfg->growth_mode == CF_GROWTH_INPLACE) return CF__INPLACE;
     if (cfg->flags & CF_GROW) return CF__CHAIN;
@@ -36,6 +39,7 @@ const char *cf_kind_name(const cf_filter *f) {
     case CF__CHAIN: return "chain";
     case CF__CONCURRENT: return "concurrent";
     case CF__INPLACE: return "in place";
+    case CF__EXPIRING: return "expiring";
     }
     CF__NO_OTHER_KIND();
 }
@@ -50,7 +54,8 @@ cf_status cf_make_concurrent(cf_filter *f) {
         return cf__concurrent_attach(f);
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -63,6 +68,7 @@ void cf_free(cf_filter *f) {
     case CF__CHAIN: cf__chain_free(f); return;
     case CF__CONCURRENT: cf__concurrent_free(f); return;
     case CF__INPLACE: cf__inplace_free(f); return;
+    case CF__EXPIRING: cf__expiring_free(f); return;
     }
 }
 
@@ -96,7 +102,22 @@ cf_status cf_get_stats(const cf_filter *f, cf_stats *out) {
     case CF__CHAIN: cf__chain_stats(f, out); break;
     case CF__CONCURRENT: cf__concurrent_stats(f, out); break;
     case CF__INPLACE: cf__inplace_stats(f, out); break;
+    case CF__EXPIRING: cf__expiring_stats(f, out); break;
     }
     out->format_version = cf__format_version_of(f->kind);
     return CF_OK;
+}
+
+cf_status cf_set_time(cf_filter *f, uint64_t now) {
+    CF__RETURN_IF(f == NULL, CF_E_PARAM);
+    switch (f->kind) {
+    case CF__EXPIRING:
+        CF__RETURN_IF(f->t.read_only, CF_E_READONLY);
+        return cf__expiring_set_time(f, now);
+    case CF__PLAIN:
+    case CF__CHAIN:
+    case CF__CONCURRENT:
+    case CF__INPLACE: return cf__unsupported();
+    }
+    CF__NO_OTHER_KIND();
 }

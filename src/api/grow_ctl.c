@@ -26,7 +26,8 @@ static cf_status cf__chain_writable(const cf_filter *f) {
     case CF__CHAIN: return f->t.read_only ? CF_E_READONLY : CF_OK;
     case CF__PLAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -37,7 +38,8 @@ cf_status cf_make_growable(cf_filter **fp, const cf_config *cfg) {
     case CF__PLAIN: CF__RETURN_IF((*fp)->t.read_only, CF_E_PARAM); return cf__chain_wrap(fp, cfg);
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }
@@ -48,6 +50,7 @@ cf_status cf_table_stats(const cf_filter *f, unsigned k, cf_stats *out) {
     case CF__PLAIN:
     case CF__CONCURRENT:
     case CF__INPLACE:
+    case CF__EXPIRING:
         CF__RETURN_IF(k != 0, CF_E_PARAM);
         cf_get_stats(f, out);
         return CF_OK;
@@ -87,7 +90,8 @@ cf_status cf_grow_set_limits(cf_filter *f, unsigned max_tables, uint64_t max_byt
         cf__inplace_of(f)->max_bytes = max_bytes;
         return CF_OK;
     case CF__PLAIN:
-    case CF__CONCURRENT: return cf__unsupported();
+    case CF__CONCURRENT:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }

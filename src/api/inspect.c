@@ -13,7 +13,8 @@ cf_status cf_locate_hash(const cf_filter *f, uint64_t h, cf_location *out) {
     case CF__PLAIN: break;
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     cf__slots p = cf__locate(&f->t, h);
     *out = (cf_location){.fingerprint = p.fp, .bucket1 = p.i1, .bucket2 = p.i2};
@@ -31,7 +32,8 @@ cf_status cf_read_bucket(const cf_filter *f, uint64_t bucket, uint32_t *slots, s
     case CF__PLAIN: break;
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__RETURN_IF(cap < f->t.bucket_size || bucket >= f->t.num_buckets, CF_E_PARAM);
     for (unsigned s = 0; s < f->t.bucket_size; s++) slots[s] = cf__slot_get(&f->t, bucket, s);
@@ -47,7 +49,8 @@ cf_status cf_insert_traced_hash(cf_filter *f, uint64_t h, cf_move *moves, size_t
     case CF__PLAIN: break;
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     cf__trace trace = {moves, cap, 0};
     cf_status s = cf__insert_traced(&f->t, cf__locate(&f->t, h), &trace);

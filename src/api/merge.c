@@ -14,6 +14,7 @@
 #include "api/kind.h"
 #include "kind/chain.h"
 #include "kind/concurrent.h"
+#include "kind/expiring.h"
 #include "kind/inplace.h"
 #include "kind/plain.h"
 

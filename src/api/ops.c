@@ -28,6 +28,7 @@
 #include "base/hash.h"
 #include "kind/chain.h"
 #include "kind/concurrent.h"
+#include "kind/expiring.h"
 #include "kind/inplace.h"
 #include "kind/plain.h"
 

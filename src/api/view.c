@@ -41,7 +41,8 @@ cf_status cf_view_init_abi(cf_view *v, const cf_filter *f, unsigned abi, size_t 
     case CF__PLAIN: cf__view_of_table(v, f); return CF_OK;
     case CF__CHAIN:
     case CF__CONCURRENT:
-    case CF__INPLACE: return cf__unsupported();
+    case CF__INPLACE:
+    case CF__EXPIRING: return cf__unsupported();
     }
     CF__NO_OTHER_KIND();
 }

@@ -32,6 +32,10 @@
 /* CF_GROW filters with CF_GROWTH_INPLACE: inplace_format.c (version 3
  * was never written: docs/FORMAT.md). */
 #define CF__FORMAT_VERSION_INPLACE 4u
+/* Expiring filters (cfg.expire_after): expiring_format.c.  7, not 5: no
+ * single flipped bit turns 1, 2 or 4 into 7 (nor 7 into one of them), so a
+ * damaged version field still reads as an unknown version. */
+#define CF__FORMAT_VERSION_EXPIRING 7u
 
 /* The version a filter of kind k is saved in (cf_stats.format_version): a
  * concurrent filter is saved as the plain table it is. */
@@ -41,6 +45,7 @@ static inline unsigned cf__format_version_of(cf__kind k) {
     case CF__CONCURRENT: return CF__FORMAT_VERSION;
     case CF__CHAIN: return CF__FORMAT_VERSION_CHAIN;
     case CF__INPLACE: return CF__FORMAT_VERSION_INPLACE;
+    case CF__EXPIRING: return CF__FORMAT_VERSION_EXPIRING;
     }
     __builtin_unreachable();
 }
@@ -98,9 +103,14 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
 /* Which reader an input is for: a version-1 image of one table
  * (cf__header_decode and serialize.c, also for every input that is no
  * filter at all: they say what is wrong), a version-2 chain of them
- * (chain_format.c) or a version-4 in-place grown table
- * (inplace_format.c).  The one place that routes inputs by version. */
-typedef enum cf__image_kind { CF__IMAGE_TABLE, CF__IMAGE_CHAIN, CF__IMAGE_INPLACE } cf__image_kind;
+ * (chain_format.c), a version-4 in-place grown table
+ * (inplace_format.c) or a version-7 expiring table (expiring_format.c).  The one place that routes inputs by version. */
+typedef enum cf__image_kind {
+    CF__IMAGE_TABLE,
+    CF__IMAGE_CHAIN,
+    CF__IMAGE_INPLACE,
+    CF__IMAGE_EXPIRING /* version 7: expiring_format.c */
+} cf__image_kind;
 
 /* The reader of an input of input_len bytes of which buf holds the first
  * min(input_len, 64): reads the magic and the version only. */

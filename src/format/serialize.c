@@ -92,6 +92,7 @@ cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len) {
     switch (cf__get_le(buf + CF__OFF_VERSION, 2)) {
     case CF__FORMAT_VERSION_CHAIN: return CF__IMAGE_CHAIN;
     case CF__FORMAT_VERSION_INPLACE: return CF__IMAGE_INPLACE;
+    case CF__FORMAT_VERSION_EXPIRING: return CF__IMAGE_EXPIRING;
     default: return CF__IMAGE_TABLE;
     }
 }

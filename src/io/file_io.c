@@ -96,6 +96,7 @@ cf_status cf__load_path(const char *path, const cf_allocator *a, cf_filter **out
     case CF__IMAGE_TABLE: return cf__load_table(fd, header, &h, a, out);
     case CF__IMAGE_CHAIN: return cf__chain_load(fd, size, header, a, out);
     case CF__IMAGE_INPLACE: return cf__inplace_load(fd, size, a, out);
+    case CF__IMAGE_EXPIRING: return cf__expiring_load(fd, size, a, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */
@@ -152,6 +153,7 @@ cf_status cf__map_path(const char *path, const cf_allocator *a, bool verify, cf_
     case CF__IMAGE_TABLE: return cf__map_table(fd, header, &h, a, verify, out);
     case CF__IMAGE_CHAIN: return cf__chain_map(fd, size, header, a, verify, out);
     case CF__IMAGE_INPLACE: return cf__inplace_map(fd, size, a, verify, out);
+    case CF__IMAGE_EXPIRING: return cf__expiring_map(fd, size, a, verify, out);
     }
     close(fd);
     return CF_E_VERSION; /* not reached: every kind is a case */

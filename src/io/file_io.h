@@ -47,4 +47,10 @@ cf_status cf__inplace_load(int fd, uint64_t size, const cf_allocator *a, cf_filt
 cf_status cf__inplace_map(int fd, uint64_t size, const cf_allocator *a, bool verify,
                           cf_filter **out);
 
+/* The version-7 paths of expiring filters, the same way (expiring_io.c). */
+bool cf__expiring_write(const cf_filter *f, int fd);
+cf_status cf__expiring_load(int fd, uint64_t size, const cf_allocator *a, cf_filter **out);
+cf_status cf__expiring_map(int fd, uint64_t size, const cf_allocator *a, bool verify,
+                           cf_filter **out);
+
 #endif /* CF_FILE_IO_H */

@@ -18,12 +18,15 @@
  *                   (kind/concurrent.c), which hold its counters
  *   CF__INPLACE     CF_GROW with CF_GROWTH_INPLACE: one table of 2^k buckets
  *                   of variable-length fingerprints that doubles in place
- *                   (kind/inplace.c) in t's bytes, with t's counters */
+ *                   (kind/inplace.c) in t's bytes, with t's counters
+ *   CF__EXPIRING    cfg.expire_after: one table of slots holding a
+ *                   fingerprint and a stamp, and a clock (kind/expiring.c) */
 typedef enum __attribute__((packed)) cf__kind {
     CF__PLAIN,
     CF__CHAIN,
     CF__CONCURRENT,
-    CF__INPLACE
+    CF__INPLACE,
+    CF__EXPIRING
 } cf__kind;
 
 struct cf_filter {

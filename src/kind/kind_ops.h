@@ -8,6 +8,8 @@
  *   concurrent   kind/concurrent.c one table shared by threads (CF_CONCURRENT)
  *   inplace      kind/inplace.c    one table that doubles in place
  *                                  (CF_GROW + CF_GROWTH_INPLACE)
+ *   expiring     kind/expiring.c   one table of stamped slots and a clock
+ *                                  (cfg.expire_after)
  *
  * Each kind's header declares its operations its own way (plain's and a
  * few hot ones are static inline, the rest extern) and then states
@@ -60,6 +62,7 @@
     case CF__CHAIN: return cf__chain_##op(__VA_ARGS__);           \
     case CF__CONCURRENT: return cf__concurrent_##op(__VA_ARGS__); \
     case CF__INPLACE: return cf__inplace_##op(__VA_ARGS__);       \
+    case CF__EXPIRING: return cf__expiring_##op(__VA_ARGS__);     \
     }                                                             \
     __builtin_unreachable()
 

@@ -15,18 +15,21 @@ static void usage(void) {
           "unchanged and the message names the key.  Through a symbolic link, the\n"
           "link's target is updated.\n"
           "options:\n"
-          "  --unique              skip keys the filter already reports present\n"
+          "  --unique              skip keys the filter already reports present (an\n"
+          "                        expiring filter always does, and starts their window\n"
+          "                        again: a refresh)\n"
           "  --grow                make a file created without --grow grow from now on (its\n"
           "                        table first, FPP bound 4x that table's); a file\n"
-          "                        created with --grow grows anyway\n" KEYS_HELP WAIT_HELP HELP_HELP
-              KEYS_RULE,
+          "                        created with --grow grows anyway\n" AT_HELP KEYS_HELP WAIT_HELP
+              HELP_HELP KEYS_RULE,
           stdout);
 }
 
 int cli_cmd_add(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv,
-                     FILES_OPT_UNIQUE | FILES_OPT_GROW | FILES_OPT_KEYS | FILES_OPT_WAIT, &o))
+    if (!files_parse(
+            argc, argv,
+            FILES_OPT_UNIQUE | FILES_OPT_GROW | FILES_OPT_KEYS | FILES_OPT_WAIT | FILES_OPT_AT, &o))
         return CLI_ERROR;
     if (o.help) return usage(), CLI_OK;
     files_adder a = {0};
@@ -34,8 +37,11 @@ int cli_cmd_add(int argc, char **argv) {
     cf_file_lock *lock = files_lock(o.file, o.wait_ms);
     if (lock == NULL) return CLI_ERROR;
     if ((a.f = files_load_locked(lock, o.file)) == NULL) return files_unlock(lock), CLI_ERROR;
+    if (!files_set_clock(a.f, &o, o.file)) return cf_free(a.f), files_unlock(lock), CLI_ERROR;
     cf_stats st;
     cf_get_stats(a.f, &st);
+    /* A key added again starts its window again, as one copy. */
+    if (st.expire_after != 0) a.unique = true;
     if (o.grow && !(st.flags & CF_GROW) && o.cfg.growth_mode == CF_GROWTH_INPLACE) {
         cf_free(a.f);
         files_unlock(lock);

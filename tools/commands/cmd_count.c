@@ -15,18 +15,19 @@ static void usage(void) {
           "Prints an upper bound on the copies of each key stored: the number alone\n"
           "for one KEY argument, else 'KEY<TAB>N' lines.  Exit 1 when some count is 0.\n"
           "options:\n"
-          "  --json                print {\"key\": ..., \"count\": N} lines\n" KEYS_HELP HELP_HELP
-              KEYS_RULE,
+          "  --json                print {\"key\": ..., \"count\": N} lines\n" AT_HELP KEYS_HELP
+              HELP_HELP KEYS_RULE,
           stdout);
 }
 
 int cli_cmd_count(int argc, char **argv) {
     files_opts o;
-    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_JSON, &o)) return CLI_ERROR;
+    if (!files_parse(argc, argv, FILES_OPT_KEYS | FILES_OPT_JSON | FILES_OPT_AT, &o))
+        return CLI_ERROR;
     if (o.help) return usage(), CLI_OK;
     if (o.nkeys != 1 || o.json) return files_answer_all(&o, true);
     /* One key argument: the number alone, for scripts. */
-    cf_filter *f = files_map(o.file);
+    cf_filter *f = files_open_now(&o);
     if (f == NULL) return CLI_ERROR;
     size_t n = cf_count(f, o.keys[0], strlen(o.keys[0]));
     cf_free(f);

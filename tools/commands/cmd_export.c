@@ -74,6 +74,13 @@ static int export_shards(int argc, char **argv) {
         return cli_error("export: --shards wants a number of shards and --output-dir DIR");
     if (o.output) return cli_error("export: --shards writes into --output-dir, not --output");
     cf_filter *f = files_map(o.file);
+    cf_stats st;
+    if (f != NULL && cf_get_stats(f, &st) == CF_OK && st.expire_after != 0) {
+        cf_free(f);
+        return cli_error("export: %s expires its items, and the Redis module has no expiring "
+                         "keys yet",
+                         o.file);
+    }
     int rc = f ? redis_shards_export(&o, f) : CLI_ERROR;
     cf_free(f);
     return rc;
@@ -126,6 +133,13 @@ int cli_cmd_export(int argc, char **argv) {
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
+    /* The module has no expiring keys yet: a key it would refuse to load. */
+    if (st.expire_after != 0) {
+        cf_free(f);
+        return cli_error("export: %s expires its items, and the Redis module has no expiring "
+                         "keys yet",
+                         o.file);
+    }
     /* A grown file keeps growing by its own factor: that is the key's
      * EXPANSION (the module refuses any other).  One that grows in place
      * doubles (growth 2): the module loads it as a GROWTH INPLACE key. */

@@ -107,6 +107,11 @@ int cli_cmd_info(int argc, char **argv) {
                    (unsigned long long)st.doublings, growth_limit_name(st.growth_limit));
             print_tables(f, st.tables, true);
         }
+        if (st.expire_after != 0)
+            printf(", \"expire_after\": %llu, \"expire_span\": %llu, \"stamps\": %u, "
+                   "\"stamp_bits\": %u, \"clock\": %llu",
+                   (unsigned long long)st.expire_after, (unsigned long long)st.expire_span,
+                   st.stamps, st.stamp_bits, (unsigned long long)st.now);
         printf("}\n");
     } else {
         printf("file              %s\n", o.file);
@@ -141,6 +146,15 @@ int cli_cmd_info(int argc, char **argv) {
                    st.tables, st.growth, st.fpp_bound, st.target_fpp,
                    (unsigned long long)st.max_bytes, growth_limit_text(st.growth_limit));
             print_tables(f, st.tables, false);
+        }
+        if (st.expire_after != 0) {
+            printf("expires after     %llu s (%u stamps of %llu s, %u bits each; an item is gone\n"
+                   "                  %llu s after its last add at most)\n",
+                   (unsigned long long)st.expire_after, st.stamps,
+                   (unsigned long long)st.expire_span, st.stamp_bits,
+                   (unsigned long long)((st.stamps + 1) * st.expire_span));
+            printf("clock             %llu (the file's: the last write)\n",
+                   (unsigned long long)st.now);
         }
     }
     cf_free(f);

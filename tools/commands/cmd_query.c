@@ -21,13 +21,15 @@ static void usage(void) {
           "  --summary             print 'N of M found' on stderr at the end (also\n"
           "                        shown when stderr is a terminal and keys are "
           "streamed)\n" KEYS_HELP
-          "                        (with -0, printed keys end with NUL too)\n" HELP_HELP KEYS_RULE,
+          "                        (with -0, printed keys end with NUL too)\n" AT_HELP HELP_HELP
+              KEYS_RULE,
           stdout);
 }
 
 int cli_cmd_query(int argc, char **argv) {
     files_opts o;
-    unsigned accepted = FILES_OPT_QUIET | FILES_OPT_KEYS | FILES_OPT_ANSWERS | FILES_OPT_JSON;
+    unsigned accepted =
+        FILES_OPT_QUIET | FILES_OPT_KEYS | FILES_OPT_ANSWERS | FILES_OPT_JSON | FILES_OPT_AT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage(), CLI_OK;
     return files_answer_all(&o, false);

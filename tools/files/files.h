@@ -46,23 +46,27 @@ typedef struct files_opts {
     const char *output_dir; /* export --shards' --output-dir DIR, else NULL */
     bool has_routing_seed;  /* export --shards' --routing-seed N ... */
     uint64_t routing_seed;
+    bool has_at; /* --at TIME: the clock of an expiring filter ... */
+    uint64_t at; /* ... in seconds since 1970 (else the wall clock) */
 } files_opts;
 
 /* Which options a command accepts (bit set). */
 enum {
-    FILES_OPT_SHAPE = 1,        /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
-    FILES_OPT_QUIET = 2,        /* -q */
-    FILES_OPT_JSON = 4,         /* --json */
-    FILES_OPT_FORCE = 8,        /* --force */
-    FILES_OPT_GROW = 16,        /* --grow */
-    FILES_OPT_UNIQUE = 32,      /* --unique */
-    FILES_OPT_KEYS = 64,        /* --keys FILE, -0 */
-    FILES_OPT_ANSWERS = 128,    /* --summary --found --missing (query) */
-    FILES_OPT_WAIT = 256,       /* --wait SECONDS, --no-wait */
-    FILES_OPT_EXPORT = 512,     /* --expansion E, --chunk-bytes N, --output OUT (export) */
-    FILES_OPT_IMPORT = 1024,    /* --key KEY (import) */
-    FILES_OPT_SHARDS = 2048,    /* --shards S, --output-dir DIR, --routing-seed N (export) */
-    FILES_OPT_SHARDS_DIR = 4096 /* --shards, a switch (import) */
+    FILES_OPT_SHAPE = 1,         /* --capacity --fpp --fingerprint-bits --bucket-size --seed ... */
+    FILES_OPT_QUIET = 2,         /* -q */
+    FILES_OPT_JSON = 4,          /* --json */
+    FILES_OPT_FORCE = 8,         /* --force */
+    FILES_OPT_GROW = 16,         /* --grow */
+    FILES_OPT_UNIQUE = 32,       /* --unique */
+    FILES_OPT_KEYS = 64,         /* --keys FILE, -0 */
+    FILES_OPT_ANSWERS = 128,     /* --summary --found --missing (query) */
+    FILES_OPT_WAIT = 256,        /* --wait SECONDS, --no-wait */
+    FILES_OPT_EXPORT = 512,      /* --expansion E, --chunk-bytes N, --output OUT (export) */
+    FILES_OPT_IMPORT = 1024,     /* --key KEY (import) */
+    FILES_OPT_SHARDS = 2048,     /* --shards S, --output-dir DIR, --routing-seed N (export) */
+    FILES_OPT_SHARDS_DIR = 4096, /* --shards, a switch (import) */
+    FILES_OPT_EXPIRE = 8192,     /* --expire DURATION (create, build) */
+    FILES_OPT_AT = 16384         /* --at TIME (the commands that use an expiring filter's clock) */
 };
 
 /* Redis's default proto-max-bulk-len: no chunk the module writes, and none
@@ -155,6 +159,19 @@ const char *files_not_regular(const char *path);
  * and the numbers) and returns NULL; warns on stderr when an explicit
  * --fingerprint-bits is too narrow for the table (files_shape.c). */
 cf_filter *files_new(const files_opts *o);
+
+/* An expiring filter's clock for this command: --at TIME, else the wall
+ * clock (seconds since 1970); files_util.c. */
+uint64_t files_clock(const files_opts *o);
+/* Sets f's clock to files_clock(o) when f expires (its items older than
+ * the window are removed then); true, or false after a message when the
+ * clock would run backwards (the file was written later), or when --at is
+ * given for a filter that does not expire. */
+bool files_set_clock(cf_filter *f, const files_opts *o, const char *shown);
+/* o->file for reading answers (query, count): mapped, or, for an expiring
+ * filter (whose mapping keeps the file's clock), loaded and its clock set
+ * (files_set_clock: the items expired by now removed in memory). */
+cf_filter *files_open_now(const files_opts *o);
 /* create's and build's check: --capacity or --buckets is given; else prints
  * the error and returns false. */
 bool files_check_shape(const files_opts *o);

@@ -58,7 +58,7 @@ static bool query_batch(void *ctx, const files_batch *b) {
 
 /* Reads every key and prints the answers; the exit code of query and count. */
 int files_answer_all(const files_opts *o, bool with_counts) {
-    cf_filter *f = files_map(o->file);
+    cf_filter *f = files_open_now(o);
     if (f == NULL) return CLI_ERROR;
     querier q = {f, o, 0, 0, with_counts};
     bool ok = files_for_each_batch(o, f, query_batch, &q);

@@ -35,6 +35,13 @@
     "  --wait SECONDS        give up after waiting that long for another writer of " F "\n" \
     "                        (default: wait as long as it takes)\n"                         \
     "  --no-wait             fail at once if another writer holds " F "\n"
+/* An expiring filter's options. */
+#define EXPIRE_HELP                                                                    \
+    "  --expire DURATION     items expire that long after they were added: seconds,\n" \
+    "                        or 90m, 24h, 7d (not with --grow or --semi-sort)\n"
+#define AT_HELP                                                                        \
+    "  --at TIME             an expiring filter's clock: TIME in seconds since 1970\n" \
+    "                        (date +%s), instead of the wall clock\n"
 #define FORCE_HELP FORCE_HELP_OF("FILE")
 #define WAIT_HELP WAIT_HELP_OF("FILE")
 

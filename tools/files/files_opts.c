@@ -56,6 +56,46 @@ static bool set_no_wait(void *o, const char *v) {
     return true;
 }
 
+/* --expire DURATION: whole seconds, or a number with s, m, h or d ("24h"). */
+static bool set_expire(void *opts, const char *v) {
+    files_opts *o = opts;
+    size_t n = strlen(v);
+    uint64_t unit = 1;
+    char digits[32];
+    if (n > 0 && n < sizeof digits) {
+        switch (v[n - 1]) {
+        case 's': unit = 1, n--; break;
+        case 'm': unit = 60, n--; break;
+        case 'h': unit = 3600, n--; break;
+        case 'd': unit = 86400, n--; break;
+        default: break;
+        }
+    }
+    uint64_t x = 0;
+    bool ok = n > 0 && n < sizeof digits;
+    if (ok) {
+        memcpy(digits, v, n);
+        digits[n] = '\0';
+        ok = cli_parse_u64(digits, &x) && x > 0 && x <= UINT64_MAX / unit;
+    }
+    if (!ok)
+        return cli_error("--expire wants a duration: seconds, or a number with s, m, h or d "
+                         "(90m, 24h, 7d), not '%s'",
+                         v),
+               false;
+    o->cfg.expire_after = x * unit;
+    return true;
+}
+
+/* --at TIME: seconds since 1970, the time an expiring filter's clock is set to. */
+static bool set_at(void *opts, const char *v) {
+    files_opts *o = opts;
+    if (!cli_parse_u64(v, &o->at) || *v == '-')
+        return cli_error("--at wants a time in seconds since 1970 (date +%%s), not '%s'", v), false;
+    o->has_at = true;
+    return true;
+}
+
 /* --grow, or --grow=chain / --grow=inplace. */
 static bool set_grow(void *opts, const char *v) {
     files_opts *o = opts;
@@ -165,6 +205,8 @@ static const struct {
     {FILES_OPT_FORCE, FLAG("--force", force)},
     {FILES_OPT_GROW, {"--grow", CLI_EQUALS, set_grow, 0}},
     {FILES_OPT_UNIQUE, FLAG("--unique", unique)},
+    {FILES_OPT_EXPIRE, {"--expire", CLI_VALUE, set_expire, 0}},
+    {FILES_OPT_AT, {"--at", CLI_VALUE, set_at, 0}},
 };
 enum { NOPTIONS = sizeof options / sizeof options[0] };
 

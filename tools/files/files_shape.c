@@ -26,6 +26,7 @@ static const cf_option_names cli_names = {{
     [CF_OPT_SEMI_SORT] = "--semi-sort",
     [CF_OPT_GROW] = "--grow",
     [CF_OPT_GROW_INPLACE] = "--grow=inplace",
+    [CF_OPT_EXPIRE_AFTER] = "--expire (seconds) ",
 }};
 
 /* An explicit width narrower than any the library would derive for f's

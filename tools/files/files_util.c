@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -52,6 +53,43 @@ cf_filter *files_load(const char *path) {
 
 cf_filter *files_load_locked(const cf_file_lock *l, const char *shown) {
     return load_as(cf_file_lock_path(l), shown);
+}
+
+uint64_t files_clock(const files_opts *o) {
+    if (o->has_at) return o->at;
+    time_t now = time(NULL);
+    return now > 0 ? (uint64_t)now : 0;
+}
+
+bool files_set_clock(cf_filter *f, const files_opts *o, const char *shown) {
+    cf_stats st;
+    cf_get_stats(f, &st);
+    if (st.expire_after == 0) {
+        if (o->has_at)
+            return cli_error("--at: %s does not expire (create it with --expire)", shown), false;
+        return true;
+    }
+    uint64_t now = files_clock(o);
+    cf_status s = cf_set_time(f, now);
+    if (s == CF_E_INVAL)
+        return cli_error("%s: its clock is at %llu, after %llu: time never runs backwards "
+                         "(give a later --at)",
+                         shown, (unsigned long long)st.now, (unsigned long long)now),
+               false;
+    if (s != CF_OK) return cli_error("%s: %s", shown, cf_strerror(s)), false;
+    return true;
+}
+
+cf_filter *files_open_now(const files_opts *o) {
+    cf_filter *f = files_map(o->file);
+    if (f == NULL) return NULL;
+    cf_stats st;
+    cf_get_stats(f, &st);
+    if (st.expire_after == 0 && !o->has_at) return f;
+    cf_free(f);
+    if ((f = files_load(o->file)) == NULL) return NULL;
+    if (!files_set_clock(f, o, o->file)) return cf_free(f), NULL;
+    return f;
 }
 
 cf_filter *files_map(const char *path) {
