@@ -258,13 +258,12 @@ void cf__expiring_sized(const cf_config *cfg, cf_config *out) {
 }
 
 cf_status cf__expiring_resolve(const cf_config *given, unsigned *f, unsigned *s, unsigned *b,
-                               uint64_t *nb, size_t *bytes) {
+                               uint64_t *nb, unsigned *max_kicks, size_t *bytes) {
     CF__RETURN_IF(given->flags != 0 || given->expire_after == 0, CF_E_PARAM);
     cf_config cfg_sized;
     const cf_config *cfg = &cfg_sized;
     cf__expiring_sized(given, &cfg_sized);
-    unsigned max_kicks;
-    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, f, b, nb, &max_kicks));
+    CF__FORWARD_IF_ERROR(cf__resolve_config(cfg, f, b, nb, max_kicks));
     /* A plain table's checks first, in cf_config_explain's order. */
     CF__FORWARD_IF_ERROR(cf__table_bytes(*nb, *b, *f, 0, bytes));
     *s = cf__expiring_stamp_bits(*f, *b);
@@ -276,8 +275,7 @@ cf_status cf__expiring_new(const cf_config *cfg, cf_filter **out) {
     unsigned f, s, b, max_kicks;
     uint64_t nb;
     size_t bytes;
-    CF__FORWARD_IF_ERROR(cf__expiring_resolve(cfg, &f, &s, &b, &nb, &bytes));
-    max_kicks = cfg->max_kicks ? cfg->max_kicks : CF_DEFAULT_MAX_KICKS;
+    CF__FORWARD_IF_ERROR(cf__expiring_resolve(cfg, &f, &s, &b, &nb, &max_kicks, &bytes));
     cf_filter *x;
     CF__FORWARD_IF_ERROR(
         cf__expiring_make(cfg->allocator, nb, b, f, max_kicks, cfg->expire_after, &x));

@@ -84,9 +84,10 @@ cf_status cf__expiring_make(const cf_allocator *a, uint64_t nb, unsigned b, unsi
 void cf__expiring_sized(const cf_config *cfg, cf_config *out);
 
 /* cf_config_resolve for an expiring configuration: the fingerprint and
- * slot widths and the table's bytes.  CF_OK, CF_E_PARAM, CF_E_TOO_LARGE. */
+ * stamp widths, the shape, the eviction budget and the table's bytes.
+ * CF_OK, CF_E_PARAM, CF_E_TOO_LARGE. */
 cf_status cf__expiring_resolve(const cf_config *cfg, unsigned *f, unsigned *s, unsigned *b,
-                               uint64_t *nb, size_t *bytes);
+                               uint64_t *nb, unsigned *max_kicks, size_t *bytes);
 
 cf_status cf__expiring_new(const cf_config *cfg, cf_filter **out);
 cf_status cf__expiring_insert_hash(cf_filter *f, uint64_t h);
