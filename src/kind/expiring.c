@@ -49,6 +49,7 @@
 #include <math.h>
 
 #include "kind/expiring.h"
+#include "table/batch.h"
 #include "table/bfs.h"
 #include "table/table.h"
 
@@ -179,6 +180,39 @@ static void cf__xp_apply(cf__table *t, const cf__bfs_node *q, cf__bfs_end end, u
     cf__packed_slot_set(t, dst, dst_slot, entry);
 }
 
+/* The readers of tables whose buckets start on a byte (CF__ADDR_BYTES and
+ * CF__ADDR_POW2_BYTES: the slots of 8, 16 or 32 bits that the default
+ * target's 13-bit fingerprints and 3-bit stamps make), as evict.c's: a
+ * load at a byte offset, no shift, no test of the layout; bits above the
+ * bucket's lanes are masked off, or move the free-slot test's borrows up. */
+static void cf__xp_bytes_read(const cf__table *t, uint64_t bucket,
+                              uint32_t fp[CF_MAX_BUCKET_SIZE]) {
+    uint64_t w = cf__load64le(cf__bucket_at(t, bucket)), mask = cf__xp_of_table(t)->fp_mask;
+    for (unsigned s = 0; s < t->bucket_size; s++)
+        fp[s] = (uint32_t)((w >> (s * t->fp_bits)) & mask);
+}
+
+static int cf__xp_bytes_free(const cf__table *t, uint64_t bucket) {
+    return cf__zero_slot(t, cf__zero_lanes(t, cf__load64le(cf__bucket_at(t, bucket))));
+}
+
+static uint64_t cf__xp_pow2_alt(const cf__table *t, uint64_t bucket, uint32_t fp) {
+    return cf__alt_k(t, bucket, cf__alt_point(t, fp), true);
+}
+
+/* The search with the readers of t's addressing, each copy compiled with
+ * its own; they find the same path. */
+static cf__bfs_end cf__xp_search(const cf__table *t, cf__bfs_node *q, size_t cap, uint64_t i1,
+                                 uint64_t i2) {
+    if (t->addr == CF__ADDR_POW2_BYTES)
+        return cf__bfs_search(t, q, cap, i1, i2, cf__xp_bytes_read, cf__xp_bytes_free,
+                              cf__xp_pow2_alt);
+    if (t->addr == CF__ADDR_BYTES)
+        return cf__bfs_search(t, q, cap, i1, i2, cf__xp_bytes_read, cf__xp_bytes_free,
+                              cf__alt_index);
+    return cf__bfs_search(t, q, cap, i1, i2, cf__xp_bfs_read, cf__xp_bfs_free, cf__alt_index);
+}
+
 /* Stores entry in i1 or i2 after the shortest eviction path; nothing
  * changes on failure (CF_E_FULL or CF_E_NOMEM). */
 static cf_status cf__xp_evict(cf__table *t, uint64_t i1, uint64_t i2, uint32_t entry) {
@@ -187,7 +221,7 @@ static cf_status cf__xp_evict(cf__table *t, uint64_t i1, uint64_t i2, uint32_t e
     size_t cap = need < CF__STACK_NODES ? need : CF__STACK_NODES;
     cf__bfs_end end;
     for (;;) { /* a search that outgrew the stack runs again in scratch */
-        end = cf__bfs_search(t, q, cap, i1, i2, cf__xp_bfs_read, cf__xp_bfs_free, cf__alt_index);
+        end = cf__xp_search(t, q, cap, i1, i2);
         if (end.at >= 0 || !end.truncated || q != on_stack) break;
         q = cf__alloc(&t->alloc, need * sizeof *q);
         CF__RETURN_IF(q == NULL, CF_E_NOMEM);
@@ -302,18 +336,73 @@ size_t cf__expiring_memory(const cf_filter *f) {
 
 /* ---- the clock ---- */
 
+/* The table as one stream of bits, written back a 64-bit word at a time
+ * behind the reads (the pass below reads each bucket, or slot, once and
+ * appends what it keeps):
+ *
+ *   reads:   [bucket][bucket][buc|ket][bucket] ...   one unaligned load each
+ *   writes:  [      word 0       ][   word 1  ...    once every bit of the
+ *                                                    word has been read */
+typedef struct cf__xp_writer {
+    uint8_t *out;
+    uint64_t acc;  /* the kept bits not yet written, from bit `have` down */
+    unsigned have; /* < 64 */
+} cf__xp_writer;
+
+static inline void cf__xp_put(cf__xp_writer *wr, uint64_t bits, unsigned n) {
+    wr->acc |= bits << wr->have;
+    wr->have += n;
+    if (wr->have >= 64) { /* the reads have passed this word */
+        cf__store64le(wr->out, wr->acc);
+        wr->out += 8;
+        wr->have -= 64;
+        /* The bits past the word; none when they ended on it (a shift by
+         * 64 would be undefined). */
+        wr->acc = wr->have != 0 ? bits >> (n - wr->have) : 0;
+    }
+}
+
+/* The last bytes, up to the table's end (the padding stays zero). */
+static void cf__xp_flush(cf__xp_writer *wr, const cf__table *t) {
+    for (uint8_t *end = t->table + t->table_bytes; wr->out < end; wr->out++, wr->acc >>= 8)
+        *wr->out = (uint8_t)wr->acc;
+}
+
+/* The entries of a one-word bucket v (b lanes of w bits) to remove: every
+ * nonzero lane whose age at tick `old`, (old - stamp) mod 2^s, is at least
+ * lim, as a mask of whole lanes.  All lanes at once: (2^s + old) - stamp
+ * cannot borrow from the next lane (w > s), and neither can (a | 2^s) -
+ * lim (lim <= k < 2^s). */
+typedef struct cf__xp_lanes {
+    uint64_t stamp_lanes; /* 2^s - 1 in each lane                     */
+    uint64_t guard_old;   /* 2^s + old in each lane                   */
+    uint64_t guard;       /* 2^s in each lane                         */
+    uint64_t lim;         /* lim in each lane                         */
+    uint64_t low;         /* 2^(w-1) - 1 in each lane                 */
+    uint64_t ones;        /* 1 in each lane                           */
+    uint64_t full;        /* 2^w - 1: a lane's bit 0 times it fills it */
+    unsigned fb, s, w;
+    unsigned top;  /* (b - 1) w: the top lane, where g * ones sums them */
+    bool sum_fits; /* b < 2^w: that sum fits its lane             */
+} cf__xp_lanes;
+
+static inline uint64_t cf__xp_gone_lanes(const cf__xp_lanes *c, uint64_t v, uint64_t *gone_ones) {
+    uint64_t stamp = (v >> c->fb) & c->stamp_lanes;
+    uint64_t age = (c->guard_old - stamp) & c->stamp_lanes;
+    uint64_t old_enough = (((age | c->guard) - c->lim) >> c->s) & c->ones;
+    uint64_t nonzero = ((((v & c->low) + c->low) | v) >> (c->w - 1)) & c->ones;
+    uint64_t g = old_enough & nonzero;
+    *gone_ones = g;
+    return g * c->full;
+}
+
 /* Removes the entries that are more than k ticks old once the clock has
  * moved d >= 1 ticks on from e->tick (every entry is at most k old there):
- * those whose age at the old tick is at least k - d + 1, which a table of
- * the 2^s stamps says.  The table is one stream of w-bit slots (slot j at
- * bit j * w, whatever its bucket), read slot by slot and written back a
- * 64-bit word at a time behind the reads, without a branch on the
- * contents (a branch per slot, mispredicted for the few that go, cost
- * three times as much):
- *
- *   reads:   [slot][slot][slot][sl|ot][slot] ...   one unaligned load each
- *   writes:  [      word 0       ][   word 1  ...  once every bit of the
- *                                                  word has been read */
+ * those whose age at the old tick is at least k - d + 1.  Without a branch
+ * on the contents (a branch per slot, mispredicted for the few that go,
+ * cost three times as much): buckets of one word (the table's swar
+ * layouts) a bucket at a time, every lane at once (cf__xp_gone_lanes);
+ * wider ones slot by slot, through a table of the 2^s stamps. */
 static void cf__xp_expire(cf_filter *f, uint64_t d) {
     cf__table *t = &f->t;
     const cf__expiring *e = cf__expiring_of(f);
@@ -323,28 +412,44 @@ static void cf__xp_expire(cf_filter *f, uint64_t d) {
     }
     unsigned smask = (1u << e->stamp_bits) - 1, w = t->fp_bits, fb = e->fp_bits;
     unsigned old = (unsigned)(e->tick & smask);
-    uint64_t gone[16];
-    for (unsigned st = 0; st <= smask; st++) gone[st] = ((old - st) & smask) + d > e->stamps;
-    uint64_t slots = t->num_buckets * t->bucket_size, mask = t->fp_mask, removed = 0;
-    uint64_t acc = 0; /* the kept slots not yet written, from bit `have` down */
-    unsigned have = 0;
-    uint8_t *out = t->table;
-    for (uint64_t j = 0, bit = 0; j < slots; j++, bit += w) {
-        uint64_t v = cf__bits_at(t->table, bit) & mask;
-        uint64_t g = gone[v >> fb] & (v != 0);
-        removed += g;
-        uint64_t keep = v & (g - 1);
-        acc |= keep << have;
-        have += w;
-        if (have >= 64) { /* the reads have passed this word */
-            cf__store64le(out, acc);
-            out += 8;
-            have -= 64;
-            acc = keep >> (w - have); /* the slot's bits past the word (none: w >= 1) */
+    uint64_t removed = 0;
+    cf__xp_writer wr = {t->table, 0, 0};
+    if (t->swar) {
+        uint64_t ones = t->lane_ones, bw = t->bucket_bits;
+        cf__xp_lanes c = {.stamp_lanes = ones * smask,
+                          .guard_old = ones * ((uint64_t)smask + 1 + old),
+                          .guard = ones * ((uint64_t)smask + 1),
+                          .lim = ones * (e->stamps - d + 1),
+                          .low = ones * ((((uint64_t)1) << (w - 1)) - 1),
+                          .ones = ones,
+                          .full = (((uint64_t)1) << w) - 1,
+                          .fb = fb,
+                          .s = e->stamp_bits,
+                          .w = w,
+                          .top = (t->bucket_size - 1) * w,
+                          .sum_fits = t->bucket_size < (1u << (w < 31 ? w : 31))};
+        for (uint64_t i = 0, bit = 0; i < t->num_buckets; i++, bit += bw) {
+            uint64_t v = cf__bits_at(t->table, bit) & t->bucket_mask, g;
+            uint64_t gone = cf__xp_gone_lanes(&c, v, &g);
+            /* The lanes' bits summed into the top lane by one multiply
+             * (x86-64's baseline has no popcount instruction: its library
+             * call took a sixth of the pass). */
+            removed +=
+                c.sum_fits ? ((g * ones) >> c.top) & c.full : (uint64_t)__builtin_popcountll(g);
+            cf__xp_put(&wr, v & ~gone, (unsigned)bw);
+        }
+    } else {
+        uint64_t gone[16];
+        for (unsigned st = 0; st <= smask; st++) gone[st] = ((old - st) & smask) + d > e->stamps;
+        uint64_t slots = t->num_buckets * t->bucket_size, mask = t->fp_mask;
+        for (uint64_t j = 0, bit = 0; j < slots; j++, bit += w) {
+            uint64_t v = cf__bits_at(t->table, bit) & mask;
+            uint64_t g = gone[v >> fb] & (v != 0);
+            removed += g;
+            cf__xp_put(&wr, v & (g - 1), w);
         }
     }
-    /* The last bytes, up to the table's end (the padding stays zero). */
-    for (uint8_t *end = t->table + t->table_bytes; out < end; out++, acc >>= 8) *out = (uint8_t)acc;
+    cf__xp_flush(&wr, t);
     t->items -= removed;
 }
 
@@ -477,6 +582,8 @@ cf_status cf__expiring_insert_batch(cf_filter *f, const uint64_t *hashes, size_t
 size_t cf__expiring_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n,
                                    bool *out) {
     const cf__expiring *e = cf__expiring_of(f);
+    if (e->path == CF__XP_WORD) /* the plain tables' pipeline, lanes masked to fingerprints */
+        return cf__table_contains_batch_lanes(&f->t, hashes, n, out, e->fp_mask, e->fp_lanes);
     size_t found = 0;
     for (size_t j = 0; j < n; j++) {
         if (f->t.far && j + CF__XP_AHEAD < n) cf__xp_prefetch(&f->t, e, hashes[j + CF__XP_AHEAD]);

@@ -57,8 +57,13 @@ static inline bool cf__probe_semi(const cf__table *f, const cf__probe *p) {
 }
 
 /* Lanes above the bucket hold the next bucket's bits; a borrow never moves
- * down, and lane_highs covers the bucket's own lanes only, so no mask. */
-static inline bool cf__probe_swar(const cf__table *f, const cf__probe *p, bool bytes) {
+ * down, and lane_highs covers the bucket's own lanes only, so no mask.
+ * `keep` masks each lane to the bits compared: all of them in a plain
+ * table (a constant, folded away), the fingerprint without its stamp in an
+ * expiring one, whose lanes' top bits are stamp bits and so are zero after
+ * the mask, where a zero lane's borrow lands. */
+static inline bool cf__probe_swar(const cf__table *f, const cf__probe *p, bool bytes,
+                                  uint64_t keep) {
     uint64_t v = f->lane_ones * p->fp, w1, w2;
     if (bytes) {
         w1 = cf__load64le(f->table + p->at[0]);
@@ -67,7 +72,7 @@ static inline bool cf__probe_swar(const cf__table *f, const cf__probe *p, bool b
         w1 = cf__bits_at(f->table, p->at[0]);
         w2 = cf__bits_at(f->table, p->at[1]);
     }
-    return (cf__zero_lanes(f, w1 ^ v) | cf__zero_lanes(f, w2 ^ v)) != 0;
+    return (cf__zero_lanes(f, (w1 ^ v) & keep) | cf__zero_lanes(f, (w2 ^ v) & keep)) != 0;
 }
 
 /* Keys located (and their buckets prefetched) ahead of their test. */
@@ -77,18 +82,23 @@ static inline bool cf__probe_swar(const cf__table *f, const cf__probe *p, bool b
  * bytes), SWAR at bit offsets, or semi-sorted buckets. */
 typedef enum { CF__PROBE_BYTES, CF__PROBE_BITS, CF__PROBE_SEMI } cf__probe_kind;
 
-static inline bool cf__probe_any(const cf__table *f, const cf__probe *p, cf__probe_kind kind) {
+static inline bool cf__probe_any(const cf__table *f, const cf__probe *p, cf__probe_kind kind,
+                                 uint64_t keep) {
     return kind == CF__PROBE_SEMI ? cf__probe_semi(f, p)
-                                  : cf__probe_swar(f, p, kind == CF__PROBE_BYTES);
+                                  : cf__probe_swar(f, p, kind == CF__PROBE_BYTES, keep);
 }
 
 /* A batch as a pipeline: while key k of a chunk is tested, key k of the next
  * chunk is located and prefetched into the slot it frees.  The filter's
  * fields are copied to a local, which stores through `out` cannot alias, so
  * they stay in registers; `kind` is a constant in each instance (below). */
-static inline size_t cf__batch(const cf__table *filter, const uint64_t *hashes, size_t n, bool *out,
-                               cf__probe_kind kind) {
-    const cf__table local = *filter, *f = &local;
+__attribute__((always_inline)) static inline size_t cf__batch(const cf__table *filter,
+                                                              const uint64_t *hashes, size_t n,
+                                                              bool *out, cf__probe_kind kind,
+                                                              uint64_t fp_mask, uint64_t keep) {
+    cf__table local = *filter;
+    local.fp_mask = fp_mask; /* what cf__locate takes as the fingerprint */
+    const cf__table *f = &local;
     bool bytes = kind == CF__PROBE_BYTES;
     cf__probe pipe[CF__PIPE];
     size_t found = 0;
@@ -97,7 +107,7 @@ static inline size_t cf__batch(const cf__table *filter, const uint64_t *hashes, 
     /* Whole chunks followed by another whole chunk: no bounds in the loop. */
     for (; base + 2 * CF__PIPE <= n; base += CF__PIPE) {
         for (size_t k = 0; k < CF__PIPE; k++) {
-            bool hit = cf__probe_any(f, &pipe[k], kind);
+            bool hit = cf__probe_any(f, &pipe[k], kind, keep);
             cf__stage(f, &pipe[k], hashes[base + CF__PIPE + k], bytes);
             found += hit;
             if (out != NULL) out[base + k] = hit;
@@ -109,7 +119,7 @@ static inline size_t cf__batch(const cf__table *filter, const uint64_t *hashes, 
         size_t next = base + CF__PIPE;
         size_t mn = next >= n ? 0 : (n - next < CF__PIPE ? n - next : CF__PIPE);
         for (size_t k = 0; k < m; k++) {
-            bool hit = cf__probe_any(f, &pipe[k], kind);
+            bool hit = cf__probe_any(f, &pipe[k], kind, keep);
             if (k < mn) cf__stage(f, &pipe[k], hashes[next + k], bytes);
             found += hit;
             if (out != NULL) out[base + k] = hit;
@@ -120,11 +130,18 @@ static inline size_t cf__batch(const cf__table *filter, const uint64_t *hashes, 
 
 #define CF__BATCH_INSTANCE(name, kind)                                               \
     static size_t name(const cf__table *f, const uint64_t *h, size_t n, bool *out) { \
-        return cf__batch(f, h, n, out, kind);                                        \
+        return cf__batch(f, h, n, out, kind, f->fp_mask, ~(uint64_t)0);              \
     }
 CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
 CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
 CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
+
+size_t cf__table_contains_batch_lanes(const cf__table *f, const uint64_t *hashes, size_t n,
+                                      bool *out, uint64_t fp_mask, uint64_t keep) {
+    if (f->bucket_bits % 8 == 0)
+        return cf__batch(f, hashes, n, out, CF__PROBE_BYTES, fp_mask, keep);
+    return cf__batch(f, hashes, n, out, CF__PROBE_BITS, fp_mask, keep);
+}
 
 size_t cf__table_contains_batch(const cf__table *f, const uint64_t *hashes, size_t n, bool *out) {
     if (f->swar)
