@@ -424,6 +424,13 @@ err_has "no expiring keys yet"
 expect 0 "$cuckoo" create "$dir/plain.cf" --capacity 10
 expect 2 "$cuckoo" query "$dir/plain.cf" --at 5 k; one_line_error
 err_has "does not expire"
+# build --expire: every key written at --at, a repeated key refreshed, not copied
+printf 'x\ny\nx\n' | expect 0 "$cuckoo" build "$dir/built.cf" --capacity 100 --expire 1h --at 500
+[[ $("$cuckoo" count "$dir/built.cf" --at 500 x) == 1 ]] || fail "build --expire stored a key twice"
+expect 0 "$cuckoo" query "$dir/built.cf" --at 4099 x y
+expect 1 "$cuckoo" query "$dir/built.cf" --at 9999 x
+printf 'x\n' | expect 2 "$cuckoo" build "$dir/bad.cf" --capacity 10 --expire 1h --grow; one_line_error
+err_has "cannot be combined with --grow"
 # Eight windows' worth through a filter sized for one window's keys (500 per
 # 100 s, 25 every 5 s): never full, and the last keys all found.
 expect 0 "$cuckoo" create "$dir/stream.cf" --capacity 500 --expire 100 --at 0

@@ -16,15 +16,15 @@ static void usage(void) {
           "options:\n" SHAPE_HELP
           "  --unique              skip keys the filter already reports present\n"
           "  --grow                build a filter that grows as it fills (as\n"
-          "                        create --grow; also --grow=chain, --grow=inplace)\n" FORCE_HELP
-              KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE,
+          "                        create --grow; also --grow=chain, --grow=inplace)\n" EXPIRE_HELP
+              AT_HELP FORCE_HELP KEYS_HELP WAIT_HELP HELP_HELP KEYS_RULE,
           stdout);
 }
 
 int cli_cmd_build(int argc, char **argv) {
     files_opts o;
     unsigned accepted = FILES_OPT_SHAPE | FILES_OPT_FORCE | FILES_OPT_GROW | FILES_OPT_UNIQUE |
-                        FILES_OPT_KEYS | FILES_OPT_WAIT;
+                        FILES_OPT_KEYS | FILES_OPT_WAIT | FILES_OPT_EXPIRE | FILES_OPT_AT;
     if (!files_parse(argc, argv, accepted, &o)) return CLI_ERROR;
     if (o.help) return usage(), CLI_OK;
     if (o.nkeys > 0)
@@ -37,6 +37,10 @@ int cli_cmd_build(int argc, char **argv) {
     a.drain = true;
     if (o.grow) o.cfg.flags |= CF_GROW;
     if ((a.f = files_new(&o)) == NULL) return CLI_ERROR;
+    /* An expiring filter's keys are all written now (the clock, or --at),
+     * and a key given twice is refreshed, not stored twice (as add). */
+    if (!files_set_clock(a.f, &o, o.file)) return cf_free(a.f), CLI_ERROR;
+    if (o.cfg.expire_after != 0) a.unique = true;
     bool read_ok = files_for_each_batch(&o, a.f, files_add_batch, &a);
     files_keys_done();
 
