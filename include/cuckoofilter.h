@@ -421,9 +421,12 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * divided by span = ceil(expire_after / k), modulo 2^s) in which it was
  * written; k = min(2^s - 1, expire_after) stamps make a window.  s is the
  * largest of 4, 3, 2, 1 whose slot (f + s bits) costs at most 1.35 times
- * the fingerprint's f bits (s = 4 from f = 12, 3 from 9, 2 from 6), so at
- * equal target_fpp it takes at most 1.35 times a plain filter's memory
- * and f is at most 28.  An item written at time t is found at every time
+ * the fingerprint's f bits (s = 4 from f = 12, 3 from 9, 2 from 6), but 3
+ * where only that makes a bucket one 64-bit word (f = 13 in buckets of
+ * four); f is at most 28.  The table has room for the items written in
+ * k + 1 spans (an item lives up to that long), so at equal target_fpp it
+ * takes (f + s) / f * (k + 1) / k times a plain filter's memory per item
+ * written in a window: 1.41 at the default target (16/13 * 8/7).  An item written at time t is found at every time
  * before t + expire_after (no false negatives), and from t + (k + 1) *
  * span on it is gone (k * span is expire_after rounded up to a multiple
  * of k): cf_set_time removes it.  Lookups compare fingerprints only, and
