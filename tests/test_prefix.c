@@ -7,8 +7,9 @@
 #include "test.h"
 
 /* One filter of each kind the format has: a plain table, a semi-sorted one,
- * a chain (CF_GROW grown past its first table), a table grown in place. */
-enum { KINDS = 4 };
+ * a chain (CF_GROW grown past its first table), a table grown in place, an
+ * expiring table. */
+enum { KINDS = 5 };
 
 static cf_filter *make_kind(int kind, uint64_t seed) {
     cf_config cfg;
@@ -18,7 +19,8 @@ static cf_filter *make_kind(int kind, uint64_t seed) {
     cfg.target_fpp = 0.01;
     uint64_t keys = 200;
     if (kind == 1) cfg.flags = CF_SEMI_SORT;
-    if (kind >= 2) {
+    if (kind == 4) cfg.expire_after = 1000;
+    if (kind == 2 || kind == 3) {
         cfg.flags = CF_GROW;
         cfg.capacity = 100;
         cfg.growth_mode = kind == 2 ? CF_GROWTH_CHAIN : CF_GROWTH_INPLACE;
@@ -88,10 +90,13 @@ static void filters_in_turn(void) {
         CHECK_EQ(had, size[i]);
         cf_free(got);
         /* The filter alone is what cf_deserialize reads; with more after it,
-         * cf_deserialize refuses as it always did. */
+         * cf_deserialize refuses as it always did (every kind, and every
+         * count of them). */
         CHECK_STATUS(cf_deserialize(buf + at, size[i], NULL, &got), CF_OK);
         cf_free(got);
         CHECK_STATUS(cf_deserialize(buf + at, size[i] + 1, NULL, &got), CF_E_CORRUPT);
+        CHECK(got == NULL);
+        CHECK_STATUS(cf_deserialize(buf + at, n - at, NULL, &got), CF_E_CORRUPT);
         CHECK(got == NULL);
         at += size[i];
     }

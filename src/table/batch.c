@@ -91,11 +91,20 @@ static inline bool cf__probe_any(const cf__table *f, const cf__probe *p, cf__pro
 /* A batch as a pipeline: while key k of a chunk is tested, key k of the next
  * chunk is located and prefetched into the slot it frees.  The filter's
  * fields are copied to a local, which stores through `out` cannot alias, so
- * they stay in registers; `kind` is a constant in each instance (below). */
-__attribute__((always_inline)) static inline size_t cf__batch(const cf__table *filter,
-                                                              const uint64_t *hashes, size_t n,
-                                                              bool *out, cf__probe_kind kind,
-                                                              uint64_t fp_mask, uint64_t keep) {
+ * they stay in registers; `kind` is a constant in each instance (below).
+ * Natively each instance is compiled with its constants folded in (the
+ * plain tables' `keep` of all ones costs nothing there); the WebAssembly
+ * module, whose size is budgeted (web/build.sh), shares one copy as the
+ * compiler chooses: forced inline, its five copies cost it 2.4 KB. */
+#if defined(__wasm__)
+#define CF__BATCH_INLINE inline
+#else
+#define CF__BATCH_INLINE __attribute__((always_inline)) inline
+#endif
+
+static CF__BATCH_INLINE size_t cf__batch(const cf__table *filter, const uint64_t *hashes, size_t n,
+                                         bool *out, cf__probe_kind kind, uint64_t fp_mask,
+                                         uint64_t keep) {
     cf__table local = *filter;
     local.fp_mask = fp_mask; /* what cf__locate takes as the fingerprint */
     const cf__table *f = &local;
