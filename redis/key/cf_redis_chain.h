@@ -79,7 +79,7 @@ typedef struct cfr_chain {
     /* f's table count and bucket size, kept by the module so an insert
      * does not gather statistics (not persisted). */
     unsigned tables, bucket_size;
-    bool inplace; /* f grows in place (CF_GROWTH_INPLACE); its image says so */
+    bool inplace;  /* f grows in place (CF_GROWTH_INPLACE); its image says so */
     bool expiring; /* f's items expire (cf_stats.expire_after > 0); its image says so */
     /* 2 for an in-place key (it doubles, whatever EXPANSION > 0 asked). */
     uint32_t expansion;

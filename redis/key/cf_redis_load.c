@@ -57,10 +57,9 @@ static cfr_result finish_image(cfr_loader *l, const uint8_t *buf, size_t len) {
      * EXPANSION 0, and a version-1 dump (older than expiring keys) never
      * held one. */
     bool expiring_ok = st.expire_after == 0 || (l->d.version >= 2 && l->d.expansion == 0);
-    bool ok =
-        !st.read_only && expiring_ok &&
-        (!(st.flags & CF_GROW) || (l->d.version >= 2 && l->d.expansion != 0 &&
-                                   (inplace || st.growth == l->d.expansion)));
+    bool ok = !st.read_only && expiring_ok &&
+              (!(st.flags & CF_GROW) || (l->d.version >= 2 && l->d.expansion != 0 &&
+                                         (inplace || st.growth == l->d.expansion)));
     if (!ok) {
         cf_free(f);
         return CFR_BAD_CHUNK;

@@ -41,6 +41,11 @@ static bool own_clock(RedisModuleCtx *ctx) {
                   REDISMODULE_CTX_FLAGS_LOADING));
 }
 
+static const char *const ERR_EXPIRE_RANGE =
+    "EXPIRE: value must be in the range [1, " CFR_STR(CFR_MAX_EXPIRE_S) "] (seconds)";
+static const char *const ERR_PEXPIRE_RANGE =
+    "PEXPIRE: value must be in the range [1, " CFR_STR(CFR_MAX_EXPIRE_S) "000] (milliseconds)";
+
 bool cfr_parse_expire(RedisModuleCtx *ctx, RedisModuleString *v, bool millis, uint64_t *ms) {
     long long x;
     if (RedisModule_StringToLongLong(v, &x) != REDISMODULE_OK) {
@@ -50,11 +55,7 @@ bool cfr_parse_expire(RedisModuleCtx *ctx, RedisModuleString *v, bool millis, ui
     }
     long long max = millis ? CFR_MAX_EXPIRE_S * 1000ll : CFR_MAX_EXPIRE_S;
     if (x < 1 || x > max) {
-        RedisModule_ReplyWithError(
-            ctx, millis ? "PEXPIRE: value must be in the range [1, " CFR_STR(
-                              CFR_MAX_EXPIRE_S) "000] (milliseconds)"
-                        : "EXPIRE: value must be in the range [1, " CFR_STR(
-                              CFR_MAX_EXPIRE_S) "] (seconds)");
+        RedisModule_ReplyWithError(ctx, millis ? ERR_PEXPIRE_RANGE : ERR_EXPIRE_RANGE);
         return false;
     }
     *ms = millis ? (uint64_t)x : (uint64_t)x * 1000u;
