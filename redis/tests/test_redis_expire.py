@@ -106,44 +106,55 @@ def window(srv):
 
 def refresh(srv):
     """CF.ADDNX of an item present refreshes it: it lives a window from then;
-    an item CF.ADD wrote at the same time is not refreshed."""
-    r = srv.client()
-    # The window is long enough that polls every POLL seconds land between
-    # the two windows' ends (about half a window apart) even on a busy machine.
-    r.execute_command("CF.RESERVE", "f", 1000, "PEXPIRE", 3000)
-    st = info(r, "f")
+    an item CF.ADD wrote at the same time is not refreshed.  Every answer is
+    judged by the clock it came at; a machine that stalls past the moments
+    the scenario needs (the refresh inside the first window, a poll between
+    the two windows' ends) makes the attempt not count, and it runs again."""
+    for attempt in range(3):
+        if refresh_once(srv.client(), "f%d" % attempt):
+            return
+    check(False, "refresh: no attempt saw the refreshed item outlive its twin")
+
+
+def refresh_once(r, key):
+    # About half a window lies between the two windows' ends.
+    r.execute_command("CF.RESERVE", key, 1000, "PEXPIRE", 3000)
+    st = info(r, key)
     span, stamps = st["Stamp span (ms)"], st["Stamps per window"]
     p = plain(r).pipeline(transaction=True)
-    p.execute_command("CF.ADD", "f", "kept")
-    p.execute_command("CF.ADD", "f", "left")
-    p.execute_command("CF.INFO", "f")
+    p.execute_command("CF.ADD", key, "kept")
+    p.execute_command("CF.ADD", key, "left")
+    p.execute_command("CF.INFO", key)
     flat = p.execute()[2]
     t0 = {flat[i].decode(): flat[i + 1] for i in range(0, len(flat), 2)}["Clock (ms)"]
+    end0 = t0 // span + stamps  # the last span both are found in
     # Half a window later (by the key's clock), refresh one of them.
     deadline = time.time() + PATIENCE
     while time.time() < deadline:
-        got, clock = probe_at(r, "f", ["kept", "left"])
-        eq(got, [1, 1], "both found inside their window (clock %d, written %d)" % (clock, t0))
+        got, clock = probe_at(r, key, ["kept", "left"])
+        alive = int(clock // span <= end0)
+        eq(got, [alive, alive], "refresh: clock %d, written %d" % (clock, t0))
         if clock // span >= t0 // span + stamps // 2:
             break
         time.sleep(POLL)
-    got, t1 = write_at(r, "f", "CF.ADDNX", "kept")
-    eq(got, 0, "ADDNX of a present item answers 0")
-    check(t1 // span > t0 // span, "the refresh came in a later span")
+    got, t1 = write_at(r, key, "CF.ADDNX", "kept")
+    refreshed = t1 // span <= end0
+    # Inside its window ADDNX finds it (0) and refreshes it; after, it adds it.
+    eq(got, 0 if refreshed else 1, "ADDNX at clock %d, written %d" % (t1, t0))
     # Until t0's window ends both are found; then only the refreshed one,
     # until t1's window ends.
     seen_split = False
     deadline = time.time() + PATIENCE
     while time.time() < deadline:
-        got, clock = probe_at(r, "f", ["kept", "left"])
+        got, clock = probe_at(r, key, ["kept", "left"])
         tick = clock // span
-        want = [int(tick <= t1 // span + stamps), int(tick <= t0 // span + stamps)]
+        want = [int(tick <= t1 // span + stamps), int(tick <= end0)]
         eq(got, want, "refresh: clock %d, written %d, refreshed %d" % (clock, t0, t1))
         seen_split |= want == [1, 0]
         if want == [0, 0]:
             break
         time.sleep(POLL)
-    check(seen_split, "a poll landed between the two windows")
+    return refreshed and seen_split
 
 
 def reuse(srv):
