@@ -13,7 +13,7 @@ import os
 import struct
 import time
 
-from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain, raw
+from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain, raw, resp
 
 MOD = module_path()
 POLL = 0.02      # seconds between polls: short, the key's clock decides
@@ -238,6 +238,19 @@ def replication():
         eq(r.execute_command("CF.MEXISTS", "after", *everything), want,
            "replica: the primary's read expired the items there too")
         eq(info(r, "after"), info(p, "after"), "replica: CF.INFO after the read's step")
+        # A read inside the key's current span changes nothing and sends
+        # nothing: at most one step per span per key travels.
+        p.execute_command("CF.RESERVE", "slow", 1000, "EXPIRE", 3600)
+        p.execute_command("CF.ADD", "slow", "x")
+        clock = info(p, "slow")["Clock (ms)"]
+        offset = p.info("replication")["master_repl_offset"]
+        for _ in range(20):
+            p.execute_command("CF.EXISTS", "slow", "x")
+        if info(p, "slow")["Clock (ms)"] == clock:
+            eq(p.info("replication")["master_repl_offset"], offset,
+               "reads within a span replicate nothing")
+        else:  # the reads crossed into the next span (once per 4 minutes): one step
+            check(p.info("replication")["master_repl_offset"] > offset, "the span's step replicated")
         # The replica refuses a client's clock step like any write.
         err = None
         try:
@@ -416,6 +429,44 @@ def hostile(srv):
     check(srv.alive(), "server alive")
 
 
+def hostile_aof():
+    """CF._CLOCK steps in an AOF that no master wrote: a time earlier than the
+    clock, negative, not a number, a missing key, a key that does not expire,
+    another type, no time.  Each is refused (Redis logs the error and goes
+    on loading); the good steps apply."""
+    with Server(MOD, extra=["--appendonly", "yes"]) as srv:
+        srv.stop()
+        steps = [("CF.RESERVE", "e", 100, "PEXPIRE", 1000, "GROWTH", "CHAIN"),
+                 ("CF._CLOCK", "e", 5000), ("CF.ADD", "e", "a"),
+                 ("CF._CLOCK", "e", 4000), ("CF._CLOCK", "e", -1), ("CF._CLOCK", "e", "x"),
+                 ("CF._CLOCK", "nokey", 1), ("CF.RESERVE", "p", 100), ("CF._CLOCK", "p", 1),
+                 ("SET", "s", "1"), ("CF._CLOCK", "s", 1), ("CF._CLOCK", "e"),
+                 ("CF._CLOCK", "e", 5500), ("CF.ADD", "e", "b")]
+        for f in os.listdir(srv.dir):
+            path = os.path.join(srv.dir, f)
+            if os.path.isdir(path):
+                for g in os.listdir(path):
+                    os.remove(os.path.join(path, g))
+                os.rmdir(path)
+        # A single-file AOF, as Redis before 7 wrote it: 7.0 loads it as the base.
+        with open(os.path.join(srv.dir, "appendonly.aof"), "wb") as f:
+            f.write(b"".join(resp(*c) for c in steps))
+        srv.start()
+        r = srv.client()
+        st = info(r, "e")
+        eq((st["Clock (ms)"], st["Number of items inserted"]), (5500, 2),
+           "the good steps applied, the bad ones refused")
+        with open(os.path.join(srv.dir, "redis-%d.log" % srv.port), errors="replace") as f:
+            refused = f.read().count("after processing the command 'cf._clock'")
+        eq(refused, 7, "each bad step answered an error to the AOF loader")
+        eq(r.get("s"), b"1", "the other key untouched")
+        # Now a master: the first read moves the clock to the server's time,
+        # decades past the AOF's, and the items are gone.
+        eq(r.execute_command("CF.MEXISTS", "e", "a", "b"), [0, 0], "expired at the server's time")
+        check(info(r, "e")["Clock (ms)"] > 5500, "the clock moved to the server's time")
+        check(srv.alive(), "server alive")
+
+
 def default_growth_inplace():
     """Under the module argument GROWTH INPLACE an EXPIRE key is still made
     (the default applies only where in-place growth can serve the key)."""
@@ -434,6 +485,7 @@ def main():
         hostile(srv)
     replication()
     persistence()
+    hostile_aof()
     default_growth_inplace()
     finish("redis_expire")
 
