@@ -410,6 +410,8 @@ def hostile(srv):
     # The library's refusal, in its words: too wide for a stamp.
     got = raw(port, "CF.RESERVE", "h", 1000, "EXPIRE", 1, "FINGERPRINT", 30)
     check(got.startswith("-ERR ") and "28" in got, "FINGERPRINT 30 with EXPIRE: %s" % got)
+    got = raw(port, "CF.RESERVE", "h", 1000, "EXPIRE", 1, "ERROR_RATE", "0.000000001")
+    check(got.startswith("-ERR ") and "28" in got, "ERROR_RATE 1e-9 with EXPIRE: %s" % got)
     eq(srv.client().exists("h"), 0, "no refused RESERVE made a key")
     # Combinations that work.
     for args in (("EXPANSION", 0), ("GROWTH", "CHAIN"), ("BUCKETSIZE", 4, "MAXITERATIONS", 50),
