@@ -68,6 +68,7 @@ static void chain_shape(cfr_chain *c) {
     c->tables = st.tables;
     c->bucket_size = st.bucket_size;
     c->inplace = st.growth_mode == CF_GROWTH_INPLACE;
+    c->expiring = st.expire_after > 0;
 }
 
 void cfr_chain_touch(cfr_chain *c) {
@@ -119,6 +120,7 @@ cfr_result cfr_chain_new(const cfr_params *p, const cfr_limits *lim, cfr_chain *
     cfg.max_kicks = p->max_kicks;
     cfg.seed = CFR_SEED;
     cfg.allocator = &cfr_allocator;
+    cfg.expire_after = p->expire_after;
     bool ok;
     if (p->inplace) {
         /* Growing from the start, within MAX_KEY_BYTES (saved in the image:
@@ -158,6 +160,7 @@ const cf_option_names cfr_option_names = {{
     [CF_OPT_MAX_KICKS] = "MAXITERATIONS ",
     [CF_OPT_GROW] = "EXPANSION",
     [CF_OPT_GROW_INPLACE] = "GROWTH INPLACE",
+    [CF_OPT_EXPIRE_AFTER] = "EXPIRE (in milliseconds) ",
 }};
 
 bool cfr_inplace_check(const cfr_params *p, char *why, size_t cap) {
@@ -239,7 +242,14 @@ static cfr_result grow_and_insert(cfr_chain *c, const cfr_limits *lim, uint64_t 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx) {
     uint64_t h = cf_hash(c->f, item, len);
-    if (nx && cf_contains_hash(c->f, h)) return CFR_EXISTS;
+    if (nx && cf_contains_hash(c->f, h)) {
+        /* An expiring key's NX insert of an item it holds refreshes it (it
+         * lives a window from now): what re-adding means to a user of
+         * expiry.  A write, so the generation changes. */
+        if (!c->expiring) return CFR_EXISTS;
+        cfr_chain_touch(c);
+        return cf_insert_unique_hash(c->f, h) == CF_E_EXISTS ? CFR_EXISTS : CFR_NOMEM;
+    }
     cfr_chain_touch(c);
     if (c->inplace) return inplace_insert(c, h);
     if ((c->flags & CFR_CHAIN_EXHAUSTED) && c->expansion == 0) {
@@ -324,6 +334,11 @@ void cfr_chain_info(const cfr_chain *c, cfr_info *out) {
     out->fpp_bound = st.fpp_bound;
     out->doublings = st.doublings;
     out->memory_bytes = cfr_chain_memory(c);
+    out->expire_after = st.expire_after;
+    out->expire_span = st.expire_span;
+    out->now = st.now;
+    out->stamp_bits = st.stamp_bits;
+    out->stamps = st.stamps;
 }
 
 /* ---- the dump stream ---- */

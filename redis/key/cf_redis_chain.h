@@ -15,6 +15,9 @@
  *                            below the key's ERROR_RATE; a lookup reads two
  *                            buckets however often it doubled
  *                          EXPANSION 0: one table, never grows
+ *                          expiring keys (EXPIRE): one table whose items
+ *                            expire (cfg.expire_after, in milliseconds);
+ *                            never grows, its expired slots are reused
  *
  * The module adds only what RedisBloom's clients expect on top of the
  * library's growth: a table for an item's copies (cf_grow_add_table), the
@@ -65,6 +68,10 @@ typedef struct cfr_params {
      * the key's doublings keep (cf_config.target_fpp). */
     bool inplace;
     double target_fpp;
+    /* Milliseconds an item lives (cf_config.expire_after); 0: never
+     * expires.  An expiring key has expansion 0 (the library refuses
+     * expiring + growing). */
+    uint64_t expire_after;
 } cfr_params;
 
 typedef struct cfr_chain {
@@ -72,7 +79,8 @@ typedef struct cfr_chain {
     /* f's table count and bucket size, kept by the module so an insert
      * does not gather statistics (not persisted). */
     unsigned tables, bucket_size;
-    bool inplace; /* f grows in place (CF_GROWTH_INPLACE); its image says so */
+    bool inplace;  /* f grows in place (CF_GROWTH_INPLACE); its image says so */
+    bool expiring; /* f's items expire (cf_stats.expire_after > 0); its image says so */
     /* 2 for an in-place key (it doubles, whatever EXPANSION > 0 asked). */
     uint32_t expansion;
     /* CFR_CHAIN_EXHAUSTED: an insert found the filter full and unable to
@@ -123,9 +131,25 @@ typedef struct cfr_info {
     uint64_t table_bytes, memory_bytes, buckets, items, doublings;
     unsigned tables, bucket_size, fingerprint_bits, max_kicks;
     double fpp_bound; /* cf_stats.fpp_bound: the FPP the key can reach */
+    /* An expiring key's cf_stats fields (0 for the others). */
+    uint64_t expire_after, expire_span, now;
+    unsigned stamp_bits, stamps;
 } cfr_info;
 void cfr_chain_info(const cfr_chain *c, cfr_info *out);
 size_t cfr_chain_memory(const cfr_chain *c);
+
+/* An expiring key's clock, in the server's milliseconds.  Moves it to now
+ * when now is in a later stamp span than the key's clock (cf_set_time then
+ * removes what expired; within a span nothing a lookup or an insert sees
+ * would change, so the clock stays, and a replica that is told only these
+ * moves holds the same bytes).  Returns true when it moved: the caller
+ * replicates the new clock (cfr_chain_info's now).  False for a key that
+ * does not expire or a time not in a later span. */
+bool cfr_clock_advance(cfr_chain *c, uint64_t now);
+/* Sets an expiring key's clock to exactly t, as a master's replicated step
+ * says.  CFR_OK; CFR_BAD_HEADER for a key that does not expire or a t
+ * earlier than its clock (a clock never runs backwards; nothing changes). */
+cfr_result cfr_clock_set(cfr_chain *c, uint64_t t);
 
 /* Records a write: the key's generation changes (dumps in flight go stale). */
 void cfr_chain_touch(cfr_chain *c);

@@ -53,9 +53,13 @@ static cfr_result finish_image(cfr_loader *l, const uint8_t *buf, size_t len) {
     /* Version 1 held single tables only; a chain image grows by EXPANSION,
      * an in-place one (it doubles) by any EXPANSION but 0. */
     bool inplace = st.growth_mode == CF_GROWTH_INPLACE;
-    bool ok =
-        !st.read_only && (!(st.flags & CF_GROW) || (l->d.version >= 2 && l->d.expansion != 0 &&
-                                                    (inplace || st.growth == l->d.expansion)));
+    /* An expiring image is one table that never grows: its header says
+     * EXPANSION 0, and a version-1 dump (older than expiring keys) never
+     * held one. */
+    bool expiring_ok = st.expire_after == 0 || (l->d.version >= 2 && l->d.expansion == 0);
+    bool ok = !st.read_only && expiring_ok &&
+              (!(st.flags & CF_GROW) || (l->d.version >= 2 && l->d.expansion != 0 &&
+                                         (inplace || st.growth == l->d.expansion)));
     if (!ok) {
         cf_free(f);
         return CFR_BAD_CHUNK;

@@ -1,7 +1,8 @@
 /*
  * cf_redis_cmds.c -- the CF.* commands, with RedisBloom's argument rules,
  * reply shapes and error strings (docs/REDIS.md lists them), extended with
- * CF.RESERVE ... ERROR_RATE p | FINGERPRINT bits.
+ * CF.RESERVE ... ERROR_RATE p | FINGERPRINT bits, GROWTH, and EXPIRE s |
+ * PEXPIRE ms (keys whose items expire; their clock is cf_redis_expire.c's).
  *
  * Replication: every write command that reached an existing (or newly
  * created) key is replicated verbatim, whatever it answered.  The library's
@@ -10,11 +11,15 @@
  * even a failed insert, which may mark the key exhausted.  A key's creation
  * is the exception: its kind may come from the module argument GROWTH,
  * which a replica or an AOF replay need not share, so it is replicated
- * with the kind spelled out (growth_word).
+ * with the kind spelled out (growth_word).  An expiring key's clock is
+ * read from the server on the master only, and each move of it is
+ * replicated as a step of its own ahead of the command that made it
+ * (cf_redis_expire.c).
  */
 #include "module/cf_redis_cmds.h"
 
 #include "key/cf_redis_settings.h"
+#include "module/cf_redis_expire.h"
 
 #include <string.h>
 #include <strings.h>
@@ -22,6 +27,12 @@
 #define CFR_DEFAULT_CAPACITY 1024 /* RedisBloom's capacity for auto-created keys */
 #define CFR_DEFAULT_BUCKET 2      /* RedisBloom's default BUCKETSIZE */
 #define CFR_DEFAULT_FP_BITS 8     /* RedisBloom's (only) width: same default FPP */
+/* An expiring key's width without FINGERPRINT or ERROR_RATE: the narrowest
+ * the library gives its finest stamps (4 bits, 15 stamps per window, so an
+ * item is gone within 1/15 of a window after its window ends; the header's
+ * "Expiring" paragraph).  At 8 bits a window would have 3 stamps, and items
+ * could outlive it by a third. */
+#define CFR_EXPIRING_FP_BITS 12
 #define CFR_MAX_CAPACITY (1ll << 30)
 /* An in-place key's FPP bound without ERROR_RATE: 2b / 2^8 at b = 4, the
  * bound of RedisBloom's 8-bit fingerprints in buckets of that size. */
@@ -105,6 +116,11 @@ static bool create_chain(RedisModuleCtx *ctx, RedisModuleKey *key, const cfr_par
 
 /* CF.RESERVE key capacity [BUCKETSIZE b] [MAXITERATIONS m] [EXPANSION e]
  *            [ERROR_RATE p | FINGERPRINT bits] [GROWTH CHAIN|INPLACE]
+ *            [EXPIRE seconds | PEXPIRE milliseconds]
+ * EXPIRE / PEXPIRE: an expiring key (one table that never grows, so
+ * EXPANSION 0, the default with EXPIRE, and not GROWTH INPLACE); the other
+ * options keep their meaning, and without FINGERPRINT or ERROR_RATE the
+ * width is CFR_EXPIRING_FP_BITS.
  * GROWTH INPLACE (or the module's GROWTH INPLACE where the key allows it):
  * the key's one table doubles in place, so CF.EXISTS stays at two buckets.
  * It needs EXPANSION > 0 (any such value: the table doubles; CF.INFO says
@@ -117,7 +133,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (RedisModule_StringToLongLong(argv[2], &capacity) != REDISMODULE_OK)
         return RedisModule_ReplyWithError(ctx, "Bad capacity");
     /* Positions of each option's value (0 = absent); the last one given wins. */
-    int bs = 0, mi = 0, ex = 0, er = 0, fp = 0, gr = 0;
+    int bs = 0, mi = 0, ex = 0, er = 0, fp = 0, gr = 0, xp = 0, px = 0;
     for (int i = 3; i < argc; i += 2) {
         int *slot = arg_is(argv[i], "BUCKETSIZE")      ? &bs
                     : arg_is(argv[i], "MAXITERATIONS") ? &mi
@@ -125,6 +141,8 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                     : arg_is(argv[i], "ERROR_RATE")    ? &er
                     : arg_is(argv[i], "FINGERPRINT")   ? &fp
                     : arg_is(argv[i], "GROWTH")        ? &gr
+                    : arg_is(argv[i], "EXPIRE")        ? &xp
+                    : arg_is(argv[i], "PEXPIRE")       ? &px
                                                        : NULL;
         if (!slot) return RedisModule_ReplyWithError(ctx, "Unknown argument received");
         /* A keyword with no value is an arity error (RedisBloom read past argv). */
@@ -153,6 +171,24 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         if (!arg_is(argv[gr], "INPLACE") && !arg_is(argv[gr], "CHAIN"))
             return RedisModule_ReplyWithError(ctx, "GROWTH: value must be CHAIN or INPLACE");
         inplace = arg_is(argv[gr], "INPLACE");
+    }
+    uint64_t expire = 0;
+    if (xp && px)
+        return RedisModule_ReplyWithError(ctx, "ERR EXPIRE and PEXPIRE are mutually exclusive");
+    if ((xp || px) && !cfr_parse_expire(ctx, argv[xp ? xp : px], px != 0, &expire))
+        return REDISMODULE_OK;
+    if (expire) {
+        /* The library refuses expiring + growing: an expiring key never
+         * fills (expired items' slots are reused), so it needs no growth. */
+        if (ex && e > 0)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR EXPIRE needs EXPANSION 0: an expiring filter never grows (the slots "
+                     "of expired items are reused)");
+        if (gr && inplace)
+            return RedisModule_ReplyWithError(
+                ctx, "ERR GROWTH INPLACE does not take EXPIRE: an expiring filter never grows");
+        e = 0;
+        inplace = false;
     }
     unsigned eb = effective_bucket(b);
     if (fp) {
@@ -223,6 +259,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
                                                                 : capacity);
         cfg.bucket_size = eb;
         cfg.target_fpp = rate;
+        cfg.expire_after = expire;
         cf_shape shape;
         if (cf_config_resolve(&cfg, &shape) != CF_OK) {
             memcpy(why, "ERR ", 4); /* the library's reason, as an error reply */
@@ -231,7 +268,7 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
         }
         bits = shape.fingerprint_bits;
     } else if (!fp) {
-        bits = CFR_DEFAULT_FP_BITS;
+        bits = expire ? CFR_EXPIRING_FP_BITS : CFR_DEFAULT_FP_BITS;
     }
     if (capacity < 2 * b || capacity > CFR_MAX_CAPACITY)
         return RedisModule_ReplyWithError(
@@ -239,6 +276,22 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!inplace) {
         p.bucket_size = eb;
         p.fingerprint_bits = (unsigned)bits;
+    }
+    p.expire_after = expire;
+    if (expire) {
+        /* The library's rules for an expiring table (a width of at most 28
+         * bits, ...), and its sentence when they refuse. */
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = p.capacity;
+        cfg.bucket_size = p.bucket_size;
+        cfg.fingerprint_bits = p.fingerprint_bits;
+        cfg.max_kicks = p.max_kicks;
+        cfg.expire_after = expire;
+        if (cf_config_explain(&cfg, &cfr_option_names, why + 4, sizeof why - 4, NULL) != CF_OK) {
+            memcpy(why, "ERR ", 4);
+            return RedisModule_ReplyWithError(ctx, why);
+        }
     }
 
     RedisModuleKey *key;
@@ -251,6 +304,9 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!create_chain(ctx, key, &p, &c)) return reply_close(key, REDISMODULE_OK);
     RedisModule_Replicate(ctx, "CF.RESERVE", "vcc", argv + 1, (size_t)(argc - 1), "GROWTH",
                           growth_word(inplace));
+    /* An expiring key starts at the master's time: the step follows the
+     * creation it needs. */
+    cfr_expire_sync(ctx, argv[1], c);
     return reply_close(key, RedisModule_ReplyWithSimpleString(ctx, "OK"));
 }
 
@@ -287,6 +343,7 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
          * client that catches this error must see it from CF.INSERT too. */
         return reply_close(key, RedisModule_ReplyWithError(ctx, "Maximum expansions reached"));
     }
+    cfr_expire_sync(ctx, name, c);
     RedisModule_ReplicateVerbatim(ctx);
     if (!multi) {
         size_t n;
@@ -382,6 +439,7 @@ static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModuleKey *key;
     cfr_chain *c;
     if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    cfr_expire_sync(ctx, argv[1], c);
     return reply_close(key, RedisModule_ReplyWithLongLong(ctx, probe(c, argv[2], false)));
 }
 
@@ -390,6 +448,7 @@ static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     RedisModuleKey *key;
     cfr_chain *c;
     if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    cfr_expire_sync(ctx, argv[1], c);
     RedisModule_ReplyWithArray(ctx, argc - 2);
     for (int i = 2; i < argc; i++) RedisModule_ReplyWithLongLong(ctx, probe(c, argv[i], false));
     return reply_close(key, REDISMODULE_OK);
@@ -400,6 +459,7 @@ static int cmd_count(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     RedisModuleKey *key;
     cfr_chain *c;
     if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
+    cfr_expire_sync(ctx, argv[1], c);
     return reply_close(key, RedisModule_ReplyWithLongLong(ctx, probe(c, argv[2], true)));
 }
 
@@ -422,6 +482,7 @@ static int cmd_del(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     cfr_chain *c;
     if (!open_for_write(ctx, argv[1], "Not found", &key, &c))
         return reply_close(key, REDISMODULE_OK);
+    cfr_expire_sync(ctx, argv[1], c);
     size_t n;
     const char *s = RedisModule_StringPtrLen(argv[2], &n);
     bool deleted = cfr_chain_delete(c, s, n);
@@ -451,8 +512,10 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
     /* RedisBloom's eight pairs first, in its order; ours follow.  An
      * in-place key adds its growth mode and doublings ("Number of filters"
      * stays 1: one table, two buckets per lookup); a chain key's reply is
-     * as before. */
-    RedisModule_ReplyWithArray(ctx, 2 * (c->inplace ? 12 : 10));
+     * as before.  An expiring key adds its window, its stamps and its
+     * clock (the library's statistics), as they are: CF.INFO does not move
+     * the clock. */
+    RedisModule_ReplyWithArray(ctx, 2 * (10 + (c->inplace ? 2 : 0) + (c->expiring ? 5 : 0)));
     RedisModule_ReplyWithSimpleString(ctx, "Size");
     RedisModule_ReplyWithLongLong(ctx, (long long)in.table_bytes);
     RedisModule_ReplyWithSimpleString(ctx, "Number of buckets");
@@ -478,6 +541,18 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) {
         RedisModule_ReplyWithSimpleString(ctx, "inplace");
         RedisModule_ReplyWithSimpleString(ctx, "Doublings");
         RedisModule_ReplyWithLongLong(ctx, (long long)in.doublings);
+    }
+    if (c->expiring) {
+        RedisModule_ReplyWithSimpleString(ctx, "Expire after (ms)");
+        RedisModule_ReplyWithLongLong(ctx, (long long)in.expire_after);
+        RedisModule_ReplyWithSimpleString(ctx, "Stamp span (ms)");
+        RedisModule_ReplyWithLongLong(ctx, (long long)in.expire_span);
+        RedisModule_ReplyWithSimpleString(ctx, "Stamps per window");
+        RedisModule_ReplyWithLongLong(ctx, in.stamps);
+        RedisModule_ReplyWithSimpleString(ctx, "Stamp bits");
+        RedisModule_ReplyWithLongLong(ctx, in.stamp_bits);
+        RedisModule_ReplyWithSimpleString(ctx, "Clock (ms)");
+        RedisModule_ReplyWithLongLong(ctx, (long long)in.now);
     }
     return reply_close(key, REDISMODULE_OK);
 }
@@ -602,6 +677,8 @@ int cfr_register_commands(RedisModuleCtx *ctx) {
         {"cf.info", cmd_info, "readonly fast"},
         {"cf.scandump", cmd_scandump, "readonly"},
         {"cf.loadchunk", cmd_loadchunk, "write deny-oom"},
+        /* The replicated clock step of expiring keys (cf_redis_expire.h). */
+        {"cf._clock", cfr_cmd_clock, "write fast"},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         /* Key at argv[1] only: Redis derives the key spec Cluster routes by. */

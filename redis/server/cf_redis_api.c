@@ -18,7 +18,8 @@ typedef int (*cfr_getapi_fn)(const char *funcname, void *target);
 static int cfr_optional(const char *name) {
     return strcmp(name, "TryAlloc") == 0 || strcmp(name, "TryCalloc") == 0 ||
            strcmp(name, "TryRealloc") == 0 || strcmp(name, "IsIOError") == 0 ||
-           strcmp(name, "SetModuleOptions") == 0 || strcmp(name, "IsModuleNameBusy") == 0;
+           strcmp(name, "SetModuleOptions") == 0 || strcmp(name, "IsModuleNameBusy") == 0 ||
+           strcmp(name, "CachedMicroseconds") == 0;
 }
 
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver) {

@@ -32,6 +32,12 @@
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
 /* The type-methods layout this module fills: up to and including `defrag`. */
 #define REDISMODULE_TYPE_METHOD_VERSION_3 3
+/* RedisModule_GetContextFlags bits: the command came from the master link,
+ * the server is loading (an AOF replayed, an RDB read), the server is a
+ * replica. */
+#define REDISMODULE_CTX_FLAGS_SLAVE (1 << 3)
+#define REDISMODULE_CTX_FLAGS_REPLICATED (1 << 12)
+#define REDISMODULE_CTX_FLAGS_LOADING (1 << 13)
 #define REDISMODULE_ERRORMSG_WRONGTYPE \
     "WRONGTYPE Operation against a key holding the wrong kind of value"
 
@@ -118,6 +124,9 @@ typedef struct RedisModuleTypeMethods {
     X(int, StringToDouble, (const RedisModuleString *str, double *d))                            \
     X(int, ReplicateVerbatim, (RedisModuleCtx * ctx))                                            \
     X(int, Replicate, (RedisModuleCtx * ctx, const char *cmdname, const char *fmt, ...))         \
+    X(int, GetContextFlags, (RedisModuleCtx * ctx))                                              \
+    X(long long, Milliseconds, (void))                                                           \
+    X(long long, CachedMicroseconds, (void))                                                     \
     X(void, SaveUnsigned, (RedisModuleIO * io, uint64_t value))                                  \
     X(uint64_t, LoadUnsigned, (RedisModuleIO * io))                                              \
     X(void, SaveStringBuffer, (RedisModuleIO * io, const char *str, size_t len))                 \
@@ -136,8 +145,8 @@ CFR_API_TABLE(CFR_API_DECLARE_)
 /* Resolves every entry point through the context's GetApi and registers the
  * module under `name`, as the API's RedisModule_Init does.  Returns
  * REDISMODULE_ERR if the name is taken or a required entry point is missing
- * (TryAlloc, TryCalloc, TryRealloc, IsIOError and SetModuleOptions are
- * optional). */
+ * (TryAlloc, TryCalloc, TryRealloc, IsIOError, SetModuleOptions and
+ * CachedMicroseconds, new in Redis 7.2, are optional). */
 int cfr_api_init(RedisModuleCtx *ctx, const char *name, int ver);
 
 #endif /* CF_REDISMODULE_H */
