@@ -420,7 +420,7 @@ err_has "cannot be combined with --grow"
 expect 2 "$cuckoo" create "$dir/bad.cf" --capacity 10 --expire 1x; one_line_error
 err_has "--expire wants a duration"
 expect 2 "$cuckoo" export "$dir/exp.cf" k --output "$dir/exp.resp"; one_line_error
-err_has "no expiring keys yet"
+err_has "an expiring file cannot become a key yet"
 expect 0 "$cuckoo" create "$dir/plain.cf" --capacity 10
 expect 2 "$cuckoo" query "$dir/plain.cf" --at 5 k; one_line_error
 err_has "does not expire"

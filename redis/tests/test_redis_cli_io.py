@@ -140,6 +140,16 @@ def run(tmp):
         got = cuckoo("export", grown_file, "chain3", "--expansion", 2)
         eq(got.returncode, 2, "a grown file refuses another --expansion")
 
+        # An expiring key counts milliseconds and a file seconds: import
+        # refuses it, clearly, and writes nothing.
+        p.execute_command("CF.RESERVE", "xp", 100, "EXPIRE", 60)
+        p.execute_command("CF.ADD", "xp", "a")
+        xp_file = os.path.join(tmp, "xp.cf")
+        got = cuckoo("import", xp_file, stdin=scandump_stream(p, "xp"))
+        eq(got.returncode, 2, "an expiring key does not import")
+        check(b"cannot become a file" in got.stderr, "import says why: %r" % got.stderr)
+        check(not os.path.exists(xp_file), "a refused import writes no file")
+
         # A key that grows in place becomes an in-place file (format
         # version 4), and such a file, made by the CLI too, a key again.
         ip_items = ["i%d" % i for i in range(3000)]

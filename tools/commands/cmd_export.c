@@ -77,8 +77,9 @@ static int export_shards(int argc, char **argv) {
     cf_stats st;
     if (f != NULL && cf_get_stats(f, &st) == CF_OK && st.expire_after != 0) {
         cf_free(f);
-        return cli_error("export: %s expires its items, and the Redis module has no expiring "
-                         "keys yet",
+        return cli_error("export: %s expires its items in seconds, and Redis keys count "
+                         "milliseconds: an expiring file cannot become a key yet (create it "
+                         "with CF.RESERVE ... EXPIRE)",
                          o.file);
     }
     int rc = f ? redis_shards_export(&o, f) : CLI_ERROR;
@@ -133,11 +134,13 @@ int cli_cmd_export(int argc, char **argv) {
     if (f == NULL) return CLI_ERROR;
     cf_stats st;
     cf_get_stats(f, &st);
-    /* The module has no expiring keys yet: a key it would refuse to load. */
+    /* An expiring file's clock counts seconds, a key's milliseconds, and
+     * its stamps do not rescale exactly (redis_io.c's import says so too). */
     if (st.expire_after != 0) {
         cf_free(f);
-        return cli_error("export: %s expires its items, and the Redis module has no expiring "
-                         "keys yet",
+        return cli_error("export: %s expires its items in seconds, and Redis keys count "
+                         "milliseconds: an expiring file cannot become a key yet (create it "
+                         "with CF.RESERVE ... EXPIRE)",
                          o.file);
     }
     /* A grown file keeps growing by its own factor: that is the key's

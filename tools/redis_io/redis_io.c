@@ -214,6 +214,16 @@ static int import_filter(const importer *im, cf_filter **out) {
                          (unsigned long long)im->body_len);
     cf_status s = cf_deserialize(im->body, im->received, NULL, out);
     if (s != CF_OK) return cli_error("import: the key's filter is invalid: %s", cf_strerror(s));
+    /* A key's clock counts milliseconds and a file's seconds, and a window's
+     * stamps do not rescale exactly (a span is the window over the stamps,
+     * rounded up, in each unit): refused rather than answered wrongly. */
+    cf_stats st;
+    if (cf_get_stats(*out, &st) == CF_OK && st.expire_after != 0) {
+        cf_free(*out);
+        *out = NULL;
+        return cli_error("import: the key expires its items in milliseconds, and files count "
+                         "seconds: an expiring key cannot become a file yet");
+    }
     return CLI_OK;
 }
 
