@@ -159,6 +159,36 @@ static void test_fpp_too_small(void) {
     }
 }
 
+/* The same for an expiring filter, whose fingerprints stop at 28 bits (a
+ * stamp beside them in 32-bit slots): the suggestion names a target that
+ * 28 bits meet, which is accepted, and one a little stricter is not. */
+static void test_expiring_fpp_too_small(void) {
+    static const double fpps[] = {1e-8, 1e-10, 1e-300};
+    for (size_t i = 0; i < sizeof fpps / sizeof fpps[0]; i++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.capacity = 1000;
+        cfg.expire_after = 3600;
+        cfg.target_fpp = fpps[i];
+        char why[256];
+        CHECK_STATUS(cf_config_explain(&cfg, &cli, why, sizeof why, NULL), CF_E_PARAM);
+        CHECK(strstr(why, "28 bits") != NULL);
+        /* The suggestion is the sentence's last --fpp. */
+        const char *last = NULL;
+        for (const char *p = strstr(why, "--fpp "); p != NULL; p = strstr(p + 1, "--fpp "))
+            last = p;
+        REQUIRE(last != NULL);
+        double ok = strtod(last + strlen("--fpp "), NULL);
+        REQUIRE(ok > 0 && ok < 1);
+        cf_shape sh;
+        cfg.target_fpp = ok;
+        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_OK);
+        CHECK_EQ(sh.fingerprint_bits, 28);
+        cfg.target_fpp = ok / 2;
+        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
+    }
+}
+
 /* The issue's case: in-place growth with semi-sorting is refused for the
  * semi-sorting, not for the FPP. */
 static void test_inplace_reasons(void) {
@@ -254,5 +284,6 @@ static void test_bloom(void) {
     CHECK(strstr(why, "--capacity 0") == why);
 }
 
-TEST_MAIN(TEST(test_agrees_with_cf_new), TEST(test_fpp_too_small), TEST(test_inplace_reasons),
+TEST_MAIN(TEST(test_agrees_with_cf_new), TEST(test_fpp_too_small),
+          TEST(test_expiring_fpp_too_small), TEST(test_inplace_reasons),
           TEST(test_names_and_buffers), TEST(test_bloom))

@@ -365,7 +365,22 @@ static cf_status cf__explain_expiring(cf__why *w, const cf_config *cfg) {
     }
     cf_config sized; /* the capacity raised for the tick after a window */
     cf__expiring_sized(cfg, &sized);
-    CF__FORWARD_IF_ERROR(cf__explain_table(w, &sized, 1.0));
+    cf_status st = cf__explain_table(w, &sized, 1.0);
+    /* A plain table's refusal of a target no 32-bit fingerprint meets
+     * names a 32-bit target, which an expiring table refuses again: the
+     * widest fingerprint that leaves room for a stamp, 28 bits, is the one
+     * to name. */
+    unsigned bs = cfg->bucket_size ? cfg->bucket_size : CF_DEFAULT_BUCKET_SIZE;
+    if (st == CF_E_PARAM && cfg->fingerprint_bits == 0 && cfg->target_fpp > 0.0 &&
+        cfg->target_fpp < 1.0 && (bs == 1 || bs == 2 || bs == 4 || bs == 8) &&
+        cf__width_for_fpp(bs, cfg->target_fpp) > CF_MAX_FINGERPRINT_BITS)
+        return cf__say(w, CF_E_PARAM,
+                       "%s%llu needs room for a stamp beside each fingerprint, and %s%g needs "
+                       "fingerprints of more than 28 bits: ask for %s%.3g or more",
+                       cf__opt(w, CF_OPT_EXPIRE_AFTER), (unsigned long long)cfg->expire_after,
+                       cf__opt(w, CF_OPT_TARGET_FPP), cfg->target_fpp,
+                       cf__opt(w, CF_OPT_TARGET_FPP), cf__up3(cf__loosest_fpp_for_width(bs, 28)));
+    CF__FORWARD_IF_ERROR(st);
     unsigned f, b, kicks;
     uint64_t nb;
     (void)cf__resolve_config(&sized, &f, &b, &nb, &kicks);
