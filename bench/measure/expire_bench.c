@@ -13,6 +13,8 @@
  *   batch    the same hashes through cf_contains_batch;
  *   insert   n inserts into an empty filter (the expiring one's clock
  *            still: the kernel alone);
+ *   batch insert   the same through cf_insert_batch (generations: the
+ *            newest filter's slice);
  *   stream   steady state: each insert after cf_set_time(f, its time), the
  *            passes of eager expiry included (generations: a rotation when
  *            a slice ends; plain: the exact workaround, a queue of keys,
@@ -141,9 +143,9 @@ static size_t gen_bytes(const generations *G) {
 
 typedef enum which { PLAIN, EXPIRING, GENS, NWHICH } which;
 static const char *const names[NWHICH] = {"plain", "expiring", "generations"};
-enum { T_LOOKUP, T_BATCH, T_INSERT, T_STREAM, T_STREAM_N, NT };
-static const char *const tnames[NT] = {"lookup", "batch lookup", "insert", "stream insert",
-                                       "stream sized n"};
+enum { T_LOOKUP, T_BATCH, T_INSERT, T_BATCH_INSERT, T_STREAM, T_STREAM_N, NT };
+static const char *const tnames[NT] = {"lookup",       "batch lookup",  "insert",
+                                       "batch insert", "stream insert", "stream sized n"};
 
 static double samples[NWHICH][NT][MAX_ROUNDS];
 
@@ -170,6 +172,19 @@ static uint64_t *make_hashes(uint64_t n, uint64_t seed) {
     return h;
 }
 
+/* ns per key of cf_insert_batch of the first n keys into f, which it
+ * frees. */
+static double time_batch_insert(cf_filter *f, const uint64_t *keys, uint64_t n) {
+    double t0 = bench_thread_ns();
+    if (cf_insert_batch(f, keys, n, NULL) != CF_OK) {
+        fprintf(stderr, "cf-expire-bench: a batch insert failed\n");
+        exit(1);
+    }
+    double t = (bench_thread_ns() - t0) / (double)n;
+    cf_free(f);
+    return t;
+}
+
 /* One round: each filter streams 2 windows (the timed steady state is the
  * second), then answers the mixed lookups; a fresh filter takes n inserts. */
 static void round_once(const opts *o, unsigned r, const uint64_t *keys, const uint64_t *absent,
@@ -185,6 +200,8 @@ static void round_once(const opts *o, unsigned r, const uint64_t *keys, const ui
             t0 = bench_thread_ns();
             for (uint64_t i = 0; i < n; i++) cf_insert_hash(f, keys[i]);
             samples[which][T_INSERT][r] = (bench_thread_ns() - t0) / (double)n;
+            samples[which][T_BATCH_INSERT][r] =
+                time_batch_insert(new_filter(n, o->fpp, 0, 0), keys, n);
             /* A plain filter's stream is the exact workaround: each insert
              * deletes the key written a window earlier (a queue of keys),
              * in as many buckets as the expiring filter's, then in a filter
@@ -210,6 +227,8 @@ static void round_once(const opts *o, unsigned r, const uint64_t *keys, const ui
             for (uint64_t i = 0; i < n; i++) cf_insert_hash(fresh, keys[i]);
             samples[which][T_INSERT][r] = (bench_thread_ns() - t0) / (double)n;
             cf_free(fresh);
+            samples[which][T_BATCH_INSERT][r] =
+                time_batch_insert(new_filter(n, o->fpp, 0, n), keys, n);
             f = new_filter(n, o->fpp, 0, n);
             for (uint64_t i = 0; i < n; i++) cf_set_time(f, i), cf_insert_hash(f, keys[i]);
             t0 = bench_thread_ns();
@@ -229,6 +248,13 @@ static void round_once(const opts *o, unsigned r, const uint64_t *keys, const ui
             t0 = bench_thread_ns();
             for (uint64_t i = 0; i < G.slice; i++) gen_insert(&G, keys[i]);
             samples[which][T_INSERT][r] = (bench_thread_ns() - t0) / (double)G.slice;
+            gen_free(&G);
+            e = new_filter(n, o->fpp, 0, n);
+            gen_init(&G, o, table_bytes(e));
+            cf_free(e);
+            cf_filter *newest = G.g[G.newest];
+            G.g[G.newest] = NULL; /* time_batch_insert frees it */
+            samples[which][T_BATCH_INSERT][r] = time_batch_insert(newest, keys, G.slice);
             gen_free(&G);
             e = new_filter(n, o->fpp, 0, n);
             gen_init(&G, o, table_bytes(e));
