@@ -39,6 +39,7 @@ confirm that many replicas are reported in ``ShardError.not_stored`` too.
 """
 
 import concurrent.futures
+import datetime
 import math
 
 from . import CuckooFilter, key_bytes
@@ -148,6 +149,25 @@ def _text(v):
     return v.decode() if isinstance(v, (bytes, bytearray)) else str(v)
 
 
+def _expire_ms(expire):
+    """expire (None, seconds as an int or float, or a timedelta) in whole
+    milliseconds, at least 1; 0 for None.  ValueError for a time that is
+    not positive and finite, TypeError for anything else."""
+    if expire is None:
+        return 0
+    if isinstance(expire, datetime.timedelta):
+        expire = expire.total_seconds()
+    if isinstance(expire, bool) or not isinstance(expire, (int, float)):
+        raise TypeError("expire must be seconds (int or float) or a timedelta, not %s" %
+                        type(expire).__name__)
+    if not (0 < expire < float("inf")):
+        raise ValueError("expire must be a positive, finite time, not %r" % (expire,))
+    ms = math.ceil(expire * 1000)
+    if ms > 1000 * 4294967295:
+        raise ValueError("expire must be at most 4294967295 seconds (CF.RESERVE's EXPIRE)")
+    return ms
+
+
 def _pairs(reply):
     """A flat [name, value, ...] reply as a dict with str names."""
     return {_text(reply[i]): reply[i + 1] for i in range(0, len(reply) - 1, 2)}
@@ -179,6 +199,9 @@ class ShardedFilter:
         self.shards = int(meta["shards"])
         self.keys = [bytes(meta["key.%d" % k]) for k in range(self.shards)]
         self.routing_seed = int(meta["routing_seed"])
+        #: Milliseconds an item lives (0: forever); read by clients that know
+        #: it, ignored by older ones, which then add copies, not refreshes.
+        self.expire_ms = int(meta.get("expire_ms", 0))
         self.router = Router(self.shards, self.routing_seed)
         self._pool = None
         # Set when a node could not be reached: the cluster's map of slots to
@@ -190,13 +213,25 @@ class ShardedFilter:
 
     @classmethod
     def create(cls, client, name, capacity, fpp=0.01, shards=None, *, bucket_size=4,
-               expansion=1, routing_seed=DEFAULT_ROUTING_SEED, batch=DEFAULT_BATCH):
+               expansion=1, routing_seed=DEFAULT_ROUTING_SEED, batch=DEFAULT_BATCH,
+               expire=None):
         """Reserves S shards (CF.RESERVE: capacity/S items each plus a margin
         of 4 standard deviations for the routing's imbalance, the FPP asked
         for, which is the whole filter's too: a lookup probes one shard) and
         then writes the metadata.  shards defaults to 4 per master.  Fails
-        (nothing left behind) if NAME or any shard key exists."""
+        (nothing left behind) if NAME or any shard key exists.
+
+        expire (seconds, int or float, or a datetime.timedelta): items are
+        forgotten that long after they were added (each shard a key made
+        with CF.RESERVE ... PEXPIRE, to the millisecond, on its server's
+        clock; docs/REDIS.md, "Items that expire"); capacity is then the
+        items added in one such window, the shards never grow (expansion
+        is ignored: their expired slots are reused), and adding an item
+        that is there refreshes it (CF.INSERTNX) instead of storing a copy."""
         name_b = name.encode() if isinstance(name, str) else bytes(name)
+        expire_ms = _expire_ms(expire)
+        if expire_ms:
+            expansion = 0
         if shards is None:
             shards = 4 * len(client.get_primaries()) if _is_cluster(client) else 4
         if capacity < 1 or not 0 < fpp < 1:
@@ -212,12 +247,15 @@ class ShardedFilter:
         try:
             for key in keys:
                 client.execute_command("CF.RESERVE", key, shard_capacity, "BUCKETSIZE", bucket_size,
-                                       "EXPANSION", expansion, "ERROR_RATE", repr(fpp))
+                                       "EXPANSION", expansion, "ERROR_RATE", repr(fpp),
+                                       *(("PEXPIRE", expire_ms) if expire_ms else ()))
                 made.append(key)
             meta = {"format": FORMAT, "version": FORMAT_VERSION, "shards": shards,
                     "routing": ROUTING, "routing_seed": routing_seed, "capacity": capacity,
                     "shard_capacity": shard_capacity, "fpp": repr(fpp), "bucket_size": bucket_size,
                     "expansion": expansion}
+            if expire_ms:
+                meta["expire_ms"] = expire_ms
             for k, key in enumerate(keys):
                 meta["key.%d" % k] = key
             if not client.hsetnx(name_b, "format", FORMAT):
@@ -368,36 +406,43 @@ class ShardedFilter:
     # ---------------------------------------------------------- writes
 
     def add(self, item, *, wait=None):
-        """Adds one item (a second copy if it is there).  ShardError if its
-        shard refused it or could not be reached."""
+        """Adds one item (a second copy if it is there; a refresh, when the
+        filter expires its items).  ShardError if its shard refused it or
+        could not be reached."""
         self.update([item], wait=wait)
 
     def update(self, iterable, *, wait=None):
         """Adds every item; returns how many were stored.  Items go to their
         shards in CF.INSERT NOCREATE commands (a shard key that vanished is
-        an error, never a new default-sized filter).  With wait=(n, ms),
-        each node's commands are followed by WAIT n ms.  Raises ShardError
-        after all chunks were tried if any item was not stored (refused by
-        a full shard, or its shard failed, or WAIT fell short)."""
+        an error, never a new default-sized filter); when the filter
+        expires its items, CF.INSERTNX NOCREATE, which refreshes an item
+        that is there (counted as stored: it lives a window from now).
+        With wait=(n, ms), each node's commands are followed by WAIT n ms.
+        Raises ShardError after all chunks were tried if any item was not
+        stored (refused by a full shard, or its shard failed, or WAIT fell
+        short)."""
         stored, not_stored, errors = 0, [], {}
+        verb = "CF.INSERTNX" if self.expire_ms else "CF.INSERT"
+        # CF.INSERTNX answers 0 for an item it refreshed, -1 when full.
+        ok = (1, 0) if self.expire_ms else (1,)
         for chunk in self._chunks(iterable):
-            cmds = self._commands(self._group(chunk), "CF.INSERT", ("NOCREATE", "ITEMS"))
+            cmds = self._commands(self._group(chunk), verb, ("NOCREATE", "ITEMS"))
             results = self._run(cmds, wait)
             for pos, (shard, idx, _) in enumerate(cmds):
                 r = results[pos]
                 if isinstance(r, _Unconfirmed):
                     errors[shard] = str(r.error)
-                    stored += sum(1 for v in r.reply if v == 1)
+                    stored += sum(1 for v in r.reply if v in ok)
                     not_stored.extend(chunk[i] for i in idx)
                 elif isinstance(r, Exception):
                     errors[shard] = str(r)
                     not_stored.extend(chunk[i] for i in idx)
                 else:
                     for i, v in zip(idx, r):
-                        if v == 1:
+                        if v in ok:
                             stored += 1
                         else:
-                            errors.setdefault(shard, "shard full: CF.INSERT answered %r" % v)
+                            errors.setdefault(shard, "shard full: %s answered %r" % (verb, v))
                             not_stored.append(chunk[i])
         if errors:
             raise ShardError("%d item(s) not stored; failed shards: %s" %
@@ -454,8 +499,9 @@ class ShardedFilter:
 
     def info(self):
         """Per-shard and total figures: items (fingerprints stored), bytes of
-        tables (CF.INFO Size), MEMORY USAGE, load, and the FPP bound (the
-        largest shard's: a lookup probes one shard)."""
+        tables (CF.INFO Size), MEMORY USAGE, load, the FPP bound (the
+        largest shard's: a lookup probes one shard), and expire_ms (0 when
+        items never expire)."""
         cmds = [(k, [], ["CF.INFO", key]) for k, key in enumerate(self.keys)]
         cmds += [(k, [], ["MEMORY", "USAGE", key]) for k, key in enumerate(self.keys)]
         results = self._run(cmds, idempotent=True)
@@ -485,6 +531,7 @@ class ShardedFilter:
             "memory_bytes": sum(s["memory_bytes"] or 0 for s in shards),
             "load": items / max(1, sum(s["slots"] for s in shards)),
             "fpp_bound": max(s["fpp_bound"] for s in shards),
+            "expire_ms": self.expire_ms,
             "nodes": sorted({s["node"] for s in shards}),
             "per_shard": shards}
 

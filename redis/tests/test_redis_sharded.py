@@ -19,6 +19,7 @@ ShardedFilter): 3 masters with a replica each on loopback, made by
 Usage: test_redis_sharded.py cuckoo.so  (PYTHONPATH: the built python/)."""
 
 import contextlib
+import datetime
 import io
 import os
 import re
@@ -301,6 +302,43 @@ def plain_redis():
         eq(r.dbsize(), 0, "nothing left")
 
 
+def expiring_sharded():
+    """expire=: every shard an expiring key (PEXPIRE), re-adding refreshes
+    (no copies), items go once their window passed, bad values refused."""
+    with Server(MOD) as s:
+        r = s.client()
+        f = ShardedFilter.create(r, "exp", capacity=1000, fpp=0.01, shards=3, expire=0.3)
+        eq(f.expire_ms, 300, "expire in milliseconds")
+        eq(ShardedFilter(r, "exp").expire_ms, 300, "opened by name, it still expires")
+        for key in f.keys:
+            reply = r.execute_command("CF.INFO", key)
+            d = {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
+            eq(int(d["Expire after (ms)"]), 300, "each shard expires after 300 ms")
+        batch = items("e", 200)
+        eq(f.update(batch), 200, "update")
+        eq(f.update(batch), 200, "update again: refreshed, counted as stored")
+        eq(len(f), 200, "refreshes stored no copies")
+        eq(f.contains_many(batch).count(False), 0, "no false negatives inside the window")
+        eq(f.info()["expire_ms"], 300, "info says the window")
+        # The shards' clocks move when a command touches them: ask until
+        # every item is gone (a window and a stamp's span: well under 1 s).
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(f) > 0:
+            f.contains_many(batch)
+            time.sleep(0.05)
+        eq(len(f), 0, "every item expired and left its slot")
+        for bad, why in ((0, ValueError), (-1, ValueError), (float("nan"), ValueError),
+                         ("1", TypeError), (True, TypeError)):
+            err = raised(lambda: ShardedFilter.create(r, "bad", 10, expire=bad))
+            check(isinstance(err, why), "expire=%r refused: %r" % (bad, err))
+        eq(r.exists("bad"), 0, "a refused create left no metadata")
+        g = ShardedFilter.create(r, "td", capacity=100, shards=2,
+                                 expire=datetime.timedelta(minutes=1))
+        eq(g.expire_ms, 60000, "a timedelta")
+        eq(g.drop() + f.drop(), 7, "drop: the shards and both metadata keys")
+        eq(r.dbsize(), 0, "nothing left")
+
+
 def readme_example():
     """docs/REDIS.md's runnable ShardedFilter example (a `python needs-server`
     block the docs test only compiles), as written, with Debian's redis-py,
@@ -328,6 +366,7 @@ def phase(name, fn, *args):
 
 def main():
     phase("plain Redis", plain_redis)
+    phase("expiring shards", expiring_sharded)
     phase("docs example", readme_example)
     with Cluster(MOD, masters=3, replicas=1) as cluster:
         rc = client_for(cluster)
