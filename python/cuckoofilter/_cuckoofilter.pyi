@@ -6,6 +6,7 @@ suite (tests/test_docs.py): what is written here is what exists at run time.
 
 import sys
 from array import array
+from datetime import timedelta
 from collections.abc import Callable, Iterable
 from os import PathLike
 from types import GenericAlias, TracebackType
@@ -117,6 +118,17 @@ class Stats(structseq[Any], tuple[int, int, int, int, int, int, int, int, float,
     def doublings(self) -> int: ...
     @property
     def growth_limit(self) -> int: ...
+    # Attributes only, not in the tuple (expiring filters; 0 for the others).
+    @property
+    def expire_after(self) -> int: ...
+    @property
+    def expire_span(self) -> int: ...
+    @property
+    def stamp_bits(self) -> int: ...
+    @property
+    def stamps(self) -> int: ...
+    @property
+    def now(self) -> int: ...
 
 @final
 class BloomStats(structseq[Any], tuple[int, int, int, float, float, int]):
@@ -155,6 +167,8 @@ class CuckooFilter(Generic[_T]):
         growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: None = ...,
+        expire: float | timedelta | None = ...,
+        now: Callable[[], float] | None = ...,
     ) -> CuckooFilter[_Key]: ...
     @overload
     def __new__(
@@ -173,6 +187,8 @@ class CuckooFilter(Generic[_T]):
         growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: Callable[[_U], _Key],
+        expire: float | timedelta | None = ...,
+        now: Callable[[], float] | None = ...,
     ) -> CuckooFilter[_U]: ...
     @overload
     def __new__(
@@ -191,6 +207,8 @@ class CuckooFilter(Generic[_T]):
         growth_mode: int | Literal["chain", "inplace"] | None = ...,
         concurrent: bool = ...,
         key: Callable[[Any], _Key],
+        expire: float | timedelta | None = ...,
+        now: Callable[[], float] | None = ...,
     ) -> CuckooFilter[Any]: ...
     def add(self, key: _T, /) -> None: ...
     def add_unique(self, key: _T, /) -> bool: ...
@@ -224,6 +242,10 @@ class CuckooFilter(Generic[_T]):
     def key(self) -> Callable[[_T], _Key] | None: ...
     @property
     def closed(self) -> bool: ...
+    @property
+    def clock(self) -> Callable[[], float] | None: ...
+    @clock.setter
+    def clock(self, value: Callable[[], float] | None) -> None: ...
     def save(self, file: _StrPath | IO[bytes]) -> None: ...
     @overload
     @classmethod

@@ -89,6 +89,11 @@ typedef struct cfpy_filter {
      * pages, so its reads run under cfpy_guarded (SIGBUS). */
     PyObject *mapped;
     PyObject *weakrefs;
+    /* Expiring filters (cfpy_clock.c): whether f expires its items, the
+     * now= callable (NULL: the wall clock) and the clock last set. */
+    bool expiring;
+    PyObject *clock;
+    uint64_t now;
 } cfpy_filter;
 
 typedef struct cfpy_bloom {
@@ -226,7 +231,20 @@ extern const cf_option_names cfpy_option_names;
 /* Builds CuckooFilter's config from the constructor's arguments and
  * creates the filter, explaining a refusal by naming the option and why
  * (cfpy_options.c).  Returns NULL with the exception set. */
-cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func);
+cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func, PyObject **clock);
+
+/* ------------------------------------------------------ expiring filters */
+
+/* Sets an expiring filter's clock (cf_set_time) from its now= callable or
+ * the wall clock, after any bulk call on it has ended; every call on the
+ * filter makes this first.  0 (also for other filters), or -1 with an
+ * exception (ValueError for a time before the clock). */
+int cfpy_clock_sync(cfpy_filter *o);
+/* Reads o->f's kind and clock (after wrapping, or loading). */
+void cfpy_clock_adopt(cfpy_filter *o);
+/* expire= (None, seconds as int or float, a timedelta) as whole seconds,
+ * rounded up (0 for None); 0, or -1 with an exception. */
+int cfpy_expire_seconds(PyObject *obj, uint64_t *out);
 
 /* Reads a Python int into an unsigned field no larger than max; returns 0,
  * or -1 with ValueError (negative or above max) or TypeError set. */

@@ -500,7 +500,7 @@ static int batch_call(cfpy_filter *self, PyObject *args, PyObject *kw, const cha
     PyObject *keys;
     int use_hashes = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &keys, &use_hashes)) return -1;
-    if (cfpy_check_open(self) < 0) return -1;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return -1;
     b->filter = self;
     return use_hashes ? batch_hashes(b, keys) : batch_keys(b, keys, self->key_func);
 }

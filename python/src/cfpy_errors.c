@@ -39,7 +39,7 @@ static PyObject *exception_for(cf_status s, cfpy_context ctx) {
     if (s == CF_E_READONLY) return cfpy_ReadOnlyError;
     if (s == CF_E_LOCKED) return cfpy_LockedError;
     if (s == CF_E_NOMEM) return PyExc_MemoryError;
-    if (s == CF_E_PARAM) return PyExc_ValueError;
+    if (s == CF_E_PARAM || s == CF_E_INVAL) return PyExc_ValueError;
     if (is_format_status(s)) return cfpy_FormatError;
     /* A file claiming a table larger than the machine can hold is a bad
      * file; parameters asking for one are a bad argument. */

@@ -83,25 +83,35 @@ PyObject *cfpy_filter_wrap(PyTypeObject *cls, cf_filter *f, PyObject *key_func, 
     o->f = f;
     o->key_func = Py_XNewRef(key_func);
     o->mapped = Py_XNewRef(mapped);
+    cfpy_clock_adopt(o);
     return (PyObject *)o;
 }
 
 static PyObject *filter_new(PyTypeObject *cls, PyObject *args, PyObject *kw) {
-    PyObject *key_func;
-    cf_filter *f = cfpy_filter_create(args, kw, &key_func);
+    PyObject *key_func, *clock;
+    cf_filter *f = cfpy_filter_create(args, kw, &key_func, &clock);
     if (f == NULL) return NULL;
     PyObject *o = cfpy_filter_wrap(cls, f, key_func, NULL);
     Py_XDECREF(key_func);
+    if (o != NULL) {
+        ((cfpy_filter *)o)->clock = clock; /* its reference */
+        clock = NULL;
+        /* An expiring filter's clock starts now (the CLI's create does too). */
+        if (cfpy_clock_sync((cfpy_filter *)o) < 0) Py_CLEAR(o);
+    }
+    Py_XDECREF(clock);
     return o;
 }
 
 static int filter_traverse(cfpy_filter *self, visitproc visit, void *arg) {
     Py_VISIT(self->key_func);
+    Py_VISIT(self->clock);
     return 0;
 }
 
 static int filter_clear_refs(cfpy_filter *self) {
     Py_CLEAR(self->key_func);
+    Py_CLEAR(self->clock);
     return 0;
 }
 
@@ -112,6 +122,7 @@ static void filter_dealloc(cfpy_filter *self) {
     cf_free(self->f);
     if (self->lock != NULL) PyThread_free_lock(self->lock);
     Py_CLEAR(self->key_func);
+    Py_CLEAR(self->clock);
     Py_CLEAR(self->mapped);
     type->tp_free((PyObject *)self);
 }
@@ -147,7 +158,7 @@ static void do_stats(void *p) {
 /* cf_get_stats after any bulk call; 0, or -1 with an exception (closed, or
  * a mapped file that shrank). */
 static int get_stats(cfpy_filter *self, cf_stats *st) {
-    if (cfpy_check_open(self) < 0) return -1;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return -1;
     cfpy_wait_idle(self);
     if (cfpy_check_open(self) < 0) return -1;
     read_call r = {.f = self->f, .stats = st};
@@ -170,7 +181,7 @@ typedef struct one_key {
 /* The key's bytes, after any bulk call on this filter has ended; 0, or -1
  * with an exception (a bad key, a closed filter). */
 static int begin_key(cfpy_filter *self, PyObject *key, one_key *o) {
-    if (cfpy_check_open(self) < 0) return -1;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return -1;
     o->obj = cfpy_key_apply(self->key_func, key);
     if (o->obj == NULL) return -1;
     if (cfpy_key_get(o->obj, &o->k) < 0) {
@@ -350,6 +361,34 @@ static PyObject *filter_key(cfpy_filter *self, void *closure) {
     return Py_NewRef(self->key_func != NULL ? self->key_func : Py_None);
 }
 
+static PyObject *filter_clock(cfpy_filter *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->clock != NULL ? self->clock : Py_None);
+}
+
+static int filter_set_clock(cfpy_filter *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == NULL || (value != Py_None && !PyCallable_Check(value))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "clock must be a function of no arguments returning seconds, or None "
+                        "(the wall clock)");
+        return -1;
+    }
+    if (!self->expiring && value != Py_None) {
+        PyErr_SetString(PyExc_ValueError,
+                        "clock is for a filter whose items expire (CuckooFilter(expire=...))");
+        return -1;
+    }
+    Py_XSETREF(self->clock, value == Py_None ? NULL : Py_NewRef(value));
+    return 0;
+}
+
+static const char clock_doc[] =
+    "An expiring filter's clock: the now= function (seconds since 1970) that\n"
+    "every call reads first, or None for the wall clock.  Settable, e.g. on a\n"
+    "loaded filter in a test or a simulation; a clock that goes back raises\n"
+    "ValueError at the next call.";
+
 static PyObject *filter_closed(cfpy_filter *self, void *closure) {
     (void)closure;
     return PyBool_FromLong(self->f == NULL);
@@ -378,10 +417,14 @@ static PyObject *filter_repr(cfpy_filter *self) {
     if (self->f == NULL) return PyUnicode_FromFormat("<%s closed>", Py_TYPE(self)->tp_name);
     cf_stats st;
     if (get_stats(self, &st) < 0) return NULL;
-    return PyUnicode_FromFormat("<%s items=%llu slots=%llu fingerprint_bits=%u bucket_size=%u%s>",
+    char expiry[64] = "";
+    if (st.expire_after != 0)
+        PyOS_snprintf(expiry, sizeof expiry, " expire=%llus clock=%llu",
+                      (unsigned long long)st.expire_after, (unsigned long long)st.now);
+    return PyUnicode_FromFormat("<%s items=%llu slots=%llu fingerprint_bits=%u bucket_size=%u%s%s>",
                                 Py_TYPE(self)->tp_name, (unsigned long long)st.items,
                                 (unsigned long long)st.slots, st.fingerprint_bits, st.bucket_size,
-                                st.read_only ? " read-only" : "");
+                                expiry, st.read_only ? " read-only" : "");
 }
 
 static PyObject *filter_sizeof(cfpy_filter *self, PyObject *unused) {
@@ -516,6 +559,7 @@ static PyGetSetDef filter_getset[] = {
     {"fpp", (getter)filter_fpp, NULL, fpp_doc, NULL},
     {"key", (getter)filter_key, NULL, key_doc, NULL},
     {"closed", (getter)filter_closed, NULL, closed_doc, NULL},
+    {"clock", (getter)filter_clock, (setter)filter_set_clock, clock_doc, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

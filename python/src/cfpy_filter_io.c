@@ -79,7 +79,7 @@ PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"file", NULL};
     PyObject *path;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O:save", kwlist, &path)) return NULL;
-    if (cfpy_check_open(self) < 0) return NULL;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return NULL;
     if (is_file_object(path, "write")) {
         PyObject *data = cfpy_filter_to_bytes(self, NULL);
         if (data == NULL) return NULL;
@@ -93,7 +93,7 @@ PyObject *cfpy_filter_save(cfpy_filter *self, PyObject *args, PyObject *kw) {
 }
 
 PyObject *cfpy_filter_save_locked(cfpy_filter *self, const cf_file_lock *lock, PyObject *path) {
-    if (cfpy_check_open(self) < 0) return NULL;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return NULL;
     return save_path(self, path, lock);
 }
 
@@ -228,6 +228,7 @@ const char cfpy_doc_to_bytes[] =
 
 PyObject *cfpy_filter_to_bytes(cfpy_filter *self, PyObject *unused) {
     (void)unused;
+    if (cfpy_check_open(self) < 0 || cfpy_clock_sync(self) < 0) return NULL;
     for (;;) {
         if (cfpy_check_open(self) < 0) return NULL;
         cfpy_wait_idle(self);
@@ -339,7 +340,11 @@ PyObject *cfpy_filter_copy(cfpy_filter *self, PyObject *unused) {
     (void)unused;
     cf_filter *f = cfpy_filter_clone(self);
     if (f == NULL) return NULL;
-    return cfpy_filter_wrap(Py_TYPE(self), f, self->key_func, NULL);
+    PyObject *o = cfpy_filter_wrap(Py_TYPE(self), f, self->key_func, NULL);
+    /* The copy keeps the clock it is read by (a mapped filter's copy,
+     * writable, takes the wall clock from the file's). */
+    if (o != NULL) ((cfpy_filter *)o)->clock = Py_XNewRef(self->clock);
+    return o;
 }
 
 PyObject *cfpy_filter_deepcopy(cfpy_filter *self, PyObject *memo) {
@@ -427,7 +432,10 @@ PyObject *cfpy_filter_merge(cfpy_filter *self, PyObject *arg) {
         return NULL;
     }
     cfpy_filter *other = (cfpy_filter *)arg;
-    if (cfpy_check_open(self) < 0 || cfpy_check_open(other) < 0) return NULL;
+    /* Expiring filters merge at one clock: each is set from its own first. */
+    if (cfpy_check_open(self) < 0 || cfpy_check_open(other) < 0 || cfpy_clock_sync(self) < 0 ||
+        cfpy_clock_sync(other) < 0)
+        return NULL;
     if (other == self) {
         PyErr_SetString(PyExc_ValueError, "cannot merge a filter into itself (merge a copy)");
         return NULL;

@@ -39,6 +39,7 @@ const cf_option_names cfpy_option_names = {{
     [CF_OPT_CONCURRENT] = "concurrent=True",
     [CF_OPT_GROW] = "grow=True",
     [CF_OPT_GROW_INPLACE] = "grow='inplace'",
+    [CF_OPT_EXPIRE_AFTER] = "expire= (seconds) ",
 }};
 
 int cfpy_get_uint(PyObject *obj, const char *name, unsigned long long max,
@@ -236,11 +237,13 @@ static int add_flag(bool wanted, const char *name, unsigned flag, cf_config *cfg
     return 0;
 }
 
-cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func) {
-    static char *kwlist[] = {"capacity",    "fpp",       "fingerprint_bits", "bucket_size",
-                             "num_buckets", "max_kicks", "max_load",         "seed",
-                             "semi_sort",   "grow",      "growth_mode",      "concurrent",
-                             "key",         NULL};
+cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func, PyObject **clock) {
+    static char *kwlist[] = {"capacity",    "fpp",         "fingerprint_bits",
+                             "bucket_size", "num_buckets", "max_kicks",
+                             "max_load",    "seed",        "semi_sort",
+                             "grow",        "growth_mode", "concurrent",
+                             "key",         "expire",      "now",
+                             NULL};
     cf_config cfg;
     cf_config_init(&cfg);
     cfg.allocator = &cfpy_allocator;
@@ -253,12 +256,14 @@ cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func)
         {"seed", UINT64_MAX, cfg.seed, NULL},
     };
     int semi = 0, grow = 0, conc = 0;
-    PyObject *key = NULL, *grow_obj = NULL, *mode_obj = NULL;
+    PyObject *key = NULL, *grow_obj = NULL, *mode_obj = NULL, *expire = NULL, *now = NULL;
     *key_func = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpOOpO:CuckooFilter", kwlist, &u[0].obj,
+    *clock = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Od$OOOOdOpOOpOOO:CuckooFilter", kwlist, &u[0].obj,
                                      &cfg.target_fpp, &u[1].obj, &u[2].obj, &u[3].obj, &u[4].obj,
                                      &cfg.max_load, &u[5].obj, &semi, &grow_obj, &mode_obj, &conc,
-                                     &key) ||
+                                     &key, &expire, &now) ||
+        cfpy_expire_seconds(expire, &cfg.expire_after) < 0 ||
         cfpy_get_uint_options(u, sizeof u / sizeof u[0]) < 0 ||
         parse_grow(grow_obj, &grow, &cfg.growth_mode) < 0 ||
         parse_growth_mode(mode_obj, grow_obj, &grow, &cfg.growth_mode) < 0)
@@ -276,6 +281,18 @@ cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func)
         add_flag(conc, "concurrent", CFPY_CONCURRENT, &cfg) < 0 || check_given(&cfg, &g) < 0 ||
         cfpy_key_func_arg(key, key_func) < 0)
         return NULL;
+    if (now != NULL && now != Py_None) {
+        if (!PyCallable_Check(now) || cfg.expire_after == 0) {
+            PyErr_SetString(
+                PyExc_ValueError,
+                cfg.expire_after == 0
+                    ? "now= is the clock of a filter whose items expire: give expire= too"
+                    : "now= must be a function of no arguments returning seconds");
+            Py_CLEAR(*key_func);
+            return NULL;
+        }
+        *clock = Py_NewRef(now);
+    }
     cf_filter *f;
     cf_status s;
     Py_BEGIN_ALLOW_THREADS /* a large table is zeroed here */
@@ -283,6 +300,7 @@ cf_filter *cfpy_filter_create(PyObject *args, PyObject *kw, PyObject **key_func)
     Py_END_ALLOW_THREADS if (s != CF_OK) {
         explain(s, &cfg, &g);
         Py_CLEAR(*key_func);
+        Py_CLEAR(*clock);
         return NULL;
     }
     return f;

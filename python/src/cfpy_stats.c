@@ -27,6 +27,12 @@ static PyStructSequence_Field stats_fields[] = {
     {"growth_mode", "GROWTH_CHAIN, or GROWTH_INPLACE for grow='inplace'"},
     {"doublings", "grow='inplace': times the table doubled since creation"},
     {"growth_limit", "GROWTH_OPEN, or GROWTH_LIMIT_BYTES/TABLES/FPP/SIZE: what stops it growing"},
+    /* Attributes only (not in the tuple, whose 20 items stay as they were). */
+    {"expire_after", "expire=: seconds an item lives (0: forever)"},
+    {"expire_span", "seconds of one stamp: an item is gone at most this long after its window"},
+    {"stamp_bits", "bits of the stamp beside each fingerprint (0: items never expire)"},
+    {"stamps", "stamps in a window"},
+    {"now", "the filter's clock, seconds since 1970 (0 for filters that do not expire)"},
     {NULL, NULL},
 };
 
@@ -71,7 +77,7 @@ static PyObject *fill(PyTypeObject *type, PyObject **values, Py_ssize_t n) {
 }
 
 PyObject *cfpy_stats_new(const cf_stats *st) {
-    PyObject *v[20] = {
+    PyObject *v[25] = {
         PyLong_FromUnsignedLongLong(st->items),
         PyLong_FromUnsignedLongLong(st->num_buckets),
         PyLong_FromUnsignedLongLong(st->slots),
@@ -92,8 +98,13 @@ PyObject *cfpy_stats_new(const cf_stats *st) {
         PyLong_FromUnsignedLong(st->growth_mode),
         PyLong_FromUnsignedLongLong(st->doublings),
         PyLong_FromUnsignedLong(st->growth_limit),
+        PyLong_FromUnsignedLongLong(st->expire_after),
+        PyLong_FromUnsignedLongLong(st->expire_span),
+        PyLong_FromUnsignedLong(st->stamp_bits),
+        PyLong_FromUnsignedLong(st->stamps),
+        PyLong_FromUnsignedLongLong(st->now),
     };
-    return fill(cfpy_StatsType, v, 20);
+    return fill(cfpy_StatsType, v, 25);
 }
 
 PyObject *cfpy_bloom_stats_new(const cf_bloom_stats *st) {
