@@ -133,9 +133,25 @@ static double value_after(const char *why, const char *opt, int nth) {
     return strtod(p, NULL);
 }
 
+/* Whether the target a refusal suggests (the sentence's last --fpp) is
+ * the loosest one `width`-bit fingerprints meet: cfg with it resolves to
+ * that width, and with half of it is refused. */
+static void check_suggested_fpp(cf_config cfg, const char *why, unsigned width) {
+    const char *last = NULL;
+    for (const char *p = strstr(why, "--fpp "); p != NULL; p = strstr(p + 1, "--fpp ")) last = p;
+    REQUIRE(last != NULL);
+    double ok = strtod(last + strlen("--fpp "), NULL);
+    REQUIRE(ok > 0 && ok < 1);
+    cf_shape sh;
+    cfg.target_fpp = ok;
+    CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_OK);
+    CHECK_EQ(sh.fingerprint_bits, width);
+    cfg.target_fpp = ok / 2;
+    CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
+}
+
 /* A target too strict for 32-bit fingerprints names the bits it needs and
- * the loosest target that works; that target is accepted, and one a
- * little stricter is not. */
+ * the loosest target that works. */
 static void test_fpp_too_small(void) {
     static const double fpps[] = {1e-10, 1e-20, 1e-300, 5e-324};
     for (size_t i = 0; i < sizeof fpps / sizeof fpps[0]; i++) {
@@ -148,20 +164,12 @@ static void test_fpp_too_small(void) {
         CHECK(strstr(why, "--fpp ") == why); /* the option and its value come first */
         CHECK(strstr(why, "at most 32") != NULL);
         CHECK(strstr(why, "-bit fingerprints") != NULL);
-        double ok = value_after(why, "--fpp ", 1);
-        REQUIRE(ok > 0 && ok < 1);
-        cf_shape sh;
-        cfg.target_fpp = ok;
-        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_OK);
-        CHECK_EQ(sh.fingerprint_bits, 32);
-        cfg.target_fpp = ok / 2;
-        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
+        check_suggested_fpp(cfg, why, 32);
     }
 }
 
 /* The same for an expiring filter, whose fingerprints stop at 28 bits (a
- * stamp beside them in 32-bit slots): the suggestion names a target that
- * 28 bits meet, which is accepted, and one a little stricter is not. */
+ * stamp beside them in 32-bit slots). */
 static void test_expiring_fpp_too_small(void) {
     static const double fpps[] = {1e-8, 1e-10, 1e-300};
     for (size_t i = 0; i < sizeof fpps / sizeof fpps[0]; i++) {
@@ -173,19 +181,7 @@ static void test_expiring_fpp_too_small(void) {
         char why[256];
         CHECK_STATUS(cf_config_explain(&cfg, &cli, why, sizeof why, NULL), CF_E_PARAM);
         CHECK(strstr(why, "28 bits") != NULL);
-        /* The suggestion is the sentence's last --fpp. */
-        const char *last = NULL;
-        for (const char *p = strstr(why, "--fpp "); p != NULL; p = strstr(p + 1, "--fpp "))
-            last = p;
-        REQUIRE(last != NULL);
-        double ok = strtod(last + strlen("--fpp "), NULL);
-        REQUIRE(ok > 0 && ok < 1);
-        cf_shape sh;
-        cfg.target_fpp = ok;
-        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_OK);
-        CHECK_EQ(sh.fingerprint_bits, 28);
-        cfg.target_fpp = ok / 2;
-        CHECK_STATUS(cf_config_resolve(&cfg, &sh), CF_E_PARAM);
+        check_suggested_fpp(cfg, why, 28);
     }
 }
 
