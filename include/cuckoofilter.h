@@ -438,7 +438,11 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * takes another expiring filter of the same shape, expire_after and clock
  * (CF_E_PARAM otherwise: set both clocks alike first).  Nothing else
  * differs: a filter sized for the items alive in one window never fills
- * however long the stream, since expired items leave their slots.
+ * however long the stream, since expired items leave their slots (at the
+ * rate it was sized for, capacity items per window; the table keeps room
+ * for the peak it reaches once a tick, more of it in small tables, so the
+ * resolved max_load is below the bucket size's default; with buckets of 1,
+ * and rarely 2 in small tables, a stream can still fill it).
  *
  * Inserting (cf_insert and its _hash, _u64, _unique and _batch forms):
  * chain: the key goes to the newest table; when that has no room a table
