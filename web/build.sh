@@ -120,8 +120,11 @@ emcc "${ldflags[@]}" -O2 "${reportlib[@]}" "${repobjs[@]}" \
   -o "$out/playground/report.wasm" -sEXPORTED_FUNCTIONS=_malloc,_free
 wait $package
 bytes=$(stat -c %s "$out/package/cuckoofilter.wasm")
-if ((bytes > 65536)); then
-  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 64 KiB budget (issue 35; docs/BENCHMARKS.md)" >&2
+# The budget: 64 KiB from issue 35; 66 KiB since expiring filters reached
+# the package (issue 37: the clock, and the refresh that cf_insert_unique's
+# paths for every kind bring, 1.7 KB; docs/BENCHMARKS.md).
+if ((bytes > 67584)); then
+  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 66 KiB budget (issues 35 and 37; docs/BENCHMARKS.md)" >&2
   exit 1
 fi
 cp "$root"/web/package/{index.js,index.d.ts,package.json,README.md} "$out/package/"

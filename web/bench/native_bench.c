@@ -51,10 +51,10 @@ int main(int argc, char **argv) {
     for (int r = 0; r < rounds; r++) {
         cf_filter *f;
         /* As CuckooFilter.create({ capacity: n, fpp: 0.001 }). */
-        if (cfjs_new((double)n, 0.001, 0, 0, 0, 0, NAN, 0, 0, false, &f) != CF_OK) return 1;
+        if (cfjs_new((double)n, 0.001, 0, 0, 0, 0, NAN, 0, 0, false, 0, &f) != CF_OK) return 1;
         size_t done;
         double t0 = now_ns();
-        if (cfjs_insert_many(f, hit, hit_ends, n, &done) != CF_OK) return 1;
+        if (cfjs_insert_many(f, hit, hit_ends, n, false, &done) != CF_OK) return 1;
         double t1 = now_ns();
         size_t a = cfjs_contains_many(f, hit, hit_ends, n, found);
         double t2 = now_ns();

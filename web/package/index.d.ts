@@ -25,6 +25,22 @@ interface CommonOptions {
      * size 4 and 5..16-bit fingerprints only).
      */
     semiSort?: boolean;
+    /**
+     * Items that expire: each key is forgotten this many seconds after it
+     * was added (rounded up to whole seconds; then `capacity` is the keys
+     * added in one such window, and the filter never fills however long it
+     * is fed).  Adding a key it holds refreshes it (one copy, a window from
+     * now).  The clock counts seconds since 1970, as the `cuckoo` command's
+     * expiring files do.  Not with semiSort.
+     */
+    expire?: number;
+    /**
+     * An expiring filter's clock: seconds since 1970, read once at each
+     * call (tests, simulations).  A time before the filter's clock throws
+     * CF_E_INVAL.  Default: the wall clock (Date.now() / 1000, floored),
+     * held at the filter's time if the system's clock steps back.
+     */
+    now?: () => number;
 }
 
 /** Sized from what you know: how many keys, and the FPP wanted when full. */
@@ -83,6 +99,16 @@ export interface Stats {
     formatVersion: number;
     /** 1 (filters grown by other bindings: their tables). */
     tables: number;
+    /** expire: seconds an item lives (0: forever). */
+    expireAfter: number;
+    /** Seconds of one stamp: an item is gone at most a window and this after it was added. */
+    expireSpan: number;
+    /** Bits of the stamp beside each fingerprint (0 when items never expire). */
+    stampBits: number;
+    /** Stamps in a window. */
+    stamps: number;
+    /** The filter's clock, seconds since 1970 (0 when items never expire). */
+    clock: number;
 }
 
 /** Where a key lives: its fingerprint and its two candidate buckets. */
@@ -151,12 +177,14 @@ export class CuckooFilter {
      * A filter from the library's file format (a file of `cuckoo build`,
      * the bytes of toBytes, of Python's to_bytes, ...).  Bytes that are not
      * a valid filter throw a CuckooFilterError saying what is wrong, never
-     * anything worse.
+     * anything worse.  An expiring filter keeps its clock; options.now is
+     * its clock from then on (as create's).
      */
-    static fromBytes(bytes: Uint8Array | ArrayBuffer): Promise<CuckooFilter>;
+    static fromBytes(bytes: Uint8Array | ArrayBuffer, options?: { now?: () => number }): Promise<CuckooFilter>;
 
     /**
-     * Adds one copy of key.  Throws CF_E_FULL when there is no room (the
+     * Adds one copy of key (a filter whose items expire refreshes a key it
+     * holds instead).  Throws CF_E_FULL when there is no room (the
      * filter is then exactly as before: no key is ever lost).
      */
     add(key: Key): void;

@@ -27,7 +27,8 @@ const SCRATCH_DOUBLES = 16; // up to 32 doubles (cfjs_locate, cfjs_stats)
 // Doubles from cfjs_stats, named in the order of enum cfjs_stat (cfjs.h).
 const STATS = ["items", "buckets", "slots", "bucketSize", "fingerprintBits", "bitsPerSlot",
   "maxKicks", "seedLo", "seedHi", "semiSort", "loadFactor", "bitsPerItem", "expectedFpp",
-  "fppBound", "tableBytes", "memoryBytes", "totalKicks", "failedInserts", "formatVersion", "tables"];
+  "fppBound", "tableBytes", "memoryBytes", "totalKicks", "failedInserts", "formatVersion", "tables",
+  "expireAfter", "expireSpan", "stampBits", "stamps", "clock"];
 // Doubles per move from cfjs_insert_traced (CFJS_MOVE_FIELDS in cfjs.h).
 const MOVE_FIELDS = 5;
 
@@ -180,7 +181,7 @@ const decoder = new TextDecoder();
 
 // The statuses this file tests for, numbered when the module loads (makeLib);
 // every other one is only named, by the library.
-const STATUS_NAMES = { OK: "CF_OK", NOT_FOUND: "CF_E_NOT_FOUND", NOMEM: "CF_E_NOMEM" };
+const STATUS_NAMES = { OK: "CF_OK", NOT_FOUND: "CF_E_NOT_FOUND", NOMEM: "CF_E_NOMEM", EXISTS: "CF_E_EXISTS" };
 const STATUS = {};
 
 function statusError(L, s, why) {
@@ -342,7 +343,29 @@ const OPTIONS = [
   "maxLoad",
   "seed",
   "semiSort",
+  "expire",
+  "now",
 ];
+
+// expire: seconds (a number above 0, finite), as whole seconds rounded up
+// (the clock's unit: an item is never forgotten early); 0 when not given.
+function expireOf(opts) {
+  const v = opts.expire;
+  if (v === undefined) return 0;
+  if (typeof v !== "number" || !(v > 0) || !Number.isFinite(v) || v > Number.MAX_SAFE_INTEGER)
+    throw new RangeError(`cuckoofilter: expire: ${String(v)} is not a time in seconds above 0`);
+  return Math.ceil(v);
+}
+
+// now: a function of no arguments returning the time in seconds, for a
+// filter whose items expire.
+function clockOf(opts, expiring) {
+  const v = opts.now;
+  if (v === undefined) return null;
+  if (typeof v !== "function") throw new TypeError(`cuckoofilter: now: ${describe(v)} is not a function`);
+  if (!expiring) throw new TypeError("cuckoofilter: now is the clock of a filter whose items expire: give expire too");
+  return v;
+}
 
 // A count: a whole number from 0 to 2^53 (the library checks its range).
 function count(opts, name, max = Number.MAX_SAFE_INTEGER) {
@@ -383,13 +406,46 @@ const disposeSymbol = typeof Symbol.dispose === "symbol" ? Symbol.dispose : Symb
 export class CuckooFilter {
   #ptr;
   #L;
+  // An expiring filter's clock: the now() option (null: the wall clock)
+  // and the time last set; #expiring false for the other filters.
+  #expiring = false;
+  #now = null;
+  #clock = 0;
 
   /** @private Use CuckooFilter.create or CuckooFilter.fromBytes. */
-  constructor(token, L, ptr) {
+  constructor(token, L, ptr, now) {
     if (token !== CONSTRUCT) throw new TypeError("cuckoofilter: use CuckooFilter.create() or CuckooFilter.fromBytes()");
     this.#L = L;
     this.#ptr = ptr;
     registry.register(this, ptr, this);
+    const st = this.#rawStats();
+    this.#expiring = st.expireAfter > 0;
+    this.#clock = st.clock;
+    this.#now = now;
+  }
+
+  // The filter, after an expiring filter's clock was set (cf_set_time) from
+  // now() or the wall clock, once per call: the wall clock (whole seconds,
+  // as the cuckoo command's files count them) is held at the filter's time
+  // if the system's steps back; a now() that goes back throws CF_E_INVAL.
+  #use() {
+    const f = this.#live();
+    if (!this.#expiring) return f;
+    let t;
+    if (this.#now) {
+      const v = this.#now();
+      if (typeof v !== "number" || !(v >= 0) || !Number.isFinite(v))
+        throw new RangeError(`cuckoofilter: now() returned ${String(v)}, not a time in seconds`);
+      t = Math.floor(v);
+    } else {
+      t = Math.max(Math.floor(Date.now() / 1000), this.#clock);
+    }
+    const L = this.#L;
+    const s = L.x.cfjs_set_time(f, t);
+    if (s !== STATUS.OK)
+      throw statusError(L, s, `now() gave ${t}, before the filter's clock, ${this.#clock}: time never runs backwards`);
+    this.#clock = t;
+    return f;
   }
 
   static async create(options) {
@@ -405,6 +461,8 @@ export class CuckooFilter {
     const semi = options.semiSort;
     if (semi !== undefined && typeof semi !== "boolean")
       throw new TypeError(`cuckoofilter: semiSort: ${String(semi)} is not true or false`);
+    const expire = expireOf(options);
+    const now = clockOf(options, expire > 0);
     const args = [
       count(options, "capacity"),
       real(options, "fpp"),
@@ -416,18 +474,23 @@ export class CuckooFilter {
       Number(seed & 0xffffffffn),
       Number(seed >> 32n),
       semi === true,
+      expire,
     ];
     const s = L.x.cfjs_new(...args, L.scratch + SCRATCH_PTR);
     if (s !== STATUS.OK) throw statusError(L, s, await explain(args));
-    return new CuckooFilter(CONSTRUCT, L, L.dview().getUint32(L.scratch + SCRATCH_PTR, true));
+    const f = new CuckooFilter(CONSTRUCT, L, L.dview().getUint32(L.scratch + SCRATCH_PTR, true), now);
+    if (expire) f.#use(); // the clock starts now
+    return f;
   }
 
-  static async fromBytes(bytes) {
+  static async fromBytes(bytes, options = {}) {
     await init();
     const L = needLib();
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array))
       throw new TypeError(`cuckoofilter: fromBytes() takes a Uint8Array or an ArrayBuffer, not ${describe(bytes)}`);
+    if (options === null || typeof options !== "object" || Object.keys(options).some((k) => k !== "now"))
+      throw new TypeError("cuckoofilter: fromBytes() takes an options object with now, if any");
     const p = L.alloc(bytes.length);
     try {
       L.mem().set(bytes, p);
@@ -436,7 +499,9 @@ export class CuckooFilter {
     } finally {
       L.x.free(p);
     }
-    return new CuckooFilter(CONSTRUCT, L, L.dview().getUint32(L.scratch + SCRATCH_PTR, true));
+    const f = new CuckooFilter(CONSTRUCT, L, L.dview().getUint32(L.scratch + SCRATCH_PTR, true), null);
+    f.#now = clockOf(options, f.#expiring); // a wrong now: the filter is freed when collected
+    return f;
   }
 
   #live() {
@@ -449,22 +514,23 @@ export class CuckooFilter {
   }
 
   add(key) {
-    const f = this.#live();
+    const f = this.#use();
     const L = this.#L;
     const len = putKey(L, key); // first: it may move the key buffer
-    const s = L.x.cf_insert(f, L.keyPtr, len);
-    if (s !== STATUS.OK) throw statusError(L, s);
+    // An expiring filter refreshes a key it holds (one copy, a window from now).
+    const s = this.#expiring ? L.x.cfjs_insert_unique(f, L.keyPtr, len) : L.x.cf_insert(f, L.keyPtr, len);
+    if (s !== STATUS.OK && s !== STATUS.EXISTS) throw statusError(L, s);
   }
 
   has(key) {
-    const f = this.#live();
+    const f = this.#use();
     const L = this.#L;
     const len = putKey(L, key);
     return L.x.cf_contains(f, L.keyPtr, len) !== 0;
   }
 
   delete(key) {
-    const f = this.#live();
+    const f = this.#use();
     const L = this.#L;
     const len = putKey(L, key);
     const s = L.x.cf_delete(f, L.keyPtr, len);
@@ -474,18 +540,18 @@ export class CuckooFilter {
   }
 
   count(key) {
-    const f = this.#live();
+    const f = this.#use();
     const L = this.#L;
     const len = putKey(L, key);
     return L.x.cf_count(f, L.keyPtr, len) >>> 0;
   }
 
   get size() {
-    return this.#L.x.cfjs_items(this.#live());
+    return this.#L.x.cfjs_items(this.#use());
   }
 
   addMany(keys) {
-    const f = this.#live();
+    const f = this.#use();
     const L = runBuffers(this.#L);
     const { list, strings } = keyList(keys);
     const n = list.length;
@@ -493,7 +559,7 @@ export class CuckooFilter {
     for (let from = 0; from < n; from += RUN) {
       const to = Math.min(n, from + RUN);
       packRun(L, list, from, to, strings);
-      const s = L.x.cfjs_insert_many(f, L.runBytes, L.runEnds, to - from, L.scratch + SCRATCH_SIZE);
+      const s = L.x.cfjs_insert_many(f, L.runBytes, L.runEnds, to - from, this.#expiring, L.scratch + SCRATCH_SIZE);
       added += L.dview().getUint32(L.scratch + SCRATCH_SIZE, true);
       if (s !== STATUS.OK) {
         const e = statusError(L, s);
@@ -506,7 +572,7 @@ export class CuckooFilter {
   }
 
   hasMany(keys) {
-    const f = this.#live();
+    const f = this.#use();
     const L = runBuffers(this.#L);
     const { list, strings } = keyList(keys);
     const n = list.length;
@@ -527,7 +593,7 @@ export class CuckooFilter {
   }
 
   toBytes() {
-    const f = this.#live();
+    const f = this.#use();
     const L = this.#L;
     const n = L.x.cf_serialized_size(f) >>> 0;
     const p = L.alloc(n);
@@ -541,6 +607,11 @@ export class CuckooFilter {
   }
 
   stats() {
+    this.#use();
+    return this.#rawStats();
+  }
+
+  #rawStats() {
     const f = this.#live();
     const L = this.#L;
     const p = L.scratch + SCRATCH_DOUBLES;

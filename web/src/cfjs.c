@@ -49,10 +49,10 @@
 CFJS_EXPORT cf_status cfjs_new(double capacity, double fpp, unsigned fingerprint_bits,
                                unsigned bucket_size, double num_buckets, unsigned max_kicks,
                                double max_load, uint32_t seed_lo, uint32_t seed_hi, bool semi_sort,
-                               cf_filter **out) {
+                               double expire_after, cf_filter **out) {
     cf_config cfg;
     cfjs_config(&cfg, capacity, fpp, fingerprint_bits, bucket_size, num_buckets, max_kicks,
-                max_load, seed_lo, seed_hi, semi_sort);
+                max_load, seed_lo, seed_hi, semi_sort, expire_after);
     return cf_new(&cfg, out);
 }
 
@@ -70,13 +70,19 @@ static void hash_run(const cf_filter *f, const uint8_t *bytes, const uint32_t *e
 }
 
 CFJS_EXPORT cf_status cfjs_insert_many(cf_filter *f, const uint8_t *bytes, const uint32_t *ends,
-                                       size_t n, size_t *inserted) {
+                                       size_t n, bool unique, size_t *inserted) {
     uint64_t hashes[CFJS_RUN];
     *inserted = 0;
     for (size_t from = 0; from < n; from += CFJS_RUN) {
         size_t run = n - from < CFJS_RUN ? n - from : CFJS_RUN, done = 0;
         hash_run(f, bytes, ends, from, run, hashes);
-        cf_status s = cf_insert_batch(f, hashes, run, &done);
+        cf_status s = CF_OK;
+        if (!unique)
+            s = cf_insert_batch(f, hashes, run, &done);
+        else /* one by one: a key may repeat within the run */
+            for (; done < run; done++)
+                if ((s = cf_insert_unique_hash(f, hashes[done])) != CF_OK && s != CF_E_EXISTS) break;
+        if (s == CF_E_EXISTS) s = CF_OK;
         *inserted += done;
         if (s != CF_OK) return s;
     }
@@ -125,7 +131,20 @@ CFJS_EXPORT cf_status cfjs_stats(const cf_filter *f, double *out) {
     out[CFJS_STAT_FAILED_INSERTS] = (double)s.failed_inserts;
     out[CFJS_STAT_FORMAT_VERSION] = s.format_version;
     out[CFJS_STAT_TABLES] = s.tables;
+    out[CFJS_STAT_EXPIRE_AFTER] = (double)s.expire_after;
+    out[CFJS_STAT_EXPIRE_SPAN] = (double)s.expire_span;
+    out[CFJS_STAT_STAMP_BITS] = s.stamp_bits;
+    out[CFJS_STAT_STAMPS] = s.stamps;
+    out[CFJS_STAT_NOW] = (double)s.now;
     return CF_OK;
+}
+
+CFJS_EXPORT cf_status cfjs_insert_unique(cf_filter *f, const void *key, size_t len) {
+    return cf_insert_unique_hash(f, cf_hash(f, key, len));
+}
+
+CFJS_EXPORT cf_status cfjs_set_time(cf_filter *f, double now) {
+    return cf_set_time(f, cfjs_u64(now));
 }
 
 /* cf_locate: out = {fingerprint, bucket1, bucket2}. */

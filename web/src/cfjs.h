@@ -27,12 +27,12 @@ uint64_t cfjs_u64(double v);
  * (the package checks). */
 void cfjs_config(cf_config *cfg, double capacity, double fpp, unsigned fingerprint_bits,
                  unsigned bucket_size, double num_buckets, unsigned max_kicks, double max_load,
-                 uint32_t seed_lo, uint32_t seed_hi, bool semi_sort);
+                 uint32_t seed_lo, uint32_t seed_hi, bool semi_sort, double expire_after);
 
 /* cf_new(cfjs_config(...)). */
 cf_status cfjs_new(double capacity, double fpp, unsigned fingerprint_bits, unsigned bucket_size,
                    double num_buckets, unsigned max_kicks, double max_load, uint32_t seed_lo,
-                   uint32_t seed_hi, bool semi_sort, cf_filter **out);
+                   uint32_t seed_hi, bool semi_sort, double expire_after, cf_filter **out);
 
 /* cf_config_explain(cfjs_config(...)) in the package's option names: the
  * status cf_new would return and, when not CF_OK, the library's sentence
@@ -41,13 +41,21 @@ cf_status cfjs_new(double capacity, double fpp, unsigned fingerprint_bits, unsig
  * would make the package's module a third larger. */
 cf_status cfjs_explain(double capacity, double fpp, unsigned fingerprint_bits, unsigned bucket_size,
                        double num_buckets, unsigned max_kicks, double max_load, uint32_t seed_lo,
-                       uint32_t seed_hi, bool semi_sort, char *why, size_t why_cap);
+                       uint32_t seed_hi, bool semi_sort, double expire_after, char *why,
+                       size_t why_cap);
 
 /* Inserts the n packed keys in order (key i: bytes[ends[i-1] .. ends[i]),
  * ends[-1] = 0), stopping at the first failure: *inserted keys went in,
- * and the status is that insert's (cf_insert_batch's rule). */
+ * and the status is that insert's (cf_insert_batch's rule).  unique: each
+ * with cf_insert_unique instead, a key already present counted as
+ * inserted (an expiring filter's refresh). */
 cf_status cfjs_insert_many(cf_filter *f, const uint8_t *bytes, const uint32_t *ends, size_t n,
-                           size_t *inserted);
+                           bool unique, size_t *inserted);
+/* cf_insert_unique through its _hash form, which bulk calls use too (one
+ * copy of that path in the module). */
+cf_status cfjs_insert_unique(cf_filter *f, const void *key, size_t len);
+/* cf_set_time with the time as a double (whole seconds, below 2^53). */
+cf_status cfjs_set_time(cf_filter *f, double now);
 
 /* found[i] = cf_contains(key i); returns how many were found. */
 size_t cfjs_contains_many(const cf_filter *f, const uint8_t *bytes, const uint32_t *ends, size_t n,
@@ -79,6 +87,11 @@ enum cfjs_stat {
     CFJS_STAT_FAILED_INSERTS,
     CFJS_STAT_FORMAT_VERSION,
     CFJS_STAT_TABLES,
+    CFJS_STAT_EXPIRE_AFTER,
+    CFJS_STAT_EXPIRE_SPAN,
+    CFJS_STAT_STAMP_BITS,
+    CFJS_STAT_STAMPS,
+    CFJS_STAT_NOW,
     CFJS_STAT_COUNT
 };
 cf_status cfjs_stats(const cf_filter *f, double *out);

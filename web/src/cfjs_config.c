@@ -13,7 +13,7 @@ uint64_t cfjs_u64(double v) {
 
 void cfjs_config(cf_config *cfg, double capacity, double fpp, unsigned fingerprint_bits,
                  unsigned bucket_size, double num_buckets, unsigned max_kicks, double max_load,
-                 uint32_t seed_lo, uint32_t seed_hi, bool semi_sort) {
+                 uint32_t seed_lo, uint32_t seed_hi, bool semi_sort, double expire_after) {
     cf_config_init(cfg);
     cfg->capacity = cfjs_u64(capacity);
     if (!isnan(fpp)) cfg->target_fpp = fpp;
@@ -24,4 +24,5 @@ void cfjs_config(cf_config *cfg, double capacity, double fpp, unsigned fingerpri
     cfg->max_kicks = max_kicks;
     cfg->seed = (uint64_t)seed_hi << 32 | seed_lo;
     cfg->flags = semi_sort ? CF_SEMI_SORT : 0;
+    cfg->expire_after = cfjs_u64(expire_after);
 }

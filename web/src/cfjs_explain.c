@@ -18,15 +18,16 @@ static const cf_option_names js_names = {{
     [CF_OPT_MAX_LOAD] = "maxLoad: ",
     [CF_OPT_NUM_BUCKETS] = "buckets: ",
     [CF_OPT_SEMI_SORT] = "semiSort: true",
+    [CF_OPT_EXPIRE_AFTER] = "expire: ",
 }};
 
 EMSCRIPTEN_KEEPALIVE cf_status cfjs_explain(double capacity, double fpp, unsigned fingerprint_bits,
                                             unsigned bucket_size, double num_buckets,
                                             unsigned max_kicks, double max_load, uint32_t seed_lo,
-                                            uint32_t seed_hi, bool semi_sort, char *why,
-                                            size_t why_cap) {
+                                            uint32_t seed_hi, bool semi_sort, double expire_after,
+                                            char *why, size_t why_cap) {
     cf_config cfg;
     cfjs_config(&cfg, capacity, fpp, fingerprint_bits, bucket_size, num_buckets, max_kicks,
-                max_load, seed_lo, seed_hi, semi_sort);
+                max_load, seed_lo, seed_hi, semi_sort, expire_after);
     return cf_config_explain(&cfg, &js_names, why, why_cap, NULL);
 }
