@@ -81,7 +81,8 @@ CFJS_EXPORT cf_status cfjs_insert_many(cf_filter *f, const uint8_t *bytes, const
             s = cf_insert_batch(f, hashes, run, &done);
         else /* one by one: a key may repeat within the run */
             for (; done < run; done++)
-                if ((s = cf_insert_unique_hash(f, hashes[done])) != CF_OK && s != CF_E_EXISTS) break;
+                if ((s = cf_insert_unique_hash(f, hashes[done])) != CF_OK && s != CF_E_EXISTS)
+                    break;
         if (s == CF_E_EXISTS) s = CF_OK;
         *inserted += done;
         if (s != CF_OK) return s;
