@@ -442,8 +442,10 @@ export class CuckooFilter {
     }
     const L = this.#L;
     const s = L.x.cfjs_set_time(f, t);
-    if (s !== STATUS.OK)
-      throw statusError(L, s, `now() gave ${t}, before the filter's clock, ${this.#clock}: time never runs backwards`);
+    if (s !== STATUS.OK) {
+      const back = L.cstring(L.x.cf_status_name(s)) === "CF_E_INVAL";
+      throw statusError(L, s, back ? `now() gave ${t}, before the filter's clock, ${this.#clock}: time never runs backwards` : undefined);
+    }
     this.#clock = t;
     return f;
   }
@@ -500,7 +502,12 @@ export class CuckooFilter {
       L.x.free(p);
     }
     const f = new CuckooFilter(CONSTRUCT, L, L.dview().getUint32(L.scratch + SCRATCH_PTR, true), null);
-    f.#now = clockOf(options, f.#expiring); // a wrong now: the filter is freed when collected
+    try {
+      f.#now = clockOf(options, f.#expiring);
+    } catch (e) {
+      f.dispose();
+      throw e;
+    }
     return f;
   }
 
