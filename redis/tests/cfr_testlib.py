@@ -212,6 +212,18 @@ def finish(name):
     sys.exit(0)
 
 
+def wait_sync(primary, replica):
+    """Whether replica caught up with primary (its link up, its offset the
+    primary's) within 20 s."""
+    for _ in range(400):
+        inf = replica.info("replication")
+        if inf.get("master_link_status") == "up" and \
+           inf.get("master_repl_offset") == primary.info("replication")["master_repl_offset"]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def dump(r, key):
     """CF.SCANDUMP key until the end; returns [(iterator, bytes), ...]."""
     chunks, it = [], 0

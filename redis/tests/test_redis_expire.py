@@ -13,7 +13,7 @@ import os
 import struct
 import time
 
-from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain, raw, resp
+from cfr_testlib import Server, check, dump, eq, finish, load, module_path, plain, raw, resp, wait_sync
 
 MOD = module_path()
 POLL = 0.02      # seconds between polls: short, the key's clock decides
@@ -259,16 +259,6 @@ def replication():
             err = str(e)
         check(err is not None, "replica refuses CF._CLOCK from a client (%s)" % err)
         check(prim.alive() and repl.alive(), "both servers alive")
-
-
-def wait_sync(primary, replica):
-    for _ in range(400):
-        inf = replica.info("replication")
-        if inf.get("master_link_status") == "up" and \
-           inf.get("master_repl_offset") == primary.info("replication")["master_repl_offset"]:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def populate(r, tag):

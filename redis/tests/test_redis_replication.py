@@ -6,7 +6,7 @@ dataset through our digest callback) and each key's SCANDUMP bytes."""
 
 import time
 
-from cfr_testlib import Server, check, dump, eq, finish, module_path, plain
+from cfr_testlib import Server, check, dump, eq, finish, module_path, plain, wait_sync
 
 MOD = module_path()
 
@@ -45,16 +45,6 @@ def writes(r, tag, n):
                       "FINGERPRINT", 16, "ERROR_RATE", "0.0003")
     r.execute_command("CF.INSERT", tag + ":capped", "ITEMS", *items)
     return [tag + s for s in (":grow", ":full", ":auto", ":loaded", ":inplace", ":capped")]
-
-
-def wait_sync(primary, replica):
-    for _ in range(400):
-        info = replica.info("replication")
-        if info.get("master_link_status") == "up" and \
-           info.get("master_repl_offset") == primary.info("replication")["master_repl_offset"]:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def created(r, tag):
