@@ -4,7 +4,6 @@ command stream, including failed inserts that mark sub-filters full,
 deletes, COMPACT and LOADCHUNK, for chain keys and keys grown in place.  Compared with DEBUG DIGEST (the whole
 dataset through our digest callback) and each key's SCANDUMP bytes."""
 
-import time
 
 from cfr_testlib import Server, check, dump, eq, finish, module_path, plain, wait_sync
 
