@@ -5,7 +5,7 @@
  * (docs/BENCHMARKS.md, "Growth v2").
  *
  *   cf-split-sim [--mode split|double] [--max-load L] [--items N] [--kicks K]
- *                [--slots 4|8] [--tag-bits T]
+ *                [--slots 4|8] [--tag-bits T] [--place first|emptier] [--by-load 0|1]
  *
  * A simulation, not the library: each slot holds an item's whole 64-bit
  * address string, so no fingerprint bit limits anything and the result is
@@ -21,7 +21,13 @@
  * the lowest and the mean of loads sampled at log-spaced counts past 100,000
  * items, how many inserts failed and grew the table, and what the inserts
  * cost: eviction searches per insert and the buckets they examined (each
- * child read is a random memory access in a filter).
+ * child read is a random memory access in a filter).  --by-load 1 adds the
+ * same costs for the inserts that met each load (in steps of 5%): a table
+ * that doubles passes through every load, one that splits sits at one, and
+ * the rows tell how much of the split table's cost is its load and how much
+ * the uneven hash mass of its split and unsplit buckets.  --place emptier
+ * puts a new item in the emptier of its two buckets instead of the first
+ * with room.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,11 +42,14 @@ typedef struct node {
     int parent, slot;
 } node;
 
+#define LOAD_STEPS 20
+
 typedef struct sim {
     uint64_t *slot; /* strings, 0 = free */
     uint64_t n, cap, k, split, items, searches, children;
     uint64_t partner[256];
     unsigned kicks, slots, tag;
+    int emptier; /* --place emptier */
     node q[QUEUE];
 } sim;
 
@@ -68,6 +77,12 @@ static int free_slot(const sim *s, uint64_t b) {
     return -1;
 }
 
+static int used(const sim *s, uint64_t b) {
+    int c = 0;
+    for (unsigned i = 0; i < s->slots; i++) c += s->slot[b * s->slots + i] != 0;
+    return c;
+}
+
 static int on_path(const sim *s, int at, uint64_t b) {
     for (; at >= 0; at = s->q[at].parent)
         if (s->q[at].bucket == b) return 1;
@@ -77,10 +92,11 @@ static int on_path(const sim *s, int at, uint64_t b) {
 /* A free slot of either bucket, else the shortest eviction path; 0 if none. */
 static int insert(sim *s, uint64_t x) {
     uint64_t y[2] = {x, other(s, x)}, b[2] = {bucket_of(s, y[0]), bucket_of(s, y[1])};
-    for (int r = 0; r < 2; r++) {
-        int f = free_slot(s, b[r]);
+    int first = s->emptier && used(s, b[1]) < used(s, b[0]);
+    for (int r = first; r < first + 2; r++) {
+        int f = free_slot(s, b[r & 1]);
         if (f >= 0) {
-            s->slot[b[r] * s->slots + f] = y[r];
+            s->slot[b[r & 1] * s->slots + f] = y[r & 1];
             s->items++;
             return 1;
         }
@@ -156,12 +172,13 @@ static void grow(sim *s, int doubling) {
 
 static int usage(void) {
     fprintf(stderr, "usage: cf-split-sim [--mode split|double] [--max-load L] [--items N] "
-                    "[--kicks K] [--slots 4|8] [--tag-bits T]\n");
+                    "[--kicks K] [--slots 4|8] [--tag-bits T] [--place first|emptier] "
+                    "[--by-load 0|1]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
-    int doubling = 0;
+    int doubling = 0, by_load = 0, emptier = 0;
     double max_load = 0.90;
     uint64_t items = 10000000;
     unsigned kicks = 500, slots = 4, tag = 6;
@@ -174,6 +191,10 @@ int main(int argc, char **argv) {
             max_load = atof(v);
         else if (strcmp(argv[i], "--items") == 0 && strtoull(v, NULL, 10) > 100000)
             items = strtoull(v, NULL, 10);
+        else if (strcmp(argv[i], "--place") == 0 && (!strcmp(v, "first") || !strcmp(v, "emptier")))
+            emptier = strcmp(v, "emptier") == 0;
+        else if (strcmp(argv[i], "--by-load") == 0 && (!strcmp(v, "0") || !strcmp(v, "1")))
+            by_load = atoi(v);
         else if (strcmp(argv[i], "--kicks") == 0 && atoi(v) > 0)
             kicks = (unsigned)atoi(v);
         else if (strcmp(argv[i], "--slots") == 0 && (atoi(v) == 4 || atoi(v) == 8))
@@ -189,18 +210,26 @@ int main(int argc, char **argv) {
     s.kicks = kicks;
     s.slots = slots;
     s.tag = tag;
+    s.emptier = emptier;
     s.slot = calloc(s.cap * slots, sizeof *s.slot);
     if (s.slot == NULL) return 1;
     for (unsigned t = 0; t < 1u << tag; t++) s.partner[t] = rnd() & ~((1ull << tag) - 1);
     uint64_t failed = 0, samples = 0, next = 100000;
+    uint64_t at_load[LOAD_STEPS] = {0}, searches_at[LOAD_STEPS] = {0}, children_at[LOAD_STEPS] = {0};
     double lowest = 1, sum = 0;
     for (uint64_t j = 0; j < items; j++) {
         uint64_t x = rnd();
         if ((double)(s.items + 1) > max_load * slots * (double)s.n) grow(&s, doubling);
+        unsigned step = (unsigned)((double)s.items / (slots * (double)s.n) * LOAD_STEPS);
+        uint64_t searches0 = s.searches, children0 = s.children;
         while (!insert(&s, x)) {
             failed++;
             grow(&s, doubling);
         }
+        step = step < LOAD_STEPS ? step : LOAD_STEPS - 1;
+        at_load[step]++;
+        searches_at[step] += s.searches - searches0;
+        children_at[step] += s.children - children0;
         if (j + 1 == next) {
             double load = (double)s.items / (slots * (double)s.n);
             lowest = load < lowest ? load : lowest;
@@ -218,6 +247,13 @@ int main(int argc, char **argv) {
            (double)s.items / (slots * (double)s.n), lowest, sum / (double)samples,
            (unsigned long long)samples, (unsigned long long)failed,
            (double)s.searches / (double)items, (double)s.children / (double)items);
+    for (unsigned i = 0; by_load && i < LOAD_STEPS; i++)
+        if (at_load[i] > 0)
+            printf("  inserts at load %.2f-%.2f: %llu, %.3f searches and %.2f buckets examined "
+                   "per insert\n",
+                   (double)i / LOAD_STEPS, (double)(i + 1) / LOAD_STEPS,
+                   (unsigned long long)at_load[i], (double)searches_at[i] / (double)at_load[i],
+                   (double)children_at[i] / (double)at_load[i]);
     free(s.slot);
     return 0;
 }
