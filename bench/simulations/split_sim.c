@@ -215,7 +215,8 @@ int main(int argc, char **argv) {
     if (s.slot == NULL) return 1;
     for (unsigned t = 0; t < 1u << tag; t++) s.partner[t] = rnd() & ~((1ull << tag) - 1);
     uint64_t failed = 0, samples = 0, next = 100000;
-    uint64_t at_load[LOAD_STEPS] = {0}, searches_at[LOAD_STEPS] = {0}, children_at[LOAD_STEPS] = {0};
+    uint64_t at_load[LOAD_STEPS] = {0}, searches_at[LOAD_STEPS] = {0},
+             children_at[LOAD_STEPS] = {0};
     double lowest = 1, sum = 0;
     for (uint64_t j = 0; j < items; j++) {
         uint64_t x = rnd();

@@ -3,6 +3,7 @@
  * their probes, so that the memory reads of many keys overlap.
  */
 #include "table/batch.h"
+#include "table/batch_avx512.h"
 
 /* Keys hashed and prefetched ahead of the probes: enough to keep the
  * memory system's ~30 outstanding misses per core busy, small enough to
@@ -137,24 +138,41 @@ static CF__BATCH_INLINE size_t cf__batch(const cf__table *filter, const uint64_t
     return found;
 }
 
+/* Byte-aligned one-word buckets: eight keys at a time where the CPU has
+ * AVX-512 (batch_avx512.c; the last n mod 8 keys here), else the pipeline
+ * above. */
+static size_t cf__batch_bytes(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
+                              uint64_t fp_mask, uint64_t keep) {
+#if CF__HAVE_AVX512_BATCH
+    if (n >= 8 && cf__batch_avx512_usable(f)) {
+        size_t wide = n - n % 8;
+        size_t found = cf__batch_avx512(f, hashes, wide, out, fp_mask, keep);
+        return found + cf__batch(f, hashes + wide, n - wide, out != NULL ? out + wide : NULL,
+                                 CF__PROBE_BYTES, fp_mask, keep);
+    }
+#endif
+    return cf__batch(f, hashes, n, out, CF__PROBE_BYTES, fp_mask, keep);
+}
+
 #define CF__BATCH_INSTANCE(name, kind)                                               \
     static size_t name(const cf__table *f, const uint64_t *h, size_t n, bool *out) { \
         return cf__batch(f, h, n, out, kind, f->fp_mask, ~(uint64_t)0);              \
     }
-CF__BATCH_INSTANCE(cf__batch_bytes, CF__PROBE_BYTES)
 CF__BATCH_INSTANCE(cf__batch_bits, CF__PROBE_BITS)
 CF__BATCH_INSTANCE(cf__batch_semi, CF__PROBE_SEMI)
 
 size_t cf__table_contains_batch_lanes(const cf__table *f, const uint64_t *hashes, size_t n,
                                       bool *out, uint64_t fp_mask, uint64_t keep) {
-    if (f->bucket_bits % 8 == 0)
-        return cf__batch(f, hashes, n, out, CF__PROBE_BYTES, fp_mask, keep);
+    if (f->bucket_bits % 8 == 0) return cf__batch_bytes(f, hashes, n, out, fp_mask, keep);
     return cf__batch(f, hashes, n, out, CF__PROBE_BITS, fp_mask, keep);
 }
 
 size_t cf__table_contains_batch(const cf__table *f, const uint64_t *hashes, size_t n, bool *out) {
-    if (f->swar)
-        return (f->bucket_bits % 8 == 0 ? cf__batch_bytes : cf__batch_bits)(f, hashes, n, out);
+    if (f->swar) {
+        if (f->bucket_bits % 8 == 0)
+            return cf__batch_bytes(f, hashes, n, out, f->fp_mask, ~(uint64_t)0);
+        return cf__batch_bits(f, hashes, n, out);
+    }
     if (f->semi_sort) return cf__batch_semi(f, hashes, n, out);
     size_t found = 0;
     cf__slots ring[CF__BATCH];
