@@ -17,6 +17,7 @@
 #include "test.h"
 
 #include "kind/handle.h"
+#include "table/batch_x86.h"
 #include "table/bucket.h"
 
 /* ---- the independent decoder: docs/FORMAT.md, nothing from src/ ---- */
@@ -455,6 +456,86 @@ static void test_far_tables_search_alike(void) {
     }
 }
 
+/* Every batch kernel this CPU runs (batch_x86.c: 8 keys with AVX-512, 4
+ * with AVX2), not only the widest that cf_contains_batch picks, answers as
+ * single lookups: byte-aligned layouts of any bucket count and of a power
+ * of two, near and far (the prefetch ring), with and without `out`, and
+ * with an expiring kind's lane mask (a keep that clears each lane's top
+ * bits, fingerprints taken from fewer bits).  Where no kernel runs (other
+ * CPUs, CF_NO_SIMD), there is nothing to test here; test_params tests the
+ * portable pipeline through the public call. */
+static void test_batch_kernels_agree(void) {
+#if CF__HAVE_BATCH_X86
+    static const shape shapes[] = {{12, 4, 997, 0},    {8, 8, 1000, 0},    {16, 4, 1024, 0},
+                                   {10, 4, 999, 0},    {8, 1, 997, 0},     {32, 2, 1001, 0},
+                                   {12, 4, 400000, 0}, {16, 4, 1 << 19, 0}};
+    enum { N = 4000 };
+    static uint64_t hashes[N];
+    static bool out[N];
+    unsigned kernels = 0;
+    for (unsigned width = 4; width <= 8; width += 4) {
+        if (!cf__batch_x86_runs(width)) continue;
+        kernels++;
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+            cf_config cfg;
+            cf_config_init(&cfg);
+            cfg.fingerprint_bits = shapes[i].f;
+            cfg.bucket_size = shapes[i].b;
+            cfg.num_buckets = shapes[i].nb;
+            cfg.seed = i;
+            cf_filter *f;
+            REQUIRE(cf_new(&cfg, &f) == CF_OK);
+            REQUIRE(cf__batch_x86_suits(&f->t));
+            for (uint64_t k = 0; k < N; k++) {
+                hashes[k] = cf_hash(f, &k, sizeof k);
+                if (k % 3 == 0) (void)cf_insert_hash(f, hashes[k]);
+            }
+            /* keep: every lane's top bit cleared (a stamp's place), the
+             * fingerprint from one bit fewer, as cf__batch_lanes takes. */
+            uint64_t half_mask = f->t.fp_mask >> 1, keep = f->t.lane_ones * half_mask;
+            size_t mismatches = 0;
+            for (int far = 0; far < 2; far++) {
+                bool was = f->t.far;
+                f->t.far = far;
+                for (size_t n = 0; n <= N; n += n < 64 ? width : 1000 * width / 4) {
+                    memset(out, 0, sizeof out);
+                    size_t got =
+                        cf__batch_x86(&f->t, width, hashes, n, out, f->t.fp_mask, ~(uint64_t)0);
+                    size_t masked = cf__batch_x86(&f->t, width, hashes, n, NULL, half_mask, keep);
+                    size_t expect = 0, expect_masked = 0;
+                    for (size_t k = 0; k < n; k++) {
+                        bool single = cf_contains_hash(f, hashes[k]);
+                        expect += single;
+                        mismatches += out[k] != single;
+                        cf__slots p = cf__locate(&(cf__table){.fp_mask = half_mask,
+                                                              .num_buckets = f->t.num_buckets,
+                                                              .alt_xmask = f->t.alt_xmask,
+                                                              .alt_mul = f->t.alt_mul},
+                                                 hashes[k]);
+                        uint64_t v = f->t.lane_ones * p.fp;
+                        uint64_t w1 = (cf__bucket_bits_at(&f->t, p.i1) ^ v) & keep;
+                        uint64_t w2 = (cf__bucket_bits_at(&f->t, p.i2) ^ v) & keep;
+                        expect_masked +=
+                            (cf__zero_lanes(&f->t, w1) | cf__zero_lanes(&f->t, w2)) != 0;
+                    }
+                    mismatches += (got != expect) + (masked != expect_masked);
+                }
+                f->t.far = was;
+            }
+            if (mismatches != 0)
+                fprintf(stderr, "width %u, f=%u b=%u nb=%llu: %zu mismatches\n", width, shapes[i].f,
+                        shapes[i].b, (unsigned long long)shapes[i].nb, mismatches);
+            CHECK_EQ(mismatches, 0);
+            cf_free(f);
+        }
+    }
+    /* This project's machines have both; say so where a kernel was not run. */
+    if (kernels < 2)
+        fprintf(stderr, "test_batch_kernels_agree: %u of 2 kernels run here\n", kernels);
+#endif
+}
+
 TEST_MAIN(TEST(test_reference_decoder), TEST(test_far_tables_search_alike),
           TEST(test_alt_index_is_involution), TEST(test_fingerprint_range), TEST(test_tiny_tables),
-          TEST(test_odd_and_prime_tables), TEST(test_semisorted_tables))
+          TEST(test_odd_and_prime_tables), TEST(test_semisorted_tables),
+          TEST(test_batch_kernels_agree))

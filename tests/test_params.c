@@ -320,7 +320,7 @@ static void test_batch_lookups_every_layout(void) {
 }
 
 /* Tables past 2 MiB have their buckets prefetched blocks ahead of their
- * probes (a ring in the AVX-512 pipeline, batch_avx512.c): batches shorter
+ * probes (a ring in the SIMD kernels, batch_x86.c): batches shorter
  * and longer than the ring, and not multiples of its blocks, answer as
  * single lookups. */
 static void test_batch_lookups_large_tables(void) {

@@ -3,7 +3,7 @@
  * their probes, so that the memory reads of many keys overlap.
  */
 #include "table/batch.h"
-#include "table/batch_avx512.h"
+#include "table/batch_x86.h"
 
 /* Keys hashed and prefetched ahead of the probes: enough to keep the
  * memory system's ~30 outstanding misses per core busy, small enough to
@@ -138,15 +138,16 @@ static CF__BATCH_INLINE size_t cf__batch(const cf__table *filter, const uint64_t
     return found;
 }
 
-/* Byte-aligned one-word buckets: eight keys at a time where the CPU has
- * AVX-512 (batch_avx512.c; the last n mod 8 keys here), else the pipeline
- * above. */
+/* Byte-aligned one-word buckets: eight or four keys at a time where the
+ * CPU has AVX-512 or AVX2 (batch_x86.c; the last keys of a block here),
+ * else the pipeline above. */
 static size_t cf__batch_bytes(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
                               uint64_t fp_mask, uint64_t keep) {
-#if CF__HAVE_AVX512_BATCH
-    if (n >= 8 && cf__batch_avx512_usable(f)) {
-        size_t wide = n - n % 8;
-        size_t found = cf__batch_avx512(f, hashes, wide, out, fp_mask, keep);
+#if CF__HAVE_BATCH_X86
+    unsigned width = n >= 4 ? cf__batch_x86_width(f) : 0;
+    if (width != 0) {
+        size_t wide = n - n % width;
+        size_t found = cf__batch_x86(f, width, hashes, wide, out, fp_mask, keep);
         return found + cf__batch(f, hashes + wide, n - wide, out != NULL ? out + wide : NULL,
                                  CF__PROBE_BYTES, fp_mask, keep);
     }
