@@ -526,6 +526,50 @@ static void test_deterministic(void) {
     free(in);
 }
 
+/* Batched lookups answer as single ones for every slot width (15 and 16
+ * bits take eight keys at a time with AVX-512 where the CPU has it:
+ * inplace_x86.c), in tables near and past 1 MiB (prefetched ahead), over
+ * batch lengths around the blocks of eight, with and without `out`. */
+static void test_batch_every_width(void) {
+    static const double fpps[] = {0.01, 0.004, 1e-6}; /* 15-, 16- and 32-bit slots */
+    static const unsigned widths[] = {15, 16, 32};
+    static const size_t fills[] = {20000, 600000};
+    static const size_t lengths[] = {7, 8, 9, 47, 48, 49, 1001};
+    for (size_t w = 0; w < 3; w++)
+        for (size_t z = 0; z < 2; z++) {
+            size_t n = fills[z];
+            cf_filter *f = new_inplace(100, fpps[w], NULL);
+            REQUIRE(cf__inplace_of(f)->w == widths[w]);
+            uint64_t *in = keys_of(n, 11 + w), *h = malloc(2 * n * sizeof *h);
+            bool *out = malloc(2 * n);
+            REQUIRE(h != NULL && out != NULL);
+            for (size_t i = 0; i < n; i++) {
+                h[i] = cf_hash(f, &in[i], sizeof in[i]);
+                CHECK_STATUS(cf_insert_hash(f, h[i]), CF_OK);
+            }
+            CHECK(z == 0 ? f->t.table_bytes <= ((size_t)1 << 20)
+                         : f->t.table_bytes > ((size_t)1 << 20));
+            uint64_t s = 12 + w;
+            for (size_t i = n; i < 2 * n; i++) h[i] = test_rand(&s);
+            size_t mismatches = 0, found = cf_contains_batch(f, h, 2 * n, out), single = 0;
+            for (size_t i = 0; i < 2 * n; i++) {
+                bool one = cf_contains_hash(f, h[i]);
+                single += one;
+                mismatches += out[i] != one || (i < n && !one);
+            }
+            mismatches += found != single;
+            for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
+                size_t from = n - lengths[l] / 2, expect = 0; /* present and absent */
+                for (size_t i = from; i < from + lengths[l]; i++)
+                    expect += cf_contains_hash(f, h[i]);
+                mismatches += cf_contains_batch(f, h + from, lengths[l], NULL) != expect;
+            }
+            CHECK_EQ(mismatches, 0);
+            cf_free(f);
+            free(in), free(h), free(out);
+        }
+}
+
 static void test_batch_and_clear(void) {
     cf_filter *f = new_inplace(10, 0.01, NULL);
     size_t n = 30000;
@@ -1230,5 +1274,5 @@ TEST_MAIN(TEST(test_probe_matches_lanes), TEST(test_golden), TEST(test_spec_read
           TEST(test_copies), TEST(test_max_bytes), TEST(test_alloc_failures),
           TEST(test_allocator_realloc), TEST(test_range), TEST(test_range_across_a_change),
           TEST(test_set_limits), TEST(test_fpp_limit), TEST(test_deterministic),
-          TEST(test_batch_and_clear), TEST(test_params), TEST(test_merge),
-          TEST(test_merge_failures))
+          TEST(test_batch_and_clear), TEST(test_batch_every_width), TEST(test_params),
+          TEST(test_merge), TEST(test_merge_failures))

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "kind/inplace.h"
+#include "kind/inplace_x86.h"
 #include "table/table.h"
 
 /* ---- one slot at a time ---- */
@@ -58,17 +59,6 @@ static inline void cf__inplace_bucket_write(cf_filter *f, uint64_t i, const uint
     uint8_t *p = f->t.table + i * 16;
     cf__store64le(p, word[0]);
     cf__store64le(p + 8, word[1]);
-}
-
-/* Tables past 1 MiB (a core's L2 here): a bucket's miss is worth starting
- * early.  The plain kernels' limit, cf__table.far, is 2 MiB (CF__NEAR_BYTES,
- * which an in-place table would outgrow as it doubles), but this kind's
- * inserts measured 1.07x (1.02-1.16) without the prefetches between 1 and 2
- * MiB (bench/ab.sh --grown 2^20), so it keeps its own. */
-#define CF__INPLACE_NEAR_BYTES ((uint64_t)1 << 20)
-
-static inline bool cf__inplace_far(const cf_filter *f) {
-    return f->t.table_bytes > CF__INPLACE_NEAR_BYTES;
 }
 
 static inline void cf__inplace_prefetch(const cf_filter *f, uint64_t i) {
@@ -407,6 +397,16 @@ size_t cf__inplace_count_hash(const cf_filter *f, uint64_t h) {
 size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     const cf__inplace *ip = cf__inplace_of(f);
     size_t found = 0;
+#if CF__HAVE_INPLACE_X86
+    /* Whole blocks of eight with AVX-512 (inplace_x86.c), the rest below. */
+    if (n >= 8 && cf__inplace_x86_suits(f)) {
+        size_t wide = n - n % 8;
+        found = cf__inplace_x86(f, hashes, wide, out);
+        hashes += wide;
+        n -= wide;
+        if (out != NULL) out += wide;
+    }
+#endif
     for (size_t j = 0; j < n && j < CF__INPLACE_AHEAD; j++) {
         cf__inplace_loc l = cf__inplace_locate(ip, hashes[j]);
         cf__inplace_prefetch(f, l.i1);
