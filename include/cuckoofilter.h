@@ -705,10 +705,11 @@ CF_API size_t cf_count_hash(const cf_filter *f, uint64_t h);
 
 /* Looks up n hashes, writing out[i] = cf_contains_hash(f, hashes[i]), and
  * returns how many were found (0, with out untouched, when f or hashes is
- * NULL).  Faster than a loop of single lookups: it works ahead and keeps
- * many memory reads in flight, and on x86-64 CPUs with AVX-512 or AVX2
- * (checked at run time) it takes eight or four keys at a time.  out may be
- * NULL to only count. */
+ * NULL).  Faster than a loop of single lookups on large tables: it works
+ * ahead and keeps many memory reads in flight; and on x86-64 CPUs with
+ * AVX-512 or AVX2 (checked at run time) it looks up eight or four keys of
+ * a plain, in-place or expiring filter at a time, faster in cache too.
+ * out may be NULL to only count. */
 CF_API size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 
 /* Inserts n hashes in order, locating and prefetching the buckets of later
