@@ -414,9 +414,11 @@ static void test_reference_decoder(void) {
 }
 
 /* A table beyond the caches (f->far) prefetches and reads the eviction
- * search's children ahead; one that fits reads them as it goes.  Filled
- * with the same keys to 95%, the two must end byte-identical: the
- * read-ahead only reads, and the search finds the same paths. */
+ * search's children ahead; one that fits reads them as it goes; and a far
+ * one filled by cf_insert_batch also prefetches each key's first search
+ * level before its insert (batch.c).  Filled with the same keys to 95%,
+ * all must end byte-identical: the read-ahead only reads, and the search
+ * finds the same paths. */
 static void test_far_tables_search_alike(void) {
     /* Just past the near limit: a power of two of buckets (12-bit slots),
      * and an odd count of buckets at bit offsets (9-bit slots). */
@@ -425,9 +427,9 @@ static void test_far_tables_search_alike(void) {
     const shape shapes[] = {{12, 4, pow2, 0}, {9, 4, CF__NEAR_BYTES * 8 / 36 + 1001, 0}};
     size_t nshapes = quick() ? 1 : sizeof shapes / sizeof *shapes;
     for (size_t i = 0; i < nshapes; i++) {
-        uint8_t *tables[2] = {NULL, NULL};
+        uint8_t *tables[3] = {NULL, NULL, NULL};
         size_t bytes = 0;
-        for (int near = 0; near < 2; near++) {
+        for (int near = 0; near < 3; near++) { /* 2: far, by cf_insert_batch */
             cf_config cfg;
             cf_config_init(&cfg);
             cfg.fingerprint_bits = shapes[i].f;
@@ -436,9 +438,22 @@ static void test_far_tables_search_alike(void) {
             cf_filter *f;
             REQUIRE(cf_new(&cfg, &f) == CF_OK);
             CHECK(f->t.far);
-            if (near) f->t.far = false;
+            if (near == 1) f->t.far = false;
             uint64_t n = shapes[i].nb * shapes[i].b * 95 / 100, failed = 0;
-            for (uint64_t k = 0; k < n; k++)
+            if (near == 2) {
+                enum { CHUNK = 4096 };
+                static uint64_t hashes[CHUNK];
+                for (uint64_t k = 0; k < n; k += CHUNK) {
+                    size_t m = n - k < CHUNK ? (size_t)(n - k) : CHUNK, done = 0;
+                    for (size_t j = 0; j < m; j++) {
+                        uint64_t key = (k + j) * 0x9e3779b97f4a7c15ull;
+                        hashes[j] = cf_hash(f, &key, sizeof key);
+                    }
+                    failed += cf_insert_batch(f, hashes, m, &done) != CF_OK;
+                    failed += done != m;
+                }
+            }
+            for (uint64_t k = 0; k < n && near < 2; k++)
                 failed += cf_insert_u64(f, k * 0x9e3779b97f4a7c15ull) != CF_OK;
             CHECK_EQ(failed, 0);
             cf_stats st;
@@ -451,8 +466,10 @@ static void test_far_tables_search_alike(void) {
             cf_free(f);
         }
         CHECK(memcmp(tables[0], tables[1], bytes) == 0);
+        CHECK(memcmp(tables[0], tables[2], bytes) == 0);
         free(tables[0]);
         free(tables[1]);
+        free(tables[2]);
     }
 }
 

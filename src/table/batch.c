@@ -186,11 +186,36 @@ size_t cf__table_contains_batch(const cf__table *f, const uint64_t *hashes, size
     return found;
 }
 
+/* The first level of the eviction search that the insert of p will likely
+ * run, read ahead: if both of p's buckets are full now, the other buckets
+ * of their slots' fingerprints (the children cf__bfs_search computes
+ * first) are prefetched.  p's buckets were prefetched CF__PEEK keys ago;
+ * the table may change before p's insert, which only makes a prefetch
+ * useless. */
+static inline void cf__prefetch_children(const cf__table *f, cf__slots p) {
+    uint64_t w[2] = {cf__load64le(cf__bucket_at(f, p.i1)), cf__load64le(cf__bucket_at(f, p.i2))};
+    if (cf__zero_lanes(f, w[0]) != 0 || cf__zero_lanes(f, w[1]) != 0) return;
+    for (int r = 0; r < 2; r++) {
+        uint32_t fp[CF_MAX_BUCKET_SIZE];
+        cf__word_read(f, w[r], fp);
+        for (unsigned s = 0; s < f->bucket_size; s++)
+            cf__prefetch_bucket(f, cf__alt_index(f, r == 0 ? p.i1 : p.i2, fp[s]));
+    }
+}
+
+/* Keys between a key's buckets' prefetch and the peek at them for its
+ * eviction search: half the ring. */
+#define CF__PEEK (CF__BATCH / 2)
+
+/* In a far table of byte-aligned buckets, each insert's eviction search's
+ * first level is prefetched CF__PEEK keys ahead (cf__prefetch_children). */
 cf_status cf__table_insert_batch(cf__table *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     cf__slots ring[CF__BATCH];
     bool bytes = f->addr == CF__ADDR_BYTES || f->addr == CF__ADDR_POW2_BYTES;
+    bool peek = bytes && f->far;
     cf__ring_fill(f, ring, hashes, n);
     for (size_t j = 0; j < n; j++) {
+        if (peek && j + CF__PEEK < n) cf__prefetch_children(f, ring[(j + CF__PEEK) % CF__BATCH]);
         cf__slots p = cf__ring_next(f, ring, hashes, n, j);
         cf_status s = bytes ? cf__insert_slots_bytes(f, p.i1, p.i2, p.fp)
                             : cf__insert_slots(f, p.i1, p.i2, p.fp);
