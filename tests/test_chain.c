@@ -379,7 +379,8 @@ static void test_semisort_to_plain(void) {
     cf_free(f), cf_free(g);
 }
 
-/* Batches answer as single calls do, across tables. */
+/* Batches answer as single calls do, across tables (a key found in a newer
+ * table is not looked up in the older ones). */
 static void test_batches(void) {
     cf_config cfg = grow_config(300, 0.01, 2);
     cf_filter *f;
@@ -399,6 +400,11 @@ static void test_batches(void) {
         if (k < 2000) CHECK(out[k]);
     }
     CHECK_EQ(found, single);
+    CHECK_EQ(cf_contains_batch(f, h, 3000, NULL), single);
+    size_t tail = 0; /* a short batch of present and absent keys */
+    for (size_t k = 1990; k < 2010; k++) tail += cf_contains_hash(f, h[k]);
+    CHECK_EQ(cf_contains_batch(f, h + 1990, 20, NULL), tail);
+    CHECK_GE(tail, 10);
     CHECK_STATUS(cf_insert_unique_hash(f, h[0]), CF_E_EXISTS);
     cf_free(f);
 }

@@ -231,19 +231,34 @@ size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
 }
 
 /* Keys per round of the batch lookup: each table's own batch code runs over
- * a round, and the answers are or-ed on the stack (lookups allocate nothing). */
+ * a round's keys not found yet, newest table first (as a single lookup
+ * stops at the first table that holds its key), on the stack (lookups
+ * allocate nothing). */
 #define CF__CHAIN_ROUND 256
 
 size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out) {
     const cf__chain *c = cf__chain_of(f);
+    uint64_t left[CF__CHAIN_ROUND]; /* the hashes not found yet */
+    uint16_t at[CF__CHAIN_ROUND];   /* their places in the round */
     bool hit[CF__CHAIN_ROUND], any[CF__CHAIN_ROUND];
     size_t found = 0;
     for (size_t base = 0; base < n; base += CF__CHAIN_ROUND) {
-        size_t m = n - base < CF__CHAIN_ROUND ? n - base : CF__CHAIN_ROUND;
+        size_t m = n - base < CF__CHAIN_ROUND ? n - base : CF__CHAIN_ROUND, pending = m;
         memset(any, 0, m);
-        for (unsigned k = c->count; k-- > 0;) {
-            cf__table_contains_batch(&c->tables[k]->t, hashes + base, m, hit);
-            for (size_t j = 0; j < m; j++) any[j] |= hit[j];
+        for (size_t j = 0; j < m; j++) {
+            left[j] = hashes[base + j];
+            at[j] = (uint16_t)j;
+        }
+        for (unsigned k = c->count; k-- > 0 && pending > 0;) {
+            if (cf__table_contains_batch(&c->tables[k]->t, left, pending, hit) == 0) continue;
+            size_t still = 0;
+            for (size_t j = 0; j < pending; j++) {
+                any[at[j]] |= hit[j];
+                left[still] = left[j];
+                at[still] = at[j];
+                still += !hit[j];
+            }
+            pending = still;
         }
         for (size_t j = 0; j < m; j++) found += any[j];
         if (out != NULL) memcpy(out + base, any, m);
