@@ -707,9 +707,9 @@ CF_API size_t cf_count_hash(const cf_filter *f, uint64_t h);
  * returns how many were found (0, with out untouched, when f or hashes is
  * NULL).  Faster than a loop of single lookups on large tables: it works
  * ahead and keeps many memory reads in flight; and on x86-64 CPUs with
- * AVX-512 (checked at run time) it looks up eight keys of a plain,
- * in-place or expiring filter at a time, four of a plain or expiring one
- * with AVX2, faster in cache too.  out may be NULL to only count. */
+ * AVX-512 or AVX2 (checked at run time) it looks up eight or four keys of a
+ * plain, in-place or expiring filter at a time, faster in cache too.  out
+ * may be NULL to only count. */
 CF_API size_t cf_contains_batch(const cf_filter *f, const uint64_t *hashes, size_t n, bool *out);
 
 /* Inserts n hashes in order, locating and prefetching the buckets of later

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "format/inplace_format.h"
+#include "kind/inplace_x86.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -527,9 +528,10 @@ static void test_deterministic(void) {
 }
 
 /* Batched lookups answer as single ones for every slot width (15 and 16
- * bits take eight keys at a time with AVX-512 where the CPU has it:
- * inplace_x86.c), in tables near and past 1 MiB (prefetched ahead), over
- * batch lengths around the blocks of eight, with and without `out`. */
+ * bits take eight or four keys at a time with AVX-512 or AVX2 where the
+ * CPU has them: inplace_x86.c, each kernel tested), in tables near and
+ * past 1 MiB (prefetched ahead), over batch lengths around the blocks, with
+ * and without `out`. */
 static void test_batch_every_width(void) {
     static const double fpps[] = {0.01, 0.004, 1e-6}; /* 15-, 16- and 32-bit slots */
     static const unsigned widths[] = {15, 16, 32};
@@ -558,6 +560,17 @@ static void test_batch_every_width(void) {
                 mismatches += out[i] != one || (i < n && !one);
             }
             mismatches += found != single;
+#if CF__HAVE_INPLACE_X86
+            /* Each kernel this CPU runs, not only the widest the call picks. */
+            for (unsigned width = 4; width <= 8 && widths[w] != 32; width += 4) {
+                if (!cf__batch_x86_runs(width)) continue;
+                memset(out, 0, 2 * n);
+                size_t got = cf__inplace_x86(f, width, h, 2 * n, out); /* 2n: a multiple of 8 */
+                mismatches += got != single;
+                for (size_t i = 0; i < 2 * n; i++)
+                    mismatches += out[i] != cf_contains_hash(f, h[i]);
+            }
+#endif
             for (size_t l = 0; l < sizeof lengths / sizeof *lengths; l++) {
                 size_t from = n - lengths[l] / 2, expect = 0; /* present and absent */
                 for (size_t i = from; i < from + lengths[l]; i++)

@@ -398,10 +398,12 @@ size_t cf__inplace_contains_batch(const cf_filter *f, const uint64_t *hashes, si
     const cf__inplace *ip = cf__inplace_of(f);
     size_t found = 0;
 #if CF__HAVE_INPLACE_X86
-    /* Whole blocks of eight with AVX-512 (inplace_x86.c), the rest below. */
-    if (n >= 8 && cf__inplace_x86_suits(f)) {
-        size_t wide = n - n % 8;
-        found = cf__inplace_x86(f, hashes, wide, out);
+    /* Whole blocks of eight or four with AVX-512 or AVX2 (inplace_x86.c),
+     * the rest below. */
+    unsigned width = n >= 4 ? cf__inplace_x86_width(f) : 0;
+    if (width != 0) {
+        size_t wide = n - n % width;
+        found = cf__inplace_x86(f, width, hashes, wide, out);
         hashes += wide;
         n -= wide;
         if (out != NULL) out += wide;

@@ -14,21 +14,15 @@
 #include "kind/inplace_x86.h"
 
 #if CF__HAVE_INPLACE_X86
-#include <immintrin.h>
 
-#define CF__AVX512BW __attribute__((target("avx512f,avx512dq,avx512bw")))
-
-/* Keys located and prefetched ahead of their probes in a far table: as
- * table/batch_x86.c. */
-#define CF__INPLACE_AHEAD_BLOCKS 6
-
-bool cf__inplace_x86_suits(const cf_filter *f) {
+unsigned cf__inplace_x86_width(const cf_filter *f) {
     const cf__inplace *ip = cf__inplace_of(f);
-    if (ip->w != 15 && ip->w != 16) return false;
-    __builtin_cpu_init(); /* idempotent; needed only before constructors ran */
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512bw");
+    if (ip->w != 15 && ip->w != 16) return 0;
+    if (cf__batch_x86_runs(8) && __builtin_cpu_supports("avx512bw")) return 8;
+    return cf__batch_x86_runs(4) ? 4 : 0;
 }
+
+/* ---- AVX-512: eight keys ---- */
 
 typedef struct cf__ip_consts {
     __m512i golden, one, tag_mask, ones16, pow, mask15;
@@ -111,14 +105,14 @@ CF__AVX512BW static inline size_t cf__ip_probe(const cf__ip_consts *c, const uin
 }
 
 CF__AVX512BW static inline void cf__ip_prefetch(const uint8_t *table, cf__ip_located l) {
-    uint64_t at[16];
-    _mm512_storeu_si512((void *)at, l.at1);
-    _mm512_storeu_si512((void *)(at + 8), l.at2);
-    for (int k = 0; k < 16; k++) cf__prefetch_word(table + at[k]);
+    cf__prefetch_offsets8(table, l.at1, l.at2);
 }
 
-CF__AVX512BW size_t cf__inplace_x86(const cf_filter *f, const uint64_t *hashes, size_t n,
-                                    bool *out) {
+CF__BATCH_X86_LOOP(CF__AVX512BW, cf__ip_loop8, 8, cf__ip_consts, cf__ip_located, cf__ip_locate,
+                   cf__ip_probe, cf__ip_prefetch)
+
+CF__AVX512BW static size_t cf__ip_batch8(const cf_filter *f, const uint64_t *hashes, size_t n,
+                                         bool *out) {
     const cf__inplace *ip = cf__inplace_of(f);
     unsigned k = ip->level, e = ip->w - 1 - CF__INPLACE_TAG_NARROW;
     const cf__ip_consts c = {_mm512_set1_epi64((long long)CF__GOLDEN),
@@ -132,28 +126,115 @@ CF__AVX512BW size_t cf__inplace_x86(const cf_filter *f, const uint64_t *hashes, 
                              _mm_cvtsi32_si128((int)k),
                              _mm_cvtsi32_si128((int)(64 - e)),
                              ip->w};
-    const uint8_t *table = f->t.table;
-    size_t blocks = n / 8, found = 0;
-    if (!cf__inplace_far(f)) {
-        for (size_t b = 0; b < blocks; b++)
-            found += cf__ip_probe(&c, table, cf__ip_locate(&c, hashes + 8 * b),
-                                  out != NULL ? out + 8 * b : NULL);
-        return found;
+    return cf__ip_loop8(&c, f->t.table, cf__inplace_far(f), hashes, n, out);
+}
+
+/* ---- AVX2: four keys, the same steps ---- */
+
+typedef struct cf__ip_consts4 {
+    __m256i golden, golden_hi, one, tag_mask, ones16, ones16_hi, pow, mask15;
+    __m128i top_k, k, below_e;
+    unsigned w;
+} cf__ip_consts4;
+
+typedef struct cf__ip_located4 {
+    __m256i at1, at2, sh1, sh2, q1, q2;
+} cf__ip_located4;
+
+CF__AVX2 static inline __m256i cf__ip_query4(const cf__ip_consts4 *c, __m256i x, __m256i t) {
+    __m256i e = _mm256_srl_epi64(_mm256_sll_epi64(x, c->k), c->below_e);
+    return _mm256_or_si256(_mm256_slli_epi64(t, (int)(c->w - CF__INPLACE_TAG_NARROW)),
+                           _mm256_slli_epi64(e, 1));
+}
+
+CF__AVX2 static inline void cf__ip_place4(const cf__ip_consts4 *c, __m256i i, __m256i *at,
+                                          __m256i *sh) {
+    if (c->w == 16) {
+        *at = _mm256_slli_epi64(i, 3);
+        *sh = _mm256_setzero_si256();
+        return;
     }
-    cf__ip_located ring[CF__INPLACE_AHEAD_BLOCKS];
-    for (size_t b = 0; b < blocks && b < CF__INPLACE_AHEAD_BLOCKS; b++) {
-        ring[b] = cf__ip_locate(&c, hashes + 8 * b);
-        cf__ip_prefetch(table, ring[b]);
-    }
-    for (size_t b = 0; b < blocks; b++) {
-        size_t r = b % CF__INPLACE_AHEAD_BLOCKS;
-        found += cf__ip_probe(&c, table, ring[r], out != NULL ? out + 8 * b : NULL);
-        if (b + CF__INPLACE_AHEAD_BLOCKS < blocks) {
-            ring[r] = cf__ip_locate(&c, hashes + 8 * (b + CF__INPLACE_AHEAD_BLOCKS));
-            cf__ip_prefetch(table, ring[r]);
-        }
-    }
-    return found;
+    __m256i bit = _mm256_sub_epi64(_mm256_slli_epi64(i, 6), _mm256_slli_epi64(i, 2)); /* 60 i */
+    *at = _mm256_srli_epi64(bit, 3);
+    *sh = _mm256_and_si256(bit, _mm256_set1_epi64x(7));
+}
+
+CF__AVX2 static inline cf__ip_located4 cf__ip_locate4(const cf__ip_consts4 *c,
+                                                      const uint64_t *hashes) {
+    __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)hashes);
+    __m256i t = _mm256_and_si256(h, c->tag_mask);
+    __m256i m = cf__mul32x64(_mm256_add_epi64(t, c->one), c->golden, c->golden_hi);
+    m = cf__mul64x64(_mm256_xor_si256(m, _mm256_srli_epi64(m, 29)), c->golden, c->golden_hi);
+    __m256i x2 = _mm256_xor_si256(h, m);
+    cf__ip_located4 l;
+    cf__ip_place4(c, _mm256_srl_epi64(h, c->top_k), &l.at1, &l.sh1);
+    cf__ip_place4(c, _mm256_srl_epi64(x2, c->top_k), &l.at2, &l.sh2);
+    l.q1 = cf__ip_query4(c, h, t);
+    l.q2 = cf__ip_query4(c, x2, t);
+    return l;
+}
+
+CF__AVX2 static inline __m256i cf__ip_lanes4(const cf__ip_consts4 *c, const uint8_t *table,
+                                             __m256i at, __m256i sh) {
+    __m256i v = _mm256_i64gather_epi64((const long long *)(const void *)table, at, 1);
+    if (c->w == 16) return v;
+    v = _mm256_and_si256(_mm256_srlv_epi64(v, sh), c->mask15);
+    __m256i up = _mm256_mulhi_epu16(_mm256_bslli_epi128(v, 2), c->pow);
+    return _mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(v, c->pow), up),
+                            _mm256_set1_epi16(0x7fff));
+}
+
+/* All ones in the lanes of v that hold an entry matching q. */
+CF__AVX2 static inline __m256i cf__ip_match4(__m256i v, __m256i q) {
+    __m256i zero = _mm256_setzero_si256();
+    __m256i below = _mm256_xor_si256(v, _mm256_sub_epi16(v, _mm256_set1_epi16(1)));
+    __m256i d = _mm256_andnot_si256(below, _mm256_xor_si256(v, q));
+    return _mm256_andnot_si256(_mm256_cmpeq_epi16(v, zero), _mm256_cmpeq_epi16(d, zero));
+}
+
+CF__AVX2 static inline size_t cf__ip_probe4(const cf__ip_consts4 *c, const uint8_t *table,
+                                            cf__ip_located4 l, bool *out) {
+    __m256i v1 = cf__ip_lanes4(c, table, l.at1, l.sh1);
+    __m256i v2 = cf__ip_lanes4(c, table, l.at2, l.sh2);
+    __m256i q1 = cf__mul32x64(l.q1, c->ones16, c->ones16_hi);
+    __m256i q2 = cf__mul32x64(l.q2, c->ones16, c->ones16_hi);
+    __m256i any = _mm256_or_si256(cf__ip_match4(v1, q1), cf__ip_match4(v2, q2));
+    __m256i none = _mm256_cmpeq_epi64(any, _mm256_setzero_si256());
+    unsigned hit = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(none)) & 15u;
+    if (out != NULL)
+        for (unsigned j = 0; j < 4; j++) out[j] = (hit >> j) & 1u;
+    return (size_t)__builtin_popcount(hit);
+}
+
+CF__AVX2 static inline void cf__ip_prefetch4(const uint8_t *table, cf__ip_located4 l) {
+    cf__prefetch_offsets4(table, l.at1, l.at2);
+}
+
+CF__BATCH_X86_LOOP(CF__AVX2, cf__ip_loop4, 4, cf__ip_consts4, cf__ip_located4, cf__ip_locate4,
+                   cf__ip_probe4, cf__ip_prefetch4)
+
+CF__AVX2 static size_t cf__ip_batch4(const cf_filter *f, const uint64_t *hashes, size_t n,
+                                     bool *out) {
+    const cf__inplace *ip = cf__inplace_of(f);
+    unsigned k = ip->level, e = ip->w - 1 - CF__INPLACE_TAG_NARROW;
+    const cf__ip_consts4 c = {_mm256_set1_epi64x((long long)CF__GOLDEN),
+                              _mm256_set1_epi64x((long long)(CF__GOLDEN >> 32)),
+                              _mm256_set1_epi64x(1),
+                              _mm256_set1_epi64x((1 << CF__INPLACE_TAG_NARROW) - 1),
+                              _mm256_set1_epi64x((long long)CF__INPLACE_ONES16),
+                              _mm256_set1_epi64x((long long)(CF__INPLACE_ONES16 >> 32)),
+                              _mm256_set_epi16(8, 4, 2, 1, 8, 4, 2, 1, 8, 4, 2, 1, 8, 4, 2, 1),
+                              _mm256_set1_epi64x((long long)CF__INPLACE_MASK60),
+                              _mm_cvtsi32_si128((int)(64 - k)),
+                              _mm_cvtsi32_si128((int)k),
+                              _mm_cvtsi32_si128((int)(64 - e)),
+                              ip->w};
+    return cf__ip_loop4(&c, f->t.table, cf__inplace_far(f), hashes, n, out);
+}
+
+size_t cf__inplace_x86(const cf_filter *f, unsigned width, const uint64_t *hashes, size_t n,
+                       bool *out) {
+    return width == 8 ? cf__ip_batch8(f, hashes, n, out) : cf__ip_batch4(f, hashes, n, out);
 }
 
 #endif /* CF__HAVE_INPLACE_X86 */

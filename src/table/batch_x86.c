@@ -16,14 +16,6 @@
 #include "table/batch_x86.h"
 
 #if CF__HAVE_BATCH_X86
-#include <immintrin.h>
-
-#define CF__AVX512 __attribute__((target("avx512f,avx512dq")))
-#define CF__AVX2 __attribute__((target("avx2")))
-
-/* Keys located and prefetched ahead of their probes, as batch.c's
- * CF__PIPE: 6 blocks of 8, 12 of 4. */
-#define CF__AHEAD_KEYS 48
 
 bool cf__batch_x86_suits(const cf__table *f) {
     return f->swar && !f->semi_sort && f->bucket_bits % 8 == 0 && f->num_buckets <= UINT32_MAX;
@@ -39,39 +31,6 @@ unsigned cf__batch_x86_width(const cf__table *f) {
     if (!cf__batch_x86_suits(f)) return 0;
     return cf__batch_x86_runs(8) ? 8 : cf__batch_x86_runs(4) ? 4 : 0;
 }
-
-/* The driver both kernels share: blocks of W keys, located (LOCATE) and
- * probed (PROBE) directly in a near table; in a far one through a ring of
- * located blocks, each prefetched (PREFETCH) CF__AHEAD_KEYS keys before
- * its probe, the next block taking its place.  CONSTS are the table's
- * constants as vectors, LOCATED a block's offsets and fingerprints. */
-#define CF__BATCH_X86_DRIVER(ATTR, name, W, CONSTS, LOCATED, INIT, LOCATE, PROBE, PREFETCH)  \
-    ATTR static size_t name(const cf__table *f, const uint64_t *hashes, size_t n, bool *out, \
-                            uint64_t fp_mask, uint64_t keep) {                               \
-        const CONSTS c = INIT(f, fp_mask, keep);                                             \
-        const uint8_t *table = f->table;                                                     \
-        size_t blocks = n / (W), found = 0;                                                  \
-        if (!f->far) {                                                                       \
-            for (size_t b = 0; b < blocks; b++)                                              \
-                found += PROBE(&c, table, LOCATE(&c, hashes + (W)*b),                        \
-                               out != NULL ? out + (W)*b : NULL);                            \
-            return found;                                                                    \
-        }                                                                                    \
-        enum { ahead = CF__AHEAD_KEYS / (W) };                                               \
-        LOCATED ring[ahead];                                                                 \
-        for (size_t b = 0; b < blocks && b < ahead; b++) {                                   \
-            ring[b] = LOCATE(&c, hashes + (W)*b);                                            \
-            PREFETCH(table, ring[b]);                                                        \
-        }                                                                                    \
-        for (size_t b = 0; b < blocks; b++) {                                                \
-            found += PROBE(&c, table, ring[b % ahead], out != NULL ? out + (W)*b : NULL);    \
-            if (b + ahead < blocks) {                                                        \
-                ring[b % ahead] = LOCATE(&c, hashes + (W) * (b + ahead));                    \
-                PREFETCH(table, ring[b % ahead]);                                            \
-            }                                                                                \
-        }                                                                                    \
-        return found;                                                                        \
-    }
 
 /* ---- AVX-512: eight keys ---- */
 
@@ -146,14 +105,17 @@ CF__AVX512 static inline size_t cf__probe8(const cf__consts8 *c, const uint8_t *
 }
 
 CF__AVX512 static inline void cf__prefetch8(const uint8_t *table, cf__located8 l) {
-    uint64_t at[16];
-    _mm512_storeu_si512((void *)at, l.at1);
-    _mm512_storeu_si512((void *)(at + 8), l.at2);
-    for (int k = 0; k < 16; k++) cf__prefetch_word(table + at[k]);
+    cf__prefetch_offsets8(table, l.at1, l.at2);
 }
 
-CF__BATCH_X86_DRIVER(CF__AVX512, cf__batch8, 8, cf__consts8, cf__located8, cf__consts8_of,
-                     cf__locate8, cf__probe8, cf__prefetch8)
+CF__BATCH_X86_LOOP(CF__AVX512, cf__loop8, 8, cf__consts8, cf__located8, cf__locate8, cf__probe8,
+                   cf__prefetch8)
+
+CF__AVX512 static size_t cf__batch8(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
+                                    uint64_t fp_mask, uint64_t keep) {
+    const cf__consts8 c = cf__consts8_of(f, fp_mask, keep);
+    return cf__loop8(&c, f->table, f->far, hashes, n, out);
+}
 
 /* ---- AVX2: four keys ---- */
 
@@ -181,20 +143,6 @@ CF__AVX2 static inline cf__consts4 cf__consts4_of(const cf__table *f, uint64_t f
                      _mm256_set1_epi64x((long long)f->lane_highs),
                      _mm256_set1_epi64x((long long)keep)};
     return c;
-}
-
-/* The low 64 bits of a b for a < 2^32 (b_hi is b >> 32): AVX2 has no
- * 64-bit multiply, so a b_lo + (a b_hi << 32). */
-CF__AVX2 static inline __m256i cf__mul32x64(__m256i a, __m256i b, __m256i b_hi) {
-    return _mm256_add_epi64(_mm256_mul_epu32(a, b),
-                            _mm256_slli_epi64(_mm256_mul_epu32(a, b_hi), 32));
-}
-
-/* The low 64 bits of a b for any a: a_lo b + (a_hi b_lo << 32). */
-CF__AVX2 static inline __m256i cf__mul64x64(__m256i a, __m256i b, __m256i b_hi) {
-    __m256i cross =
-        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, b_hi));
-    return _mm256_add_epi64(_mm256_mul_epu32(a, b), _mm256_slli_epi64(cross, 32));
 }
 
 CF__AVX2 static inline __m256i cf__range4(__m256i x, __m256i n) {
@@ -239,14 +187,17 @@ CF__AVX2 static inline size_t cf__probe4(const cf__consts4 *c, const uint8_t *ta
 }
 
 CF__AVX2 static inline void cf__prefetch4(const uint8_t *table, cf__located4 l) {
-    uint64_t at[8];
-    _mm256_storeu_si256((__m256i *)(void *)at, l.at1);
-    _mm256_storeu_si256((__m256i *)(void *)(at + 4), l.at2);
-    for (int k = 0; k < 8; k++) cf__prefetch_word(table + at[k]);
+    cf__prefetch_offsets4(table, l.at1, l.at2);
 }
 
-CF__BATCH_X86_DRIVER(CF__AVX2, cf__batch4, 4, cf__consts4, cf__located4, cf__consts4_of,
-                     cf__locate4, cf__probe4, cf__prefetch4)
+CF__BATCH_X86_LOOP(CF__AVX2, cf__loop4, 4, cf__consts4, cf__located4, cf__locate4, cf__probe4,
+                   cf__prefetch4)
+
+CF__AVX2 static size_t cf__batch4(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
+                                  uint64_t fp_mask, uint64_t keep) {
+    const cf__consts4 c = cf__consts4_of(f, fp_mask, keep);
+    return cf__loop4(&c, f->table, f->far, hashes, n, out);
+}
 
 size_t cf__batch_x86(const cf__table *f, unsigned width, const uint64_t *hashes, size_t n,
                      bool *out, uint64_t fp_mask, uint64_t keep) {
