@@ -401,6 +401,17 @@ static void test_batches(void) {
     }
     CHECK_EQ(found, single);
     CHECK_EQ(cf_contains_batch(f, h, 3000, NULL), single);
+    /* The same tables as single inserts make, and the same counts. */
+    cf_filter *g;
+    REQUIRE(cf_new(&cfg, &g) == CF_OK);
+    for (size_t k = 0; k < 2000; k++) CHECK_STATUS(cf_insert_hash(g, h[k]), CF_OK);
+    size_t fs, gs;
+    uint8_t *fb = test_serialize(f, &fs), *gb = test_serialize(g, &gs);
+    CHECK(fs == gs && memcmp(fb, gb, fs) == 0);
+    CHECK_EQ(stats_of(f).failed_inserts, stats_of(g).failed_inserts);
+    CHECK_EQ(stats_of(f).tables, stats_of(g).tables);
+    free(fb), free(gb);
+    cf_free(g);
     size_t tail = 0; /* a short batch of present and absent keys */
     for (size_t k = 1990; k < 2010; k++) tail += cf_contains_hash(f, h[k]);
     CHECK_EQ(cf_contains_batch(f, h + 1990, 20, NULL), tail);

@@ -266,10 +266,27 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
     return found;
 }
 
+/* Runs of keys go to the newest table's batch insert (its read-ahead), and
+ * the key it has no room for to cf__chain_insert_hash (which adds a table):
+ * the same inserts in the same order as single ones, so the same tables.
+ * The newest table's refusal is undone first, as cf__chain_insert_hash
+ * counts only its own. */
 cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
-    for (size_t j = 0; j < n; j++) {
+    size_t j = 0;
+    while (j < n) {
+        cf__chain *c = cf__chain_of(f);
+        cf_filter *newest = c->tables[c->count - 1];
+        uint64_t failed = newest->t.failed_inserts;
+        size_t done = 0;
+        cf_status s = cf__table_insert_batch(&newest->t, hashes + j, n - j, &done);
+        j += done;
+        if (inserted != NULL && done > 0) *inserted = j;
+        if (s == CF_OK) break;
+        if (s != CF_E_FULL) return s;
+        newest->t.failed_inserts = failed; /* counted again below, as by one insert */
         CF__FORWARD_IF_ERROR(cf__chain_insert_hash(f, hashes[j]));
-        if (inserted != NULL) *inserted = j + 1;
+        j++;
+        if (inserted != NULL) *inserted = j;
     }
     return CF_OK;
 }
