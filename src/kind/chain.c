@@ -172,23 +172,28 @@ static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
     return cf__table_count(&t->t, h) >= slots;
 }
 
-cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
-    cf__chain *c = cf__chain_of(f);
-    cf_filter *newest = c->tables[c->count - 1];
-    uint64_t failed = newest->t.failed_inserts;
-    cf_status s = cf__table_insert(&newest->t, h);
-    if (s != CF_E_FULL) return s;
+/* The end of an insert of h that the newest table refused (its refusals
+ * were `failed` before): a new table takes h, or the refusal stands. */
+static cf_status cf__chain_overflow(cf_filter *f, cf_filter *newest, uint64_t h, uint64_t failed) {
     cf_filter *added;
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
-    s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__chain_add_table(f, &added);
+    cf_status s = cf__full_of_copies(newest, h) ? CF_E_FULL : cf__chain_add_table(f, &added);
     if (s == CF_OK) return cf__table_insert(&added->t, h); /* an empty table has room */
     /* The table's refusals count the ones that added a table; this one did
      * not, and a failed insert changes nothing. */
     newest->t.failed_inserts = failed;
     f->t.failed_inserts += s == CF_E_FULL;
     return s;
+}
+
+cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
+    cf__chain *c = cf__chain_of(f);
+    cf_filter *newest = c->tables[c->count - 1];
+    uint64_t failed = newest->t.failed_inserts;
+    cf_status s = cf__table_insert(&newest->t, h);
+    return s == CF_E_FULL ? cf__chain_overflow(f, newest, h, failed) : s;
 }
 
 /* Newest to oldest: the newest table holds the most items.  The tables are
@@ -267,10 +272,9 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
 }
 
 /* Runs of keys go to the newest table's batch insert (its read-ahead), and
- * the key it has no room for to cf__chain_insert_hash (which adds a table):
- * the same inserts in the same order as single ones, so the same tables.
- * The newest table's refusal is undone first, as cf__chain_insert_hash
- * counts only its own. */
+ * the key it has no room for to cf__chain_overflow, as in a single insert:
+ * the same inserts in the same order, so the same tables and counts.  (A
+ * refusal leaves a table unchanged, so the refused key is not tried again.) */
 cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     size_t j = 0;
     while (j < n) {
@@ -283,8 +287,7 @@ cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
         if (inserted != NULL && done > 0) *inserted = j;
         if (s == CF_OK) break;
         if (s != CF_E_FULL) return s;
-        newest->t.failed_inserts = failed; /* counted again below, as by one insert */
-        CF__FORWARD_IF_ERROR(cf__chain_insert_hash(f, hashes[j]));
+        CF__FORWARD_IF_ERROR(cf__chain_overflow(f, newest, hashes[j], failed));
         j++;
         if (inserted != NULL) *inserted = j;
     }

@@ -18,7 +18,8 @@
 #if CF__HAVE_BATCH_X86
 
 bool cf__batch_x86_suits(const cf__table *f) {
-    return f->swar && !f->semi_sort && f->bucket_bits % 8 == 0 && f->num_buckets <= UINT32_MAX;
+    return f->swar && f->bucket_bits % 8 == 0 &&
+           f->num_buckets <= UINT32_MAX; /* swar: not semi-sorted */
 }
 
 bool cf__batch_x86_runs(unsigned width) {
