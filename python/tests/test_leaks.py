@@ -55,22 +55,30 @@ def test_refcounts_over_a_million_calls():
     assert len(f) == 0
 
 
-def growth(fn, rounds):
-    """Runs fn `rounds` times twice (the first pass fills the interpreter's
-    caches) and returns what traced memory grew by over the second pass:
-    (bytes, blocks)."""
+def growth(fn, rounds, passes=3):
+    """Runs fn `rounds` times to fill the interpreter's caches, then `passes`
+    more times `rounds` times, and returns the least that traced memory grew
+    by over one of those passes: (bytes, blocks). Something kept per call
+    grows in every pass; the interpreter's own caches (free lists, method and
+    attribute caches) fill up once, by a bounded amount that can fall in any
+    pass: measured for calls_file_objects, 250 blocks after 20,000 rounds,
+    of which up to 225 came in one pass of 1,000."""
     gc.collect()
     tracemalloc.start()
     try:
         for _ in range(rounds):
             fn()
-        gc.collect()
-        before = tracemalloc.take_snapshot()
-        for _ in range(rounds):
-            fn()
-        gc.collect()
-        diff = tracemalloc.take_snapshot().compare_to(before, "filename")
-        return sum(d.size_diff for d in diff), sum(d.count_diff for d in diff)
+        least = None
+        for _ in range(passes):
+            gc.collect()
+            before = tracemalloc.take_snapshot()
+            for _ in range(rounds):
+                fn()
+            gc.collect()
+            diff = tracemalloc.take_snapshot().compare_to(before, "filename")
+            grew = (sum(d.size_diff for d in diff), sum(d.count_diff for d in diff))
+            least = grew if least is None or grew[1] < least[1] else least
+        return least
     finally:
         tracemalloc.stop()
 
@@ -219,11 +227,10 @@ LEAK_ROUNDS = 1000
 def test_tracemalloc_no_growth(fn, budget):
     size, blocks = growth(fn, LEAK_ROUNDS)
     # Anything kept per round adds a block per round (an object, a buffer)
-    # or bytes per round (a buffer that grows); the interpreter's own
-    # leftovers are a few blocks and under a kilobyte, whatever the rounds.
-    # Calls on Python file objects leave more of those (up to ~170 blocks
-    # after 1,000 rounds, ~35 after 20,000: they do not grow with the
-    # rounds), hence their wider budget, still a fifth of a block per round.
+    # or bytes per round (a buffer that grows), in every pass; the
+    # interpreter's own leftovers are a few blocks and under a kilobyte in
+    # the quietest pass. Calls on Python file objects and pickle leave more
+    # of those, hence their wider budgets, still under a block per round.
     assert blocks < LEAK_ROUNDS // budget, (size, blocks)
     assert size < LEAK_ROUNDS * 4 * 20 // budget, (size, blocks)
 
