@@ -23,7 +23,12 @@
  *     behaves exactly as the original: determinism through the format);
  *   - a third filter of the same configuration, fed by its own ops, merges
  *     into both (cf_merge): all its keys found after, or nothing changed;
- *   - serialize twice gives the same bytes, and so does the twin.
+ *   - serialize twice gives the same bytes, and so does the twin;
+ *   - batches: op 1 inserts a run of keys one by one into the filter and
+ *     with one cf_insert_batch into the twin (same statuses, same count,
+ *     then the same bytes), and cf_contains_batch over every key answers
+ *     as single lookups do, on both (op 6 and at the end): the batch
+ *     kernels this CPU has (AVX-512, AVX2, or the portable loop) included.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,6 +65,26 @@ static void same_bytes(const cf_filter *a, const cf_filter *b) {
 static int same_table(const uint8_t *x, const uint8_t *y, size_t len) {
     size_t header = x[8] == 4 || x[8] == 7 ? 128 : 64;
     return memcmp(x + header, y + header, len - header - 8) == 0;
+}
+
+static uint64_t key_of(unsigned k) { return k * 0x9e3779b97f4a7c15ull; } /* spread, few */
+
+/* cf_contains_batch over every key's hash against single lookups. */
+static void batch_agrees(const cf_filter *f) {
+    uint64_t h[KEYS];
+    bool out[KEYS];
+    size_t found = 0;
+    for (unsigned k = 0; k < KEYS; k++) {
+        uint64_t key = key_of(k);
+        h[k] = cf_hash(f, &key, sizeof key);
+    }
+    memset(out, 2, sizeof out);
+    size_t n = cf_contains_batch(f, h, KEYS, out);
+    for (unsigned k = 0; k < KEYS; k++) {
+        CHECK(out[k] == cf_contains_hash(f, h[k]));
+        found += out[k];
+    }
+    CHECK(n == found && cf_contains_batch(f, h, KEYS, NULL) == found);
 }
 
 static cf_filter *reload(cf_filter *f) {
@@ -123,11 +148,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     for (size_t i = 8; i + 1 < size; i += 2) {
         unsigned op = data[i] % 8, k = data[i + 1];
-        uint64_t key = k * 0x9e3779b97f4a7c15ull; /* spread keys, keep them few */
+        uint64_t key = key_of(k);
         cf_status s, t;
         switch (op) {
-        case 0:
-        case 1: { /* insert, checking that a failure changes nothing */
+        case 0: { /* insert, checking that a failure changes nothing */
             size_t len;
             uint8_t *before = serialize(f, &len);
             s = cf_insert(f, &key, sizeof key);
@@ -146,6 +170,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 free(after);
             }
             free(before);
+            break;
+        }
+        case 1: { /* a run of 1..16 keys: singles into f, one batch into the twin */
+            uint64_t h[16];
+            unsigned run = 1 + k % 16;
+            for (unsigned j = 0; j < run; j++) {
+                uint64_t kj = key_of((k + j) % KEYS);
+                h[j] = cf_hash(f, &kj, sizeof kj);
+            }
+            size_t done = 0, batch_done = 99;
+            s = CF_OK;
+            while (done < run && (s = cf_insert_hash(f, h[done])) == CF_OK) done++;
+            t = cf_insert_batch(twin, h, run, &batch_done);
+            CHECK(s == t && done == batch_done && (s == CF_OK || s == CF_E_FULL));
+            for (unsigned j = 0; j < done; j++) {
+                unsigned kj = (k + j) % KEYS;
+                if (model[kj]++ == 0) first[kj] = now;
+                total++;
+            }
             break;
         }
         case 2: /* insert_unique */
@@ -171,7 +214,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             CHECK(cf_count(f, &key, sizeof key) == cf_count(twin, &key, sizeof key));
             break;
         case 5: /* the twin becomes a deserialized copy of itself */ twin = reload(twin); break;
-        case 6: /* both must be byte-identical */ same_bytes(f, twin); break;
+        case 6: /* both must be byte-identical, and their batches right */
+            same_bytes(f, twin);
+            batch_agrees(f);
+            batch_agrees(twin);
+            break;
         case 7: /* rarely: clear; else feed the side filter, or merge it */
             if (expiring && k % 2 == 1) { /* the clock moves on */
                 now += k / 16;
@@ -218,8 +265,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(grow ? st.items >= total : expiring ? st.items >= total : st.items == total);
         CHECK(cf_contains(f, &key, sizeof key) == cf_contains(twin, &key, sizeof key));
     }
+    batch_agrees(f);
     for (unsigned k = 0; k < KEYS; k++) {
-        uint64_t key = k * 0x9e3779b97f4a7c15ull;
+        uint64_t key = key_of(k);
         if (model[k] > 0) CHECK(cf_contains(f, &key, sizeof key));
         if (model[k] > 0) CHECK(cf_contains(twin, &key, sizeof key));
     }

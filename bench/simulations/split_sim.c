@@ -6,6 +6,7 @@
  *
  *   cf-split-sim [--mode split|double] [--max-load L] [--items N] [--kicks K]
  *                [--slots 4|8] [--tag-bits T] [--place first|emptier] [--by-load 0|1]
+ *                [--stash 0|1]
  *
  * A simulation, not the library: each slot holds an item's whole 64-bit
  * address string, so no fingerprint bit limits anything and the result is
@@ -27,7 +28,11 @@
  * the rows tell how much of the split table's cost is its load and how much
  * the uneven hash mass of its split and unsplit buckets.  --place emptier
  * puts a new item in the emptier of its two buckets instead of the first
- * with room.
+ * with room.  --stash 1 asks whether a short search and a side store would
+ * do instead of a long search: an insert whose search (at most K buckets)
+ * fails goes to a stash instead of growing the table, and the stash's share
+ * of the items is printed (a lookup would read the stash whenever one of
+ * its buckets had sent an item there).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +51,7 @@ typedef struct node {
 
 typedef struct sim {
     uint64_t *slot; /* strings, 0 = free */
-    uint64_t n, cap, k, split, items, searches, children;
+    uint64_t n, cap, k, split, items, searches, children, stashed;
     uint64_t partner[256];
     unsigned kicks, slots, tag;
     int emptier; /* --place emptier */
@@ -173,12 +178,12 @@ static void grow(sim *s, int doubling) {
 static int usage(void) {
     fprintf(stderr, "usage: cf-split-sim [--mode split|double] [--max-load L] [--items N] "
                     "[--kicks K] [--slots 4|8] [--tag-bits T] [--place first|emptier] "
-                    "[--by-load 0|1]\n");
+                    "[--by-load 0|1] [--stash 0|1]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
-    int doubling = 0, by_load = 0, emptier = 0;
+    int doubling = 0, by_load = 0, emptier = 0, stash = 0;
     double max_load = 0.90;
     uint64_t items = 10000000;
     unsigned kicks = 500, slots = 4, tag = 6;
@@ -195,6 +200,8 @@ int main(int argc, char **argv) {
             emptier = strcmp(v, "emptier") == 0;
         else if (strcmp(argv[i], "--by-load") == 0 && (!strcmp(v, "0") || !strcmp(v, "1")))
             by_load = atoi(v);
+        else if (strcmp(argv[i], "--stash") == 0 && (!strcmp(v, "0") || !strcmp(v, "1")))
+            stash = atoi(v);
         else if (strcmp(argv[i], "--kicks") == 0 && atoi(v) > 0)
             kicks = (unsigned)atoi(v);
         else if (strcmp(argv[i], "--slots") == 0 && (atoi(v) == 4 || atoi(v) == 8))
@@ -223,10 +230,13 @@ int main(int argc, char **argv) {
         if ((double)(s.items + 1) > max_load * slots * (double)s.n) grow(&s, doubling);
         unsigned step = (unsigned)((double)s.items / (slots * (double)s.n) * LOAD_STEPS);
         uint64_t searches0 = s.searches, children0 = s.children;
-        while (!insert(&s, x)) {
-            failed++;
-            grow(&s, doubling);
-        }
+        if (stash)
+            s.stashed += !insert(&s, x);
+        else
+            while (!insert(&s, x)) {
+                failed++;
+                grow(&s, doubling);
+            }
         step = step < LOAD_STEPS ? step : LOAD_STEPS - 1;
         at_load[step]++;
         searches_at[step] += s.searches - searches0;
@@ -248,6 +258,9 @@ int main(int argc, char **argv) {
            (double)s.items / (slots * (double)s.n), lowest, sum / (double)samples,
            (unsigned long long)samples, (unsigned long long)failed,
            (double)s.searches / (double)items, (double)s.children / (double)items);
+    if (stash)
+        printf("  stashed: %llu items, %.2f%% of them\n", (unsigned long long)s.stashed,
+               100.0 * (double)s.stashed / (double)items);
     for (unsigned i = 0; by_load && i < LOAD_STEPS; i++)
         if (at_load[i] > 0)
             printf("  inserts at load %.2f-%.2f: %llu, %.3f searches and %.2f buckets examined "
