@@ -67,7 +67,10 @@ static int same_table(const uint8_t *x, const uint8_t *y, size_t len) {
     return memcmp(x + header, y + header, len - header - 8) == 0;
 }
 
-static uint64_t key_of(unsigned k) { return k * 0x9e3779b97f4a7c15ull; } /* spread, few */
+/* Key k of the KEYS the fuzzer uses: spread, and few. */
+static uint64_t key_of(unsigned k) {
+    return k * 0x9e3779b97f4a7c15ull;
+}
 
 /* cf_contains_batch over every key's hash against single lookups. */
 static void batch_agrees(const cf_filter *f) {

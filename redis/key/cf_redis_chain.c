@@ -239,9 +239,29 @@ static cfr_result grow_and_insert(cfr_chain *c, const cfr_limits *lim, uint64_t 
     return cf_insert_hash(c->f, h) == CF_OK ? CFR_OK : CFR_FULL;
 }
 
-cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
-                            bool nx) {
-    uint64_t h = cf_hash(c->f, item, len);
+/* Takes note of a table the library added in an insert that succeeded. */
+static void note_added_table(cfr_chain *c) {
+    cf_stats added;
+    if (cf_table_stats(c->f, c->tables, &added) == CF_OK) chain_shape(c);
+}
+
+/* The end of a chain key's insert of h that the library refused with s
+ * (the filter as it was before it). */
+static cfr_result refused(cfr_chain *c, const cfr_limits *lim, uint64_t h, cf_status s) {
+    if (s != CF_E_FULL) return CFR_NOMEM;
+    chain_shape(c); /* the library may have added a table */
+    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
+    bool full = !copies_fill && really_full(c, h);
+    /* Without room a growing filter has tried to grow already (a single
+     * table becomes one now); with copies in the way the library would
+     * not, and RedisBloom would. */
+    cfr_result r = grow_and_insert(c, lim, h);
+    if (r != CFR_OK && full) c->flags |= CFR_CHAIN_EXHAUSTED;
+    return r;
+}
+
+/* cfr_chain_insert of an item by its hash. */
+static cfr_result insert_hash(cfr_chain *c, const cfr_limits *lim, uint64_t h, bool nx) {
     if (nx && cf_contains_hash(c->f, h)) {
         /* An expiring key's NX insert of an item it holds refreshes it (it
          * lives a window from now): what re-adding means to a user of
@@ -272,20 +292,41 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
      * of a grown key's insert cost.)  A refusal is then told apart: 2b
      * copies in every table (no search could make room) or want of room. */
     cf_status s = cf_insert_hash(c->f, h);
-    cf_stats added;
-    if (s == CF_OK && cf_table_stats(c->f, c->tables, &added) == CF_OK)
-        chain_shape(c); /* the insert added a table */
-    if (s == CF_OK) return CFR_OK;
-    if (s != CF_E_FULL) return CFR_NOMEM;
-    chain_shape(c); /* the library may have added a table */
-    bool copies_fill = cf_count_hash(c->f, h) >= 2 * (size_t)c->bucket_size * c->tables;
-    bool full = !copies_fill && really_full(c, h);
-    /* Without room a growing filter has tried to grow already (a single
-     * table becomes one now); with copies in the way the library would
-     * not, and RedisBloom would. */
-    cfr_result r = grow_and_insert(c, lim, h);
-    if (r != CFR_OK && full) c->flags |= CFR_CHAIN_EXHAUSTED;
-    return r;
+    if (s == CF_OK) {
+        note_added_table(c);
+        return CFR_OK;
+    }
+    return refused(c, lim, h, s);
+}
+
+cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
+                            bool nx) {
+    return insert_hash(c, lim, cf_hash(c->f, item, len), nx);
+}
+
+void cfr_chain_insert_hashes(cfr_chain *c, const cfr_limits *lim, const uint64_t *h, size_t n,
+                             cfr_result *out) {
+    for (size_t i = 0; i < n;) {
+        if (c->inplace || (c->flags & CFR_CHAIN_EXHAUSTED)) {
+            out[i] = insert_hash(c, lim, h[i], false);
+            i++;
+            continue;
+        }
+        cfr_chain_touch(c);
+        size_t done = 0;
+        cf_status s = cf_insert_batch(c->f, h + i, n - i, &done);
+        for (size_t j = 0; j < done; j++) out[i + j] = CFR_OK;
+        i += done;
+        if (s == CF_OK) {
+            note_added_table(c);
+            return;
+        }
+        /* The refused item ends as a single insert's refusal does: a full
+         * key told apart from one that can grow, grown as RedisBloom
+         * would. */
+        out[i] = refused(c, lim, h[i], s);
+        i++;
+    }
 }
 
 bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim) {
@@ -295,6 +336,14 @@ bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim) {
 
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len) {
     return cf_contains(c->f, item, len);
+}
+
+uint64_t cfr_chain_hash(const cfr_chain *c, const void *item, size_t len) {
+    return cf_hash(c->f, item, len);
+}
+
+void cfr_chain_contains_hashes(const cfr_chain *c, const uint64_t *h, size_t n, bool *found) {
+    cf_contains_batch(c->f, h, n, found);
 }
 
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len) {

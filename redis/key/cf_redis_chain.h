@@ -114,6 +114,14 @@ bool cfr_inplace_check(const cfr_params *p, char *why, size_t cap);
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx);
+/* cfr_chain_insert of n items, without NX, by their hashes
+ * (cfr_chain_hash): out[i] the result of the item whose hash is h[i], and
+ * the key as n cfr_chain_insert calls in that order leave it.  Runs of
+ * items go through the library's batch insert, which keeps many of their
+ * buckets' reads in flight; an item it refuses, and each item of an
+ * in-place key or a full one, goes through cfr_chain_insert's path. */
+void cfr_chain_insert_hashes(cfr_chain *c, const cfr_limits *lim, const uint64_t *h, size_t n,
+                             cfr_result *out);
 /* True when a chain key is full at its sub-filter cap (marked exhausted,
  * with MAX_FILTERS tables): insert commands then answer "Maximum expansions
  * reached" before looking at any item, as RedisBloom does at its cap.  An
@@ -121,6 +129,12 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
  * a free slot of its own two buckets (O(1)). */
 bool cfr_chain_at_cap(const cfr_chain *c, const cfr_limits *lim);
 bool cfr_chain_contains(const cfr_chain *c, const void *item, size_t len);
+/* The key's hash of an item, for cfr_chain_contains_hashes. */
+uint64_t cfr_chain_hash(const cfr_chain *c, const void *item, size_t len);
+/* found[i] = cfr_chain_contains of the item whose hash is h[i], for n
+ * items at once: the library's batch, which keeps many of their buckets'
+ * reads in flight. */
+void cfr_chain_contains_hashes(const cfr_chain *c, const uint64_t *h, size_t n, bool *found);
 uint64_t cfr_chain_count(const cfr_chain *c, const void *item, size_t len);
 bool cfr_chain_delete(cfr_chain *c, const void *item, size_t len);
 /* Drops the newest tables left empty by deletes (never the first).

@@ -319,6 +319,25 @@ static int reply_insert_error(RedisModuleCtx *ctx, cfr_result r) {
     }
 }
 
+/* Items that CF.INSERT and CF.MEXISTS hash and give the library together
+ * (3.3 KB of stack at most). */
+#define ITEM_RUN 256
+
+/* The key's hashes of n items. */
+static void hash_items(const cfr_chain *c, RedisModuleString **items, int n, uint64_t *h) {
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(items[i], &len);
+        h[i] = cfr_chain_hash(c, s, len);
+    }
+}
+
+/* An item's answer in CF.INSERT[NX]'s array: 1 added, 0 there already
+ * (NX), -1 refused. */
+static void reply_insert_result(RedisModuleCtx *ctx, cfr_result r) {
+    RedisModule_ReplyWithLongLong(ctx, r == CFR_OK ? 1 : r == CFR_EXISTS ? 0 : -1);
+}
+
 /* Shared by CF.ADD, CF.ADDNX, CF.INSERT and CF.INSERTNX. */
 static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString **items,
                          int nitems, bool nx, bool multi, bool create, long long capacity) {
@@ -354,11 +373,22 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         return reply_close(key, reply_insert_error(ctx, r));
     }
     RedisModule_ReplyWithArray(ctx, nitems);
-    for (int i = 0; i < nitems; i++) {
-        size_t n;
-        const char *s = RedisModule_StringPtrLen(items[i], &n);
-        cfr_result r = cfr_chain_insert(c, &cfr_lim, s, n, nx);
-        RedisModule_ReplyWithLongLong(ctx, r == CFR_OK ? 1 : r == CFR_EXISTS ? 0 : -1);
+    if (nx) {
+        for (int i = 0; i < nitems; i++) {
+            size_t n;
+            const char *s = RedisModule_StringPtrLen(items[i], &n);
+            reply_insert_result(ctx, cfr_chain_insert(c, &cfr_lim, s, n, true));
+        }
+        return reply_close(key, REDISMODULE_OK);
+    }
+    /* CF.INSERT in runs, through the library's batch (as CF.MEXISTS). */
+    uint64_t h[ITEM_RUN];
+    cfr_result r[ITEM_RUN];
+    for (int i = 0; i < nitems; i += ITEM_RUN) {
+        int run = nitems - i < ITEM_RUN ? nitems - i : ITEM_RUN;
+        hash_items(c, items + i, run, h);
+        cfr_chain_insert_hashes(c, &cfr_lim, h, (size_t)run, r);
+        for (int j = 0; j < run; j++) reply_insert_result(ctx, r[j]);
     }
     return reply_close(key, REDISMODULE_OK);
 }
@@ -450,7 +480,18 @@ static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc) 
     if (!open_for_read(ctx, argv[1], &key, &c)) return reply_close(key, REDISMODULE_OK);
     cfr_expire_sync(ctx, argv[1], c);
     RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) RedisModule_ReplyWithLongLong(ctx, probe(c, argv[i], false));
+    /* In runs, through the library's batch: one lookup at a time waits for
+     * each item's buckets, a batch keeps many reads in flight. */
+    uint64_t h[ITEM_RUN];
+    bool found[ITEM_RUN] = {false};
+    for (int i = 2; i < argc; i += ITEM_RUN) {
+        int run = argc - i < ITEM_RUN ? argc - i : ITEM_RUN;
+        if (c) {
+            hash_items(c, argv + i, run, h);
+            cfr_chain_contains_hashes(c, h, (size_t)run, found);
+        }
+        for (int j = 0; j < run; j++) RedisModule_ReplyWithLongLong(ctx, found[j]);
+    }
     return reply_close(key, REDISMODULE_OK);
 }
 

@@ -399,13 +399,48 @@ def random_model(r, key, options):
     check(info["Number of filters"] > 1, "%s grew (%d sub-filters)" % (key, info["Number of filters"]))
 
 
+def test_runs_match_singles(srv, r):
+    """CF.INSERT and CF.MEXISTS give their items to the library in runs (its
+    batches): the answers, and the key's bytes, must be those of the same
+    items added one CF.ADD at a time and looked up one CF.EXISTS at a time.
+    Keys that fill up within a run (refusals mid-run), grow within one (a
+    chain, in place) and reach their sub-filter cap within one."""
+    p = plain(r)
+    items = ["run:%d" % i for i in range(1500)] + ["run:7"] * 12  # copies past 2b too
+    probes = items + ["absent:%d" % i for i in range(1500)]
+    for name, opts in (("full", [200, "BUCKETSIZE", 4, "EXPANSION", 0]),
+                       ("grows", [100, "EXPANSION", 2]),
+                       ("capped", [8, "BUCKETSIZE", 1, "EXPANSION", 1]),
+                       ("inplace", [100, "GROWTH", "INPLACE"])):
+        one, runs = "one-" + name, "runs-" + name
+        p.execute_command("CF.RESERVE", one, *opts)
+        p.execute_command("CF.RESERVE", runs, *opts)
+        pipe = p.pipeline(transaction=False)
+        for x in items:
+            pipe.execute_command("CF.ADD", one, x)
+        want = [1 if v == 1 else -1 for v in pipe.execute(raise_on_error=False)]
+        got = p.execute_command("CF.INSERT", runs, "ITEMS", *items)
+        eq(got, want, name + ": CF.INSERT answers as CF.ADD item by item")
+        check(want.count(1) < len(items) or name in ("grows", "inplace"),
+              name + ": the key refused some items (%d of %d in)" % (want.count(1), len(items)))
+        # The bytes, not the iterators (they carry each key's generation).
+        check([d for _, d in dump(r, runs)] == [d for _, d in dump(r, one)],
+              name + ": the same bytes as CF.ADD item by item")
+        pipe = p.pipeline(transaction=False)
+        for x in probes:
+            pipe.execute_command("CF.EXISTS", runs, x)
+        eq(p.execute_command("CF.MEXISTS", runs, *probes), pipe.execute(),
+           name + ": CF.MEXISTS answers as CF.EXISTS item by item")
+
+
 def main():
     # Small chunks so dumps of small filters still span several chunks.
     with Server(MOD, module_args=["CHUNK_BYTES", "1024"]) as srv:
         r = srv.client()
         PLAIN.append(srv.client())
         for t in (test_reserve, test_add_exists_model, test_addnx_insert, test_count_del_compact,
-                  test_growth_limits, test_scandump_roundtrip, test_random_model):
+                  test_growth_limits, test_scandump_roundtrip, test_random_model,
+                  test_runs_match_singles):
             t(srv, r)
             check(srv.alive(), "server alive after %s" % t.__name__)
     finish("redis_module")
