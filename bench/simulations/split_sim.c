@@ -4,7 +4,7 @@
  * (linear hashing): the load that decides a growing filter's bits per item
  * (docs/BENCHMARKS.md, "Growth v2").
  *
- *   cf-split-sim [--mode split|double] [--max-load L] [--items N] [--kicks K]
+ *   cf-split-sim [--mode split|double|sized] [--max-load L] [--items N] [--kicks K]
  *                [--slots 4|8] [--tag-bits T] [--place first|emptier] [--by-load 0|1]
  *                [--stash 0|1]
  *
@@ -22,7 +22,11 @@
  * the lowest and the mean of loads sampled at log-spaced counts past 100,000
  * items, how many inserts failed and grew the table, and what the inserts
  * cost: eviction searches per insert and the buckets they examined (each
- * child read is a random memory access in a filter).  --by-load 1 adds the
+ * child read is a random memory access in a filter), and their time (ns per
+ * insert, splits and doublings included; a proxy only: 8-byte slots make
+ * the table 4-8x a filter's).  --mode sized is the baseline a growing filter
+ * is held to: one table of N / (4 L) buckets that never grows (uniform: a
+ * string's bucket is (y >> T) mod n), filled to L.  --by-load 1 adds the
  * same costs for the inserts that met each load (in steps of 5%): a table
  * that doubles passes through every load, one that splits sits at one, and
  * the rows tell how much of the split table's cost is its load and how much
@@ -34,10 +38,12 @@
  * of the items is printed (a lookup would read the stash whenever one of
  * its buckets had sent an item there).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_SLOTS 8
 #define QUEUE 4096
@@ -55,6 +61,7 @@ typedef struct sim {
     uint64_t partner[256];
     unsigned kicks, slots, tag;
     int emptier; /* --place emptier */
+    int sized;   /* --mode sized: n buckets, never split */
     node q[QUEUE];
 } sim;
 
@@ -68,6 +75,7 @@ static uint64_t rnd(void) { /* xorshift64 */
 }
 
 static uint64_t bucket_of(const sim *s, uint64_t y) {
+    if (s->sized) return (y >> s->tag) % s->n;
     uint64_t b = (y >> s->tag) & ((1ull << s->k) - 1);
     return b < s->split ? (y >> s->tag) & ((2ull << s->k) - 1) : b;
 }
@@ -176,23 +184,25 @@ static void grow(sim *s, int doubling) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: cf-split-sim [--mode split|double] [--max-load L] [--items N] "
+    fprintf(stderr, "usage: cf-split-sim [--mode split|double|sized] [--max-load L] [--items N] "
                     "[--kicks K] [--slots 4|8] [--tag-bits T] [--place first|emptier] "
                     "[--by-load 0|1] [--stash 0|1]\n");
     return 2;
 }
 
 int main(int argc, char **argv) {
-    int doubling = 0, by_load = 0, emptier = 0, stash = 0;
+    int doubling = 0, sized = 0, by_load = 0, emptier = 0, stash = 0;
     double max_load = 0.90;
     uint64_t items = 10000000;
     unsigned kicks = 500, slots = 4, tag = 6;
     for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (v == NULL) return usage();
-        if (strcmp(argv[i], "--mode") == 0 && (!strcmp(v, "split") || !strcmp(v, "double")))
+        if (strcmp(argv[i], "--mode") == 0 &&
+            (!strcmp(v, "split") || !strcmp(v, "double") || !strcmp(v, "sized"))) {
             doubling = strcmp(v, "double") == 0;
-        else if (strcmp(argv[i], "--max-load") == 0 && atof(v) > 0 && atof(v) <= 1)
+            sized = strcmp(v, "sized") == 0;
+        } else if (strcmp(argv[i], "--max-load") == 0 && atof(v) > 0 && atof(v) <= 1)
             max_load = atof(v);
         else if (strcmp(argv[i], "--items") == 0 && strtoull(v, NULL, 10) > 100000)
             items = strtoull(v, NULL, 10);
@@ -214,6 +224,11 @@ int main(int argc, char **argv) {
     static sim s;
     s.k = 8;
     s.n = s.cap = 1u << 8;
+    if (sized) { /* the whole table at once, past any growth */
+        s.sized = 1;
+        s.n = s.cap = (uint64_t)((double)items / (slots * max_load)) + 1;
+        max_load = 1;
+    }
     s.kicks = kicks;
     s.slots = slots;
     s.tag = tag;
@@ -225,6 +240,8 @@ int main(int argc, char **argv) {
     uint64_t at_load[LOAD_STEPS] = {0}, searches_at[LOAD_STEPS] = {0},
              children_at[LOAD_STEPS] = {0};
     double lowest = 1, sum = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint64_t j = 0; j < items; j++) {
         uint64_t x = rnd();
         if ((double)(s.items + 1) > max_load * slots * (double)s.n) grow(&s, doubling);
@@ -249,15 +266,20 @@ int main(int argc, char **argv) {
             next += next / 64 + 1;
         }
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns =
+        ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (double)items;
     printf("%s, max load %.3f, %llu items, %u slots a bucket, %u tag bits, search budget %u: "
            "%llu buckets, load %.4f at the end, lowest %.4f, mean %.4f over %llu samples; %llu "
            "inserts failed and grew the table; %.3f eviction searches and %.2f buckets examined "
-           "per insert\n",
-           doubling ? "doubling" : "splitting one bucket at a time", max_load,
-           (unsigned long long)items, slots, tag, kicks, (unsigned long long)s.n,
-           (double)s.items / (slots * (double)s.n), lowest, sum / (double)samples,
-           (unsigned long long)samples, (unsigned long long)failed,
-           (double)s.searches / (double)items, (double)s.children / (double)items);
+           "per insert; %.1f ns per insert\n",
+           sized      ? "sized for the items"
+           : doubling ? "doubling"
+                      : "splitting one bucket at a time",
+           sized ? (double)items / (slots * (double)s.n) : max_load, (unsigned long long)items,
+           slots, tag, kicks, (unsigned long long)s.n, (double)s.items / (slots * (double)s.n),
+           lowest, sum / (double)samples, (unsigned long long)samples, (unsigned long long)failed,
+           (double)s.searches / (double)items, (double)s.children / (double)items, ns);
     if (stash)
         printf("  stashed: %llu items, %.2f%% of them\n", (unsigned long long)s.stashed,
                100.0 * (double)s.stashed / (double)items);
