@@ -116,7 +116,8 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
                             bool nx);
 /* cfr_chain_insert of n items, without NX, by their hashes
  * (cfr_chain_hash): out[i] the result of the item whose hash is h[i], and
- * the key as n cfr_chain_insert calls in that order leave it.  Runs of
+ * the key as n cfr_chain_insert calls in that order leave it (but for its
+ * generation, which moves once per run of the batch).  Runs of
  * items go through the library's batch insert, which keeps many of their
  * buckets' reads in flight; an item it refuses, and each item of an
  * in-place key or a full one, goes through cfr_chain_insert's path. */
