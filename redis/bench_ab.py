@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Two builds of cuckoo.so side by side: the same keys (a plain key
 reserved for n, a chain and an in-place key reserved for 1,000 and grown to
-n) built in two redis-servers by CF.INSERT batches of 1,000, then
-CF.MEXISTS of 1,000 present and 1,000 absent items; server CPU per item
+n) built in two redis-servers by CF.INSERT batches of 1,000 (and once more
+by CF.INSERTNX, half the items new), then CF.MEXISTS of 1,000 present and
+1,000 absent items; server CPU per item
 from INFO commandstats (the client and the socket left out), the two
 servers taking turns in each round, medians and the range of the rounds'
 ratios.  Checks on the way that both builds made the same bytes
@@ -25,11 +26,11 @@ def server_ns(r, cmd, send, items):
     return r.info("commandstats")["cmdstat_" + cmd]["usec"] * 1000 / items
 
 
-def fill(r, key, items):
+def fill(r, key, items, cmd="CF.INSERT"):
     def send():
         for i in range(0, len(items), BATCH):
-            r.execute_command("CF.INSERT", key, "ITEMS", *items[i:i + BATCH])
-    return server_ns(r, "cf.insert", send, len(items))
+            r.execute_command(cmd, key, "ITEMS", *items[i:i + BATCH])
+    return server_ns(r, cmd.lower(), send, len(items))
 
 
 def mexists(r, key, items):
@@ -70,8 +71,14 @@ def main():
                     sides[side].execute_command("CF.RESERVE", key, *opts)
                     times.setdefault((kind, "insert", side), []).append(
                         fill(sides[side], key, present))
-                if key_bytes(sides["before"], key) != key_bytes(sides["after"], key):
-                    sys.exit("%s: the two builds made different bytes" % kind)
+                    nx_key = key + "-nx"
+                    sides[side].execute_command("CF.RESERVE", nx_key, *opts)
+                    fill(sides[side], nx_key, present[::2])
+                    times.setdefault((kind, "insertnx", side), []).append(
+                        fill(sides[side], nx_key, present, "CF.INSERTNX"))
+                for k in (key, key + "-nx"):
+                    if key_bytes(sides["before"], k) != key_bytes(sides["after"], k):
+                        sys.exit("%s: the two builds made different bytes" % kind)
                 for what, items in (("hit", hits), ("miss", misses)):
                     for side in order:
                         times.setdefault((kind, what, side), []).append(
@@ -87,7 +94,8 @@ def main():
     print("| key | operation | before | after | ratio |")
     print("| --- | --- | ---: | ---: | --- |")
     for kind, _ in kinds:
-        for what, label in (("insert", "CF.INSERT"), ("hit", "CF.MEXISTS present"),
+        for what, label in (("insert", "CF.INSERT"), ("insertnx", "CF.INSERTNX, half new"),
+                            ("hit", "CF.MEXISTS present"),
                             ("miss", "CF.MEXISTS absent")):
             b, a = times[(kind, what, "before")], times[(kind, what, "after")]
             ratios = sorted(x / y for x, y in zip(a, b))

@@ -304,13 +304,35 @@ cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *ite
     return insert_hash(c, lim, cf_hash(c->f, item, len), nx);
 }
 
+/* Items a batch lookup reads ahead of their inserts (1 KB of stack). */
+#define WARM_RUN 256
+
+/* cfr_chain_insert_hashes' items one at a time: NX (each item's answer
+ * depends on the ones before it), an in-place key (an insert may double
+ * the table, and its refusal is read against that), a full key.  A batch
+ * lookup of the items first brings all their buckets into the cache at
+ * once, so that each insert finds its own there; under NX it also answers
+ * the items already present, which no insert can take away (inserts move
+ * fingerprints between an item's buckets, never out; a refresh of an
+ * expiring key's item is a write, so those take their own path). */
+static void insert_singly(cfr_chain *c, const cfr_limits *lim, const uint64_t *h, size_t n, bool nx,
+                          cfr_result *out) {
+    bool present[WARM_RUN];
+    for (size_t i = 0; i < n; i += WARM_RUN) {
+        size_t run = n - i < WARM_RUN ? n - i : WARM_RUN;
+        cf_contains_batch(c->f, h + i, run, present);
+        for (size_t j = 0; j < run; j++)
+            out[i + j] =
+                nx && present[j] && !c->expiring ? CFR_EXISTS : insert_hash(c, lim, h[i + j], nx);
+    }
+}
+
 void cfr_chain_insert_hashes(cfr_chain *c, const cfr_limits *lim, const uint64_t *h, size_t n,
-                             cfr_result *out) {
+                             bool nx, cfr_result *out) {
     for (size_t i = 0; i < n;) {
-        if (c->inplace || (c->flags & CFR_CHAIN_EXHAUSTED)) {
-            out[i] = insert_hash(c, lim, h[i], false);
-            i++;
-            continue;
+        if (nx || c->inplace || (c->flags & CFR_CHAIN_EXHAUSTED)) {
+            insert_singly(c, lim, h + i, n - i, nx, out + i);
+            return;
         }
         cfr_chain_touch(c);
         size_t done = 0;

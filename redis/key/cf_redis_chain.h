@@ -114,15 +114,16 @@ bool cfr_inplace_check(const cfr_params *p, char *why, size_t cap);
 
 cfr_result cfr_chain_insert(cfr_chain *c, const cfr_limits *lim, const void *item, size_t len,
                             bool nx);
-/* cfr_chain_insert of n items, without NX, by their hashes
- * (cfr_chain_hash): out[i] the result of the item whose hash is h[i], and
- * the key as n cfr_chain_insert calls in that order leave it (but for its
- * generation, which moves once per run of the batch).  Runs of
- * items go through the library's batch insert, which keeps many of their
- * buckets' reads in flight; an item it refuses, and each item of an
- * in-place key or a full one, goes through cfr_chain_insert's path. */
+/* cfr_chain_insert of n items by their hashes (cfr_chain_hash): out[i] the
+ * result of the item whose hash is h[i], and the key as n cfr_chain_insert
+ * calls in that order leave it (but for its generation, which moves once
+ * per run of the batch).  Without NX, runs of items go through the
+ * library's batch insert, which keeps many of their buckets' reads in
+ * flight, and an item it refuses through cfr_chain_insert's path; with NX,
+ * and for an in-place key or a full one, each item takes that path, after
+ * a batch lookup has read all their buckets at once. */
 void cfr_chain_insert_hashes(cfr_chain *c, const cfr_limits *lim, const uint64_t *h, size_t n,
-                             cfr_result *out);
+                             bool nx, cfr_result *out);
 /* True when a chain key is full at its sub-filter cap (marked exhausted,
  * with MAX_FILTERS tables): insert commands then answer "Maximum expansions
  * reached" before looking at any item, as RedisBloom does at its cap.  An

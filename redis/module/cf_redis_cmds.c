@@ -373,21 +373,13 @@ static int insert_common(RedisModuleCtx *ctx, RedisModuleString *name, RedisModu
         return reply_close(key, reply_insert_error(ctx, r));
     }
     RedisModule_ReplyWithArray(ctx, nitems);
-    if (nx) {
-        for (int i = 0; i < nitems; i++) {
-            size_t n;
-            const char *s = RedisModule_StringPtrLen(items[i], &n);
-            reply_insert_result(ctx, cfr_chain_insert(c, &cfr_lim, s, n, true));
-        }
-        return reply_close(key, REDISMODULE_OK);
-    }
-    /* CF.INSERT in runs, through the library's batch (as CF.MEXISTS). */
+    /* In runs, through the library's batches (as CF.MEXISTS). */
     uint64_t h[ITEM_RUN];
     cfr_result r[ITEM_RUN];
     for (int i = 0; i < nitems; i += ITEM_RUN) {
         int run = nitems - i < ITEM_RUN ? nitems - i : ITEM_RUN;
         hash_items(c, items + i, run, h);
-        cfr_chain_insert_hashes(c, &cfr_lim, h, (size_t)run, r);
+        cfr_chain_insert_hashes(c, &cfr_lim, h, (size_t)run, nx, r);
         for (int j = 0; j < run; j++) reply_insert_result(ctx, r[j]);
     }
     return reply_close(key, REDISMODULE_OK);
