@@ -434,7 +434,9 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * cf_insert stores a copy stamped now, as for the other kinds;
  * cf_insert_unique of an item already present stores nothing, stamps
  * every entry matching it now (a refresh: it lives a window from now) and
- * returns CF_E_EXISTS.  cf_delete removes one copy, as plain.  cf_merge
+ * returns CF_E_EXISTS.  cf_delete removes one copy: of the entries that
+ * match it, the oldest, so that an item whose fingerprint collides keeps
+ * its own window.  cf_merge
  * takes another expiring filter of the same shape, expire_after and clock
  * (CF_E_PARAM otherwise: set both clocks alike first).  Nothing else
  * differs: a filter sized for the items alive in one window never fills

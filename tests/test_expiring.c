@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "format/expiring_format.h"
+#include "table/layout.h"
 #include "test.h"
 
 #define XXH_INLINE_ALL
@@ -342,6 +343,44 @@ static void test_refresh_and_copies(void) {
     CHECK(!cf_contains(f, "d", 1));
     CHECK_STATUS(cf_delete(f, "d", 1), CF_E_NOT_FOUND);
     CHECK_EQ(stats_of(f).items, 1);
+    cf_free(f);
+}
+
+/* A delete takes the oldest of the entries it could mean.  Two keys whose
+ * hashes give the same fingerprint and the same buckets (h1, h2) are one
+ * entry each; the newer one, in the first bucket, and the older in the
+ * second: deleting h1 must leave h2 its own stamp, so h2 is found until
+ * its window ends (a delete that took the first match left h2 the older
+ * stamp, and h2 went a window after h1's write: found by fuzz_ops). */
+static void test_delete_takes_the_oldest(void) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.num_buckets = 64;
+    cfg.bucket_size = 1;
+    cfg.fingerprint_bits = 12;
+    cfg.expire_after = 15;
+    cf_filter *f = NULL;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    cf_stats st = stats_of(f);
+    REQUIRE(st.stamps * st.expire_span == cfg.expire_after); /* a window of whole ticks */
+    uint64_t h1 = 0x0123456789abcdefull, h2 = h1;
+    do /* another hash of the same fingerprint and first bucket */
+        h2++;
+    while (cf__fingerprint(h2, 12) != cf__fingerprint(h1, 12) ||
+           cf__index1(h2, 64) != cf__index1(h1, 64));
+    REQUIRE(cf_insert_hash(f, h1) == CF_OK); /* t = 0: the first bucket */
+    REQUIRE(cf_insert_hash(f, h1) == CF_OK); /* t = 0: the second */
+    uint64_t t1 = 5 * st.expire_span;
+    REQUIRE(cf_set_time(f, t1) == CF_OK);
+    CHECK_STATUS(cf_delete_hash(f, h1), CF_OK); /* one of h1's two: the first bucket's */
+    REQUIRE(cf_insert_hash(f, h2) == CF_OK);    /* t1: the first bucket again */
+    CHECK_EQ(cf_count_hash(f, h2), 2);
+    CHECK_STATUS(cf_delete_hash(f, h1), CF_OK); /* h1 was written at 0: its entry goes */
+    CHECK_EQ(cf_count_hash(f, h2), 1);
+    REQUIRE(cf_set_time(f, t1 + cfg.expire_after - 1) == CF_OK);
+    CHECK(cf_contains_hash(f, h2)); /* written at t1 */
+    REQUIRE(cf_set_time(f, t1 + (st.stamps + 1) * st.expire_span) == CF_OK);
+    CHECK(!cf_contains_hash(f, h2));
     cf_free(f);
 }
 
@@ -878,7 +917,7 @@ static void test_spec_reader(void) {
 
 TEST_MAIN(TEST(test_stamp_widths), TEST(test_refusals), TEST(test_edges),
           TEST(test_window_across_shapes), TEST(test_stream_never_full), TEST(test_small_streams),
-          TEST(test_refresh_and_copies), TEST(test_batches_and_determinism),
-          TEST(test_files_round_trip), TEST(test_damaged_images), TEST(test_merge),
-          TEST(test_allocation_failures), TEST(test_resolve), TEST(test_golden),
-          TEST(test_spec_reader))
+          TEST(test_refresh_and_copies), TEST(test_delete_takes_the_oldest),
+          TEST(test_batches_and_determinism), TEST(test_files_round_trip),
+          TEST(test_damaged_images), TEST(test_merge), TEST(test_allocation_failures),
+          TEST(test_resolve), TEST(test_golden), TEST(test_spec_reader))

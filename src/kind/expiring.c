@@ -555,23 +555,54 @@ cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h) {
     return cf__xp_store(&f->t, p.i1, p.i2, cf__xp_entry(e, p.fp));
 }
 
-/* The first slot of bucket whose fingerprint is fp, or -1. */
-static int cf__xp_find(const cf__table *t, const cf__expiring *e, uint64_t bucket, uint32_t fp) {
-    uint32_t v[CF_MAX_BUCKET_SIZE];
-    cf__bucket_read(t, bucket, v);
-    for (unsigned s = 0; s < t->bucket_size; s++)
-        if ((v[s] & e->fp_mask) == fp) return (int)s;
-    return -1;
+/* The top bits of the lanes of bucket's word that hold fp (CF__XP_WORD):
+ * a lane's masked difference plus e->adds reaches its top bit exactly when
+ * it is not zero, and never carries into the next lane. */
+static inline uint64_t cf__xp_matches(const cf__table *t, const cf__expiring *e, uint64_t bucket,
+                                      uint32_t fp) {
+    uint64_t x = (cf__bucket_bits_at(t, bucket) ^ e->ones * fp) & e->fp_lanes;
+    return ~(x + e->adds) & e->highs;
 }
 
+/* Removes one entry of fp from the key's buckets: the oldest (the first
+ * of i1, then of i2, among equally old ones).  Entries of one fingerprint
+ * are alike to a lookup but not to the clock: each stands for an item
+ * written at its stamp, and which item is deleted cannot be told.  Taking
+ * the oldest leaves the newest stamps, so each item left keeps a stamp at
+ * least as recent as its own write and stays until its window ends; taking
+ * another could leave a colliding item only an older stamp, and it would
+ * be gone before its time (a false negative). */
 cf_status cf__expiring_delete_hash(cf_filter *f, uint64_t h) {
     const cf__expiring *e = cf__expiring_of(f);
     cf__slots p = cf__xp_locate(&f->t, e, h);
-    uint64_t bucket = p.i1;
-    int s = cf__xp_find(&f->t, e, bucket, p.fp);
-    if (s < 0) s = cf__xp_find(&f->t, e, bucket = p.i2, p.fp);
-    CF__RETURN_IF(s < 0, CF_E_NOT_FOUND);
-    cf__packed_slot_set(&f->t, bucket, (unsigned)s, 0);
+    if (e->path == CF__XP_WORD) { /* one entry of fp, the common case: no stamps to read */
+        uint64_t m1 = cf__xp_matches(&f->t, e, p.i1, p.fp);
+        uint64_t m2 = p.i2 != p.i1 ? cf__xp_matches(&f->t, e, p.i2, p.fp) : 0;
+        CF__RETURN_IF((m1 | m2) == 0, CF_E_NOT_FOUND);
+        if (__builtin_popcountll(m1) + __builtin_popcountll(m2) == 1) {
+            unsigned w = e->fp_bits + e->stamp_bits, top = (unsigned)__builtin_ctzll(m1 | m2);
+            cf__packed_slot_set(&f->t, m1 ? p.i1 : p.i2, top / w, 0);
+            f->t.items--;
+            return CF_OK;
+        }
+    }
+    uint64_t stamp_mask = ((uint64_t)1 << e->stamp_bits) - 1, now = e->tick & stamp_mask;
+    uint64_t bucket = 0, oldest = 0;
+    int slot = -1;
+    uint32_t v[CF_MAX_BUCKET_SIZE];
+    for (int k = 0; k < (p.i2 != p.i1 ? 2 : 1); k++) {
+        uint64_t b = k == 0 ? p.i1 : p.i2;
+        cf__bucket_read(&f->t, b, v);
+        for (unsigned s = 0; s < f->t.bucket_size; s++) {
+            if ((v[s] & e->fp_mask) != p.fp) continue;
+            /* Live stamps are at most k ticks old, k < 2^s: the age modulo
+             * 2^s is the age. */
+            uint64_t age = (now - ((uint64_t)v[s] >> e->fp_bits)) & stamp_mask;
+            if (slot < 0 || age > oldest) bucket = b, slot = (int)s, oldest = age;
+        }
+    }
+    CF__RETURN_IF(slot < 0, CF_E_NOT_FOUND);
+    cf__packed_slot_set(&f->t, bucket, (unsigned)slot, 0);
     f->t.items--;
     return CF_OK;
 }
