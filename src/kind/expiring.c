@@ -555,6 +555,7 @@ cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h) {
     return cf__xp_store(&f->t, p.i1, p.i2, cf__xp_entry(e, p.fp));
 }
 
+#if !defined(__wasm__) /* the delete's fast path, below */
 /* The top bits of the lanes of bucket's word that hold fp (CF__XP_WORD):
  * a lane's masked difference plus e->adds reaches its top bit exactly when
  * it is not zero, and never carries into the next lane. */
@@ -563,6 +564,7 @@ static inline uint64_t cf__xp_matches(const cf__table *t, const cf__expiring *e,
     uint64_t x = (cf__bucket_bits_at(t, bucket) ^ e->ones * fp) & e->fp_lanes;
     return ~(x + e->adds) & e->highs;
 }
+#endif
 
 /* Removes one entry of fp from the key's buckets: the oldest (the first
  * of i1, then of i2, among equally old ones).  Entries of one fingerprint
@@ -575,22 +577,29 @@ static inline uint64_t cf__xp_matches(const cf__table *t, const cf__expiring *e,
 cf_status cf__expiring_delete_hash(cf_filter *f, uint64_t h) {
     const cf__expiring *e = cf__expiring_of(f);
     cf__slots p = cf__xp_locate(&f->t, e, h);
-    if (e->path == CF__XP_WORD) { /* one entry of fp, the common case: no stamps to read */
+    uint64_t bucket = p.i1;
+    int slot = -1;
+    bool one = false; /* the only entry of fp, found below */
+#if !defined(__wasm__)
+    /* One entry of fp, the common case, needs no stamps: natively it is found
+     * from both buckets' words as a lookup reads them.  The WebAssembly
+     * module, whose size is budgeted (web/build.sh), scans for every delete,
+     * which finds the same entry. */
+    if (e->path == CF__XP_WORD) {
         uint64_t m1 = cf__xp_matches(&f->t, e, p.i1, p.fp);
-        uint64_t m2 = p.i2 != p.i1 ? cf__xp_matches(&f->t, e, p.i2, p.fp) : 0;
-        CF__RETURN_IF((m1 | m2) == 0, CF_E_NOT_FOUND);
+        uint64_t m2 = p.i2 != p.i1 ? cf__xp_matches(&f->t, e, p.i2, p.fp) : 0, m = m1 | m2;
+        CF__RETURN_IF(m == 0, CF_E_NOT_FOUND);
         if (__builtin_popcountll(m1) + __builtin_popcountll(m2) == 1) {
-            unsigned w = e->fp_bits + e->stamp_bits, top = (unsigned)__builtin_ctzll(m1 | m2);
-            cf__packed_slot_set(&f->t, m1 ? p.i1 : p.i2, top / w, 0);
-            f->t.items--;
-            return CF_OK;
+            bucket = m1 ? p.i1 : p.i2;
+            slot = (int)((unsigned)__builtin_ctzll(m) / (e->fp_bits + e->stamp_bits));
+            one = true;
         }
     }
+#endif
     uint64_t stamp_mask = ((uint64_t)1 << e->stamp_bits) - 1, now = e->tick & stamp_mask;
-    uint64_t bucket = 0, oldest = 0;
-    int slot = -1;
+    uint64_t oldest = 0;
     uint32_t v[CF_MAX_BUCKET_SIZE];
-    for (int k = 0; k < (p.i2 != p.i1 ? 2 : 1); k++) {
+    for (int k = 0; !one && k < (p.i2 != p.i1 ? 2 : 1); k++) {
         uint64_t b = k == 0 ? p.i1 : p.i2;
         cf__bucket_read(&f->t, b, v);
         for (unsigned s = 0; s < f->t.bucket_size; s++) {
