@@ -353,21 +353,15 @@ static void test_refresh_and_copies(void) {
  * its window ends (a delete that took the first match left h2 the older
  * stamp, and h2 went a window after h1's write: found by fuzz_ops). */
 static void test_delete_takes_the_oldest(void) {
-    cf_config cfg;
-    cf_config_init(&cfg);
-    cfg.num_buckets = 64;
-    cfg.bucket_size = 1;
-    cfg.fingerprint_bits = 12;
-    cfg.expire_after = 15;
-    cf_filter *f = NULL;
-    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    const uint64_t expire_after = 15;
+    cf_filter *f = make(50, 12, 1, expire_after, 0);
     cf_stats st = stats_of(f);
-    REQUIRE(st.stamps * st.expire_span == cfg.expire_after); /* a window of whole ticks */
-    uint64_t h1 = 0x0123456789abcdefull, h2 = h1;
+    REQUIRE(st.stamps * st.expire_span == expire_after); /* a window of whole ticks */
+    uint64_t h1 = 0x0123456789abcdefull, h2 = h1, nb = st.num_buckets;
     do /* another hash of the same fingerprint and first bucket */
         h2++;
     while (cf__fingerprint(h2, 12) != cf__fingerprint(h1, 12) ||
-           cf__index1(h2, 64) != cf__index1(h1, 64));
+           cf__index1(h2, nb) != cf__index1(h1, nb));
     REQUIRE(cf_insert_hash(f, h1) == CF_OK); /* t = 0: the first bucket */
     REQUIRE(cf_insert_hash(f, h1) == CF_OK); /* t = 0: the second */
     uint64_t t1 = 5 * st.expire_span;
@@ -377,7 +371,7 @@ static void test_delete_takes_the_oldest(void) {
     CHECK_EQ(cf_count_hash(f, h2), 2);
     CHECK_STATUS(cf_delete_hash(f, h1), CF_OK); /* h1 was written at 0: its entry goes */
     CHECK_EQ(cf_count_hash(f, h2), 1);
-    REQUIRE(cf_set_time(f, t1 + cfg.expire_after - 1) == CF_OK);
+    REQUIRE(cf_set_time(f, t1 + expire_after - 1) == CF_OK);
     CHECK(cf_contains_hash(f, h2)); /* written at t1 */
     REQUIRE(cf_set_time(f, t1 + (st.stamps + 1) * st.expire_span) == CF_OK);
     CHECK(!cf_contains_hash(f, h2));
