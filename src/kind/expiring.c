@@ -599,8 +599,8 @@ cf_status cf__expiring_delete_hash(cf_filter *f, uint64_t h) {
     uint64_t stamp_mask = ((uint64_t)1 << e->stamp_bits) - 1, now = e->tick & stamp_mask;
     uint64_t oldest = 0;
     uint32_t v[CF_MAX_BUCKET_SIZE];
-    for (int k = 0; !one && k < (p.i2 != p.i1 ? 2 : 1); k++) {
-        uint64_t b = k == 0 ? p.i1 : p.i2;
+    for (int r = 0; !one && r < (p.i2 != p.i1 ? 2 : 1); r++) {
+        uint64_t b = r == 0 ? p.i1 : p.i2;
         cf__bucket_read(&f->t, b, v);
         for (unsigned s = 0; s < f->t.bucket_size; s++) {
             if ((v[s] & e->fp_mask) != p.fp) continue;
