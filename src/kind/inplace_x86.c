@@ -97,19 +97,11 @@ CF__AVX512BW static inline size_t cf__ip_probe(const cf__ip_consts *c, const uin
     __mmask32 lanes = cf__ip_match(v1, _mm512_mullo_epi64(l.q1, c->ones16)) |
                       cf__ip_match(v2, _mm512_mullo_epi64(l.q2, c->ones16));
     __m512i marked = _mm512_movm_epi16(lanes);
-    __mmask8 hit = _mm512_test_epi64_mask(marked, marked);
-    if (out != NULL)
-        _mm_storel_epi64((__m128i *)(void *)out,
-                         _mm512_cvtepi64_epi8(_mm512_maskz_set1_epi64(hit, 1)));
-    return (size_t)__builtin_popcount(hit);
-}
-
-CF__AVX512BW static inline void cf__ip_prefetch(const uint8_t *table, cf__ip_located l) {
-    cf__prefetch_offsets8(table, l.at1, l.at2);
+    return cf__answer8(_mm512_test_epi64_mask(marked, marked), out);
 }
 
 CF__BATCH_X86_LOOP(CF__AVX512BW, cf__ip_loop8, 8, cf__ip_consts, cf__ip_located, cf__ip_locate,
-                   cf__ip_probe, cf__ip_prefetch)
+                   cf__ip_probe, cf__prefetch_offsets8)
 
 CF__AVX512BW static size_t cf__ip_batch8(const cf_filter *f, const uint64_t *hashes, size_t n,
                                          bool *out) {
@@ -198,20 +190,11 @@ CF__AVX2 static inline size_t cf__ip_probe4(const cf__ip_consts4 *c, const uint8
     __m256i v2 = cf__ip_lanes4(c, table, l.at2, l.sh2);
     __m256i q1 = cf__mul32x64(l.q1, c->ones16, c->ones16_hi);
     __m256i q2 = cf__mul32x64(l.q2, c->ones16, c->ones16_hi);
-    __m256i any = _mm256_or_si256(cf__ip_match4(v1, q1), cf__ip_match4(v2, q2));
-    __m256i none = _mm256_cmpeq_epi64(any, _mm256_setzero_si256());
-    unsigned hit = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(none)) & 15u;
-    if (out != NULL)
-        for (unsigned j = 0; j < 4; j++) out[j] = (hit >> j) & 1u;
-    return (size_t)__builtin_popcount(hit);
-}
-
-CF__AVX2 static inline void cf__ip_prefetch4(const uint8_t *table, cf__ip_located4 l) {
-    cf__prefetch_offsets4(table, l.at1, l.at2);
+    return cf__answer4(_mm256_or_si256(cf__ip_match4(v1, q1), cf__ip_match4(v2, q2)), out);
 }
 
 CF__BATCH_X86_LOOP(CF__AVX2, cf__ip_loop4, 4, cf__ip_consts4, cf__ip_located4, cf__ip_locate4,
-                   cf__ip_probe4, cf__ip_prefetch4)
+                   cf__ip_probe4, cf__prefetch_offsets4)
 
 CF__AVX2 static size_t cf__ip_batch4(const cf_filter *f, const uint64_t *hashes, size_t n,
                                      bool *out) {

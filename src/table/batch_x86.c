@@ -97,20 +97,11 @@ CF__AVX512 static inline size_t cf__probe8(const cf__consts8 *c, const uint8_t *
     __m512i w2 = _mm512_i64gather_epi64(l.at2, (const void *)table, 1);
     __m512i v = _mm512_mullo_epi64(l.fp, c->lane_ones);
     __m512i z = _mm512_or_si512(cf__zero_lanes8(c, w1, v), cf__zero_lanes8(c, w2, v));
-    __mmask8 hit = _mm512_test_epi64_mask(z, z);
-    if (out != NULL) {
-        __m128i bytes = _mm512_cvtepi64_epi8(_mm512_maskz_set1_epi64(hit, 1));
-        _mm_storel_epi64((__m128i *)(void *)out, bytes);
-    }
-    return (size_t)__builtin_popcount(hit);
-}
-
-CF__AVX512 static inline void cf__prefetch8(const uint8_t *table, cf__located8 l) {
-    cf__prefetch_offsets8(table, l.at1, l.at2);
+    return cf__answer8(_mm512_test_epi64_mask(z, z), out);
 }
 
 CF__BATCH_X86_LOOP(CF__AVX512, cf__loop8, 8, cf__consts8, cf__located8, cf__locate8, cf__probe8,
-                   cf__prefetch8)
+                   cf__prefetch_offsets8)
 
 CF__AVX512 static size_t cf__batch8(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
                                     uint64_t fp_mask, uint64_t keep) {
@@ -179,20 +170,11 @@ CF__AVX2 static inline size_t cf__probe4(const cf__consts4 *c, const uint8_t *ta
     __m256i w1 = _mm256_i64gather_epi64(base, l.at1, 1);
     __m256i w2 = _mm256_i64gather_epi64(base, l.at2, 1);
     __m256i v = cf__mul32x64(l.fp, c->lane_ones, c->lane_ones_hi);
-    __m256i z = _mm256_or_si256(cf__zero_lanes4(c, w1, v), cf__zero_lanes4(c, w2, v));
-    __m256i none = _mm256_cmpeq_epi64(z, _mm256_setzero_si256());
-    unsigned hit = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(none)) & 15u;
-    if (out != NULL)
-        for (unsigned k = 0; k < 4; k++) out[k] = (hit >> k) & 1u;
-    return (size_t)__builtin_popcount(hit);
-}
-
-CF__AVX2 static inline void cf__prefetch4(const uint8_t *table, cf__located4 l) {
-    cf__prefetch_offsets4(table, l.at1, l.at2);
+    return cf__answer4(_mm256_or_si256(cf__zero_lanes4(c, w1, v), cf__zero_lanes4(c, w2, v)), out);
 }
 
 CF__BATCH_X86_LOOP(CF__AVX2, cf__loop4, 4, cf__consts4, cf__located4, cf__locate4, cf__probe4,
-                   cf__prefetch4)
+                   cf__prefetch_offsets4)
 
 CF__AVX2 static size_t cf__batch4(const cf__table *f, const uint64_t *hashes, size_t n, bool *out,
                                   uint64_t fp_mask, uint64_t keep) {

@@ -54,7 +54,9 @@ size_t cf__batch_x86(const cf__table *f, unsigned width, const uint64_t *hashes,
  * (PROBE) directly in a near table; in a far one through a ring of located
  * blocks, each prefetched (PREFETCH) CF__AHEAD_KEYS keys before its probe,
  * the next block taking its place.  CONSTS is the kernel's constants'
- * type, LOCATED a located block's. */
+ * type, LOCATED a located block's (with the byte offsets of its keys'
+ * buckets in at1 and at2, which PREFETCH, cf__prefetch_offsets8 or 4,
+ * takes). */
 #define CF__BATCH_X86_LOOP(ATTR, name, W, CONSTS, LOCATED, LOCATE, PROBE, PREFETCH)               \
     ATTR static size_t name(const CONSTS *c, const uint8_t *table, bool far,                      \
                             const uint64_t *hashes, size_t n, bool *out) {                        \
@@ -69,13 +71,13 @@ size_t cf__batch_x86(const cf__table *f, unsigned width, const uint64_t *hashes,
         LOCATED ring[ahead];                                                                      \
         for (size_t b = 0; b < blocks && b < ahead; b++) {                                        \
             ring[b] = LOCATE(c, hashes + (W)*b);                                                  \
-            PREFETCH(table, ring[b]);                                                             \
+            PREFETCH(table, ring[b].at1, ring[b].at2);                                            \
         }                                                                                         \
         for (size_t b = 0; b < blocks; b++) {                                                     \
             found += PROBE(c, table, ring[b % ahead], out != NULL ? out + (W)*b : NULL);          \
             if (b + ahead < blocks) {                                                             \
                 ring[b % ahead] = LOCATE(c, hashes + (W) * (b + ahead));                          \
-                PREFETCH(table, ring[b % ahead]);                                                 \
+                PREFETCH(table, ring[b % ahead].at1, ring[b % ahead].at2);                        \
             }                                                                                     \
         }                                                                                         \
         return found;                                                                             \
@@ -95,6 +97,24 @@ CF__AVX2 static inline void cf__prefetch_offsets4(const uint8_t *table, __m256i 
     _mm256_storeu_si256((__m256i *)(void *)at, at1);
     _mm256_storeu_si256((__m256i *)(void *)(at + 4), at2);
     for (int k = 0; k < 8; k++) cf__prefetch_word(table + at[k]);
+}
+
+/* A probe's answers: out[j] (unless out is NULL) whether key j of the
+ * block was found, from the keys' lanes of hit (eight keys) or the
+ * nonzero lanes of any (four); how many were. */
+CF__AVX512 static inline size_t cf__answer8(__mmask8 hit, bool *out) {
+    if (out != NULL)
+        _mm_storel_epi64((__m128i *)(void *)out,
+                         _mm512_cvtepi64_epi8(_mm512_maskz_set1_epi64(hit, 1)));
+    return (size_t)__builtin_popcount(hit);
+}
+
+CF__AVX2 static inline size_t cf__answer4(__m256i any, bool *out) {
+    __m256i none = _mm256_cmpeq_epi64(any, _mm256_setzero_si256());
+    unsigned hit = ~(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(none)) & 15u;
+    if (out != NULL)
+        for (unsigned j = 0; j < 4; j++) out[j] = (hit >> j) & 1u;
+    return (size_t)__builtin_popcount(hit);
 }
 
 /* The low 64 bits of a b for a < 2^32 (b_hi is b >> 32): AVX2 has no
