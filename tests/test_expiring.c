@@ -20,6 +20,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "test_golden_files.h"
+
 static cf_filter *make(uint64_t capacity, unsigned fbits, unsigned b, uint64_t expire_after,
                        uint64_t seed) {
     cf_config cfg;
@@ -703,47 +705,9 @@ static cf_filter *golden_build(const golden_recipe *r) {
     return f;
 }
 
-static uint8_t *read_whole(const char *path, size_t *n) {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    REQUIRE(p != NULL);
-    *n = fread(p, 1, (size_t)len, fp);
-    fclose(fp);
-    return p;
-}
-
-static void write_whole(const char *path, const uint8_t *p, size_t n) {
-    FILE *fp = fopen(path, "wb");
-    REQUIRE(fp != NULL);
-    REQUIRE(fwrite(p, 1, n, fp) == n);
-    fclose(fp);
-}
-
-static void fix_checks(uint8_t *p, size_t n) {
-    uint32_t check = (uint32_t)XXH3_64bits(p, 124);
-    for (int j = 0; j < 4; j++) p[124 + j] = (uint8_t)(check >> (8 * j));
-    uint64_t sum = XXH3_64bits(p, n - 8);
-    for (int j = 0; j < 8; j++) p[n - 8 + j] = (uint8_t)(sum >> (8 * j));
-}
-
-typedef struct golden_bad {
-    const char *name;
-    cf_status want;
-    const char *why;
-    size_t len; /* bytes of the good file kept (0: all) */
-    size_t at;  /* a byte set to value, unless at == 0 */
-    uint8_t value;
-    bool fix;   /* recompute the header check and the trailer */
-    bool extra; /* one byte appended */
-} golden_bad;
-
 /* Made from good/expiring_f8_b2_e5.cf (2-bit stamps, k = 3 stamps of a
  * span of 2; a stamp older than k is test_damaged_images' case). */
-static const golden_bad golden_bads[] = {
+static const golden_bad golden_bads_list[] = {
     {"truncated_at_64.bin", CF_E_TRUNCATED, "cut inside the header", 64, 0, 0, false, false},
     {"truncated_in_table.bin", CF_E_TRUNCATED, "cut inside the table", 300, 0, 0, false, false},
     {"trailing_byte.bin", CF_E_CORRUPT, "one byte after the trailer", 0, 0, 0, false, true},
@@ -763,21 +727,9 @@ static const golden_bad golden_bads[] = {
     {"version_5.bin", CF_E_VERSION, "version 5 (unused)", 0, 8, 5, false, false},
 };
 
-static void golden_bad_bytes(const golden_bad *b, const uint8_t *good, size_t n, uint8_t **out,
-                             size_t *len) {
-    size_t m = b->len ? b->len : n + (b->extra ? 1 : 0);
-    uint8_t *p = calloc(m, 1);
-    REQUIRE(p != NULL);
-    memcpy(p, good, m < n ? m : n);
-    if (b->at) p[b->at] = b->value;
-    if (b->fix) fix_checks(p, m);
-    *out = p;
-    *len = m;
-}
-
 static void test_golden(void) {
     bool write = getenv("CF_WRITE_GOLDEN") != NULL;
-    char path[256], key[32];
+    char key[32];
     uint8_t *small = NULL;
     size_t nsmall = 0;
     for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
@@ -785,18 +737,10 @@ static void test_golden(void) {
         cf_filter *f = golden_build(r);
         size_t n;
         uint8_t *made = test_serialize(f, &n);
-        snprintf(path, sizeof path, "data/expiring/good/%s", r->name);
-        if (write) write_whole(path, made, n);
-        size_t dn = 0;
-        uint8_t *disk = read_whole(path, &dn);
-        REQUIRE(disk != NULL);
-        if (dn != n || memcmp(disk, made, n) != 0) fprintf(stderr, "%s differs\n", r->name);
-        CHECK(dn == n && memcmp(disk, made, n) == 0);
-        cf_filter *d = NULL, *l = NULL, *m = NULL;
-        CHECK_STATUS(cf_deserialize(disk, dn, NULL, &d), CF_OK);
-        CHECK_STATUS(cf_load(path, NULL, &l), CF_OK);
-        CHECK_STATUS(cf_map(path, NULL, true, &m), CF_OK);
-        REQUIRE(d && l && m);
+        size_t dn;
+        cf_filter *d, *l, *m;
+        uint8_t *disk =
+            golden_check_good("data/expiring/good", r->name, made, n, write, &dn, &d, &l, &m);
         for (unsigned k = 0; k + r->deletes < r->keys; k++) {
             int kn = snprintf(key, sizeof key, "key-%u", k);
             if (k * r->step + r->expire_after > r->end) /* still in its window */
@@ -813,35 +757,11 @@ static void test_golden(void) {
         cf_free(f), cf_free(d), cf_free(l), cf_free(m);
     }
     REQUIRE(small != NULL);
-    FILE *manifest = write ? fopen("data/expiring/bad/MANIFEST", "w") : NULL;
-    if (manifest)
-        fprintf(manifest, "# file  expected status  # what is wrong (made from "
-                          "good/expiring_f8_b2_e5.cf by tests/test_expiring.c)\n");
-    for (size_t i = 0; i < sizeof golden_bads / sizeof golden_bads[0]; i++) {
-        const golden_bad *b = &golden_bads[i];
-        uint8_t *p;
-        size_t len;
-        golden_bad_bytes(b, small, nsmall, &p, &len);
-        snprintf(path, sizeof path, "data/expiring/bad/%s", b->name);
-        if (write) write_whole(path, p, len);
-        if (manifest)
-            fprintf(manifest, "%-24s %-16s # %s\n", b->name, cf_status_name(b->want), b->why);
-        size_t dn = 0;
-        uint8_t *disk = read_whole(path, &dn);
-        REQUIRE(disk != NULL);
-        CHECK(dn == len && memcmp(disk, p, len) == 0);
-        cf_filter *f = NULL;
-        cf_status s1 = cf_deserialize(disk, dn, NULL, &f);
-        cf_status s2 = cf_load(path, NULL, &f);
-        cf_status s3 = cf_map(path, NULL, true, &f);
-        if (s1 != b->want || s2 != b->want || s3 != b->want)
-            fprintf(stderr, "%s: want %s, got %s / %s / %s\n", b->name, cf_status_name(b->want),
-                    cf_status_name(s1), cf_status_name(s2), cf_status_name(s3));
-        CHECK(s1 == b->want && s2 == b->want && s3 == b->want);
-        CHECK(f == NULL);
-        free(disk), free(p);
-    }
-    if (manifest) fclose(manifest);
+    const golden_bads bad = GOLDEN_BADS("data/expiring/bad",
+                                        "good/expiring_f8_b2_e5.cf by "
+                                        "tests/test_expiring.c",
+                                        golden_bads_list, 24, NULL);
+    golden_check_bads(&bad, small, nsmall, write);
     free(small);
 }
 
@@ -889,7 +809,7 @@ static void test_spec_reader(void) {
     for (size_t i = 0; i < sizeof golden_goods / sizeof golden_goods[0]; i++) {
         snprintf(path, sizeof path, "data/expiring/good/%s", golden_goods[i].name);
         size_t n;
-        uint8_t *disk = read_whole(path, &n);
+        uint8_t *disk = golden_read(path, &n);
         REQUIRE(disk != NULL);
         cf_filter *f;
         REQUIRE(cf_deserialize(disk, n, NULL, &f) == CF_OK);
