@@ -129,7 +129,19 @@ cf_status cf__table_from_bytes(const cf__header *h, const uint8_t *table, const 
 /* An image is a header, its table and a trailer holding XXH3-64 (seed 0) of
  * the header followed by the table.  These are the one owner of that rule:
  * every writer and reader of images (buffers, files, mappings, grown
- * files' records, ranges) goes through them. */
+ * files' records, ranges) goes through them.  The in-place and expiring
+ * forms (versions 4 and 7) are framed the same way around headers of their
+ * own size: cf__form_checksum and cf__form_range serve all three. */
+
+/* XXH3-64 of a header of header_size bytes followed by the table. */
+uint64_t cf__form_checksum(const uint8_t *header, size_t header_size, const uint8_t *table,
+                           size_t table_bytes);
+
+/* The bytes [offset, offset + len) of the form made of header (encoded by
+ * the caller), table and their trailer; the caller keeps the range within
+ * the form.  Only a range that reaches the trailer hashes the table. */
+void cf__form_range(const uint8_t *header, size_t header_size, const uint8_t *table,
+                    size_t table_bytes, uint64_t offset, uint8_t *dst, size_t len);
 
 /* Starts the trailer's checksum with the header (cf_load then feeds the
  * table chunk by chunk as it reads it), and tells whether the state so fed

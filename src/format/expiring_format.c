@@ -124,12 +124,7 @@ cf_status cf__expiring_header_decode(const uint8_t *buf, uint64_t len, cf__expir
 }
 
 uint64_t cf__expiring_checksum(const uint8_t *header, const uint8_t *table, size_t bytes) {
-    XXH3_state_t state;
-    XXH3_INITSTATE(&state);
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, header, CF__EXPIRING_HEADER_SIZE);
-    XXH3_64bits_update(&state, table, bytes);
-    return XXH3_64bits_digest(&state);
+    return cf__form_checksum(header, CF__EXPIRING_HEADER_SIZE, table, bytes);
 }
 
 cf_status cf__expiring_from_header(const cf__expiring_hdr *h, const cf_allocator *a,
@@ -154,10 +149,7 @@ size_t cf__expiring_serialized_size(const cf_filter *f) {
 }
 
 void cf__expiring_serialize(const cf_filter *f, uint8_t *dst) {
-    cf__expiring_header_encode(f, dst);
-    memcpy(dst + CF__EXPIRING_HEADER_SIZE, f->t.table, f->t.table_bytes);
-    cf__put_le(dst + CF__EXPIRING_HEADER_SIZE + f->t.table_bytes,
-               cf__expiring_checksum(dst, f->t.table, f->t.table_bytes), CF__TRAILER_SIZE);
+    cf__expiring_range(f, 0, dst, cf__expiring_serialized_size(f));
 }
 
 /* As cf__inplace_range: the header encoded, the table copied, and only a
@@ -165,28 +157,8 @@ void cf__expiring_serialize(const cf_filter *f, uint8_t *dst) {
 void cf__expiring_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
     uint8_t header[CF__EXPIRING_HEADER_SIZE];
     cf__expiring_header_encode(f, header);
-    uint64_t table_end = CF__EXPIRING_HEADER_SIZE + (uint64_t)f->t.table_bytes;
-    while (len > 0) {
-        size_t n;
-        if (offset < CF__EXPIRING_HEADER_SIZE) {
-            size_t left = CF__EXPIRING_HEADER_SIZE - (size_t)offset;
-            n = left < len ? left : len;
-            memcpy(dst, header + offset, n);
-        } else if (offset < table_end) {
-            uint64_t left = table_end - offset;
-            n = left < len ? (size_t)left : len;
-            memcpy(dst, f->t.table + (offset - CF__EXPIRING_HEADER_SIZE), n);
-        } else {
-            uint8_t trailer[CF__TRAILER_SIZE];
-            cf__put_le(trailer, cf__expiring_checksum(header, f->t.table, f->t.table_bytes),
-                       CF__TRAILER_SIZE);
-            n = len;
-            memcpy(dst, trailer + (offset - table_end), n);
-        }
-        dst += n;
-        offset += n;
-        len -= n;
-    }
+    cf__form_range(header, CF__EXPIRING_HEADER_SIZE, f->t.table, f->t.table_bytes, offset, dst,
+                   len);
 }
 
 cf_status cf__expiring_deserialize(const uint8_t *in, size_t len, const cf_allocator *a,

@@ -113,12 +113,47 @@ bool cf__checksum_ok(const XXH3_state_t *state, const uint8_t trailer[CF__TRAILE
     return cf__get_le(trailer, CF__TRAILER_SIZE) == XXH3_64bits_digest(state);
 }
 
-static uint64_t cf__image_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
-                                   size_t table_bytes) {
+/* The forms of one header, the table's bytes and their trailer: version 1's
+ * images here, and the in-place and expiring forms (versions 4 and 7). */
+uint64_t cf__form_checksum(const uint8_t *header, size_t header_size, const uint8_t *table,
+                           size_t table_bytes) {
     XXH3_state_t state; /* on the stack: the library allocates only via the filter */
-    cf__checksum_begin(&state, header);
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, header, header_size);
     XXH3_64bits_update(&state, table, table_bytes);
     return XXH3_64bits_digest(&state);
+}
+
+void cf__form_range(const uint8_t *header, size_t header_size, const uint8_t *table,
+                    size_t table_bytes, uint64_t offset, uint8_t *dst, size_t len) {
+    uint64_t table_end = header_size + (uint64_t)table_bytes;
+    while (len > 0) {
+        size_t n;
+        if (offset < header_size) {
+            n = header_size - (size_t)offset < len ? header_size - (size_t)offset : len;
+            memcpy(dst, header + offset, n);
+        } else if (offset < table_end) {
+            uint64_t left = table_end - offset;
+            n = left < len ? (size_t)left : len;
+            memcpy(dst, table + (offset - header_size), n);
+        } else {
+            /* The trailer: the only part that needs the whole table. */
+            uint8_t trailer[CF__TRAILER_SIZE];
+            cf__put_le(trailer, cf__form_checksum(header, header_size, table, table_bytes),
+                       CF__TRAILER_SIZE);
+            n = len; /* the caller keeps the range within the form */
+            memcpy(dst, trailer + (offset - table_end), n);
+        }
+        dst += n;
+        offset += n;
+        len -= n;
+    }
+}
+
+static uint64_t cf__image_checksum(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
+                                   size_t table_bytes) {
+    return cf__form_checksum(header, CF__HEADER_SIZE, table, table_bytes);
 }
 
 void cf__image_trailer(const uint8_t header[CF__HEADER_SIZE], const uint8_t *table,
@@ -209,9 +244,10 @@ size_t cf__image_size(const cf_filter *t) {
 }
 
 void cf__image_encode(const cf_filter *t, uint8_t *dst) {
-    cf__header_encode(t, dst);
-    memcpy(dst + CF__HEADER_SIZE, t->t.table, t->t.table_bytes);
-    cf__image_trailer(dst, t->t.table, t->t.table_bytes, dst + CF__HEADER_SIZE + t->t.table_bytes);
+    uint8_t header[CF__HEADER_SIZE];
+    cf__header_encode(t, header);
+    cf__form_range(header, CF__HEADER_SIZE, t->t.table, t->t.table_bytes, 0, dst,
+                   cf__image_size(t));
 }
 
 cf_status cf__image_decode(const uint8_t *in, size_t len, const cf_allocator *a, cf_filter **out) {

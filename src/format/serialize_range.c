@@ -52,26 +52,5 @@ void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t l
 void cf__image_range(const cf_filter *f, uint64_t offset, uint8_t *dst, size_t len) {
     uint8_t header[CF__HEADER_SIZE];
     cf__header_encode(f, header);
-    uint8_t *out = dst;
-    uint64_t table_end = CF__HEADER_SIZE + (uint64_t)f->t.table_bytes;
-    while (len > 0) {
-        size_t n;
-        if (offset < CF__HEADER_SIZE) {
-            n = CF__HEADER_SIZE - (size_t)offset < len ? CF__HEADER_SIZE - (size_t)offset : len;
-            memcpy(out, header + offset, n);
-        } else if (offset < table_end) {
-            uint64_t left = table_end - offset;
-            n = left < len ? (size_t)left : len;
-            memcpy(out, f->t.table + (offset - CF__HEADER_SIZE), n);
-        } else {
-            /* The trailer: the only part that needs the whole table. */
-            uint8_t trailer[CF__TRAILER_SIZE];
-            cf__image_trailer(header, f->t.table, f->t.table_bytes, trailer);
-            n = len; /* the caller keeps the range within the image */
-            memcpy(out, trailer + (offset - table_end), n);
-        }
-        out += n;
-        offset += n;
-        len -= n;
-    }
+    cf__form_range(header, CF__HEADER_SIZE, f->t.table, f->t.table_bytes, offset, dst, len);
 }
