@@ -29,6 +29,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "test_golden_files.h"
+
 #define DATA_DIR "data"
 
 /* What a good file is also the source of, besides itself. */
@@ -134,14 +136,7 @@ static bytes serialize(const cf_filter *f) {
 
 static bytes read_file(const char *path) {
     bytes b = {NULL, 0};
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) return b;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    b.p = malloc((size_t)n + 1);
-    b.n = fread(b.p, 1, (size_t)n, fp);
-    fclose(fp);
+    b.p = golden_read(path, &b.n);
     return b;
 }
 

@@ -1,6 +1,7 @@
 /*
  * test_golden_files.h -- what the golden-file tests of a format version
- * share (test_inplace.c, test_expiring.c): reading and writing whole files,
+ * share (test_inplace.c, test_expiring.c; test_golden.c reads its files
+ * with it): reading and writing whole files,
  * the good files remade from their recipes and compared byte for byte, and
  * the bad files, each made from one good file by a mutation and refused
  * with its status by cf_deserialize, cf_load and cf_map alike.  The

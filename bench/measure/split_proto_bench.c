@@ -5,7 +5,7 @@
  * of a filter sized right, insert within 2.5x and look up within 1.5x of that
  * filter, at 1M to 100M keys, where caches and page tables take their part?
  *
- *   cf-split-proto [--n N] [--loads L1,L2,...] [--rounds R]
+ *   cf-split-proto [--n N] [--loads L1,L2,...] [--rounds R]     loads ascending
  *
  * The split table here is a prototype, not the library: 16-bit slots, four
  * to a bucket (one 64-bit word), no deletes, no FPP bound enforced; what it
@@ -81,9 +81,7 @@
 #define BLOCK_SHIFT 15  /* the directory's step: 2^15 buckets, 256 KiB */
 #define SEARCH 2000     /* buckets an eviction search may queue */
 #define HUGE (2u << 20) /* blocks this large go on huge pages */
-#ifndef LOOKAHEAD
-#define LOOKAHEAD 8 /* children generated ahead of the one read */
-#endif
+#define LOOKAHEAD 8     /* children generated ahead of the one read */
 
 typedef struct node {
     uint64_t bucket;
@@ -411,7 +409,8 @@ static void uniform_at_loads(uint64_t n, const double *loads, int n_loads) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: cf-split-proto [--n N] [--loads L1,L2,...] [--rounds R]\n");
+    fprintf(stderr, "usage: cf-split-proto [--n N] [--loads L1,L2,...] [--rounds R]\n"
+                    "  (loads ascending, each above 0.5 and below 1)\n");
     return 2;
 }
 
@@ -432,16 +431,13 @@ int main(int argc, char **argv) {
             n_loads = 0;
             for (char *t = strtok(buf, ","); t != NULL; t = strtok(NULL, ",")) {
                 double l = strtod(t, &end);
-                if (*end != '\0' || l <= 0.5 || l >= 1 || n_loads == MAX_LOADS) return usage();
+                /* Ascending: the control fills its table up through them. */
+                if (*end != '\0' || l <= 0.5 || l >= 1 || n_loads == MAX_LOADS ||
+                    (n_loads > 0 && l <= loads[n_loads - 1]))
+                    return usage();
                 loads[n_loads++] = l;
             }
             if (n_loads == 0) return usage();
-            for (int a = 1; a < n_loads; a++) /* ascending: the control fills up through them */
-                for (int b = a; b > 0 && loads[b - 1] > loads[b]; b--) {
-                    double t = loads[b];
-                    loads[b] = loads[b - 1];
-                    loads[b - 1] = t;
-                }
         } else {
             return usage();
         }
@@ -450,9 +446,9 @@ int main(int argc, char **argv) {
     uint64_t *keys = malloc(n * sizeof *keys), *absent = malloc(m * sizeof *absent);
     uint64_t *sample = malloc(m * sizeof *sample);
     if (keys == NULL || absent == NULL || sample == NULL) die("out of memory");
-    uint64_t seed = 42;
-    for (size_t i = 0; i < n; i++) keys[i] = bench_splitmix64(&seed);
-    for (size_t i = 0; i < m; i++) absent[i] = bench_splitmix64(&seed);
+    /* One stream from seed 42: the absent keys are the ones after the n. */
+    bench_fill_keys(keys, n, 42);
+    bench_fill_keys(absent, m, 42 + n * 0x9e3779b97f4a7c15ull);
     for (size_t i = 0; i < m; i++) sample[i] = keys[(size_t)((double)i * (double)n / (double)m)];
 
     filter fs[2 + MAX_LOADS];

@@ -116,20 +116,17 @@ static bool cf__xp_has_slots(const cf__table *t, const cf__expiring *e, uint64_t
 static inline bool cf__xp_has(const cf__table *t, const cf__expiring *e, uint64_t i1, uint64_t i2,
                               uint32_t fp) {
     uint64_t v = e->ones * fp;
-    if (e->path == CF__XP_WORD) {
-        uint64_t x1 = (cf__bucket_bits_at(t, i1) ^ v) & e->fp_lanes;
-        uint64_t x2 = (cf__bucket_bits_at(t, i2) ^ v) & e->fp_lanes;
-        return (((x1 + e->adds) & (x2 + e->adds)) & e->highs) != e->highs;
-    }
+    if (e->path == CF__XP_WORD)
+        return (cf__xp_differ(e, cf__bucket_bits_at(t, i1), v) &
+                cf__xp_differ(e, cf__bucket_bits_at(t, i2), v) & e->highs) != e->highs;
     if (e->path == CF__XP_HALVES) { /* each bucket as two words of b/2 lanes */
         uint64_t half = (uint64_t)t->bucket_size / 2 * t->fp_bits;
         uint64_t b1 = cf__bucket_bit(t, i1), b2 = cf__bucket_bit(t, i2);
-        uint64_t x1 = (cf__bits_at(t->table, b1) ^ v) & e->fp_lanes;
-        uint64_t x2 = (cf__bits_at(t->table, b1 + half) ^ v) & e->fp_lanes;
-        uint64_t x3 = (cf__bits_at(t->table, b2) ^ v) & e->fp_lanes;
-        uint64_t x4 = (cf__bits_at(t->table, b2 + half) ^ v) & e->fp_lanes;
-        return (((x1 + e->adds) & (x2 + e->adds) & (x3 + e->adds) & (x4 + e->adds)) & e->highs) !=
-               e->highs;
+        uint64_t d = cf__xp_differ(e, cf__bits_at(t->table, b1), v) &
+                     cf__xp_differ(e, cf__bits_at(t->table, b1 + half), v) &
+                     cf__xp_differ(e, cf__bits_at(t->table, b2), v) &
+                     cf__xp_differ(e, cf__bits_at(t->table, b2 + half), v);
+        return (d & e->highs) != e->highs;
     }
     return cf__xp_has_slots(t, e, i1, fp) || cf__xp_has_slots(t, e, i2, fp);
 }
@@ -556,13 +553,10 @@ cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h) {
 }
 
 #if !defined(__wasm__) /* the delete's fast path, below */
-/* The top bits of the lanes of bucket's word that hold fp (CF__XP_WORD):
- * a lane's masked difference plus e->adds reaches its top bit exactly when
- * it is not zero, and never carries into the next lane. */
+/* The top bits of the lanes of bucket's word that hold fp (CF__XP_WORD). */
 static inline uint64_t cf__xp_matches(const cf__table *t, const cf__expiring *e, uint64_t bucket,
                                       uint32_t fp) {
-    uint64_t x = (cf__bucket_bits_at(t, bucket) ^ e->ones * fp) & e->fp_lanes;
-    return ~(x + e->adds) & e->highs;
+    return ~cf__xp_differ(e, cf__bucket_bits_at(t, bucket), e->ones * fp) & e->highs;
 }
 #endif
 

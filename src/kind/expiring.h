@@ -95,10 +95,18 @@ cf_status cf__expiring_insert_unique_hash(cf_filter *f, uint64_t h);
 /* Lookups of buckets wider than one word (CF__XP_HALVES, CF__XP_SLOTS). */
 bool cf__expiring_contains_other(const cf_filter *f, uint64_t h);
 
+/* A word of lanes tested against v = e->ones * fp: each lane's top bit set
+ * unless the lane holds fp (its masked difference plus 2^(w-1) - 1 reaches
+ * the top bit exactly when it is not zero, and never carries into the next
+ * lane).  The one lane test of lookups and deletes. */
+static inline uint64_t cf__xp_differ(const cf__expiring *e, uint64_t word, uint64_t v) {
+    return ((word ^ v) & e->fp_lanes) + e->adds;
+}
+
 /* The lookup, inline where it is dispatched (api/ops.c): for buckets of
  * one word (CF__XP_WORD: the default shape's), both buckets read and every
- * lane's fingerprint bits tested at once, as a plain table's kernel; a
- * masked lane plus 2^(w-1) - 1 sets its top bit unless it is zero. */
+ * lane's fingerprint bits tested at once (cf__xp_differ), as a plain
+ * table's kernel. */
 static inline bool cf__expiring_contains_hash(const cf_filter *f, uint64_t h) {
     const cf__expiring *e = cf__expiring_of(f);
     if (__builtin_expect(e->path != CF__XP_WORD, 0)) return cf__expiring_contains_other(f, h);
@@ -106,9 +114,9 @@ static inline bool cf__expiring_contains_hash(const cf_filter *f, uint64_t h) {
     uint32_t fp = cf__fingerprint_masked(h, e->fp_mask);
     uint64_t i1 = cf__index1(h, t->num_buckets), i2 = cf__alt_index(t, i1, fp);
     uint64_t v = e->ones * fp;
-    uint64_t x1 = (cf__bits_at(t->table, cf__bucket_bit(t, i1)) ^ v) & e->fp_lanes;
-    uint64_t x2 = (cf__bits_at(t->table, cf__bucket_bit(t, i2)) ^ v) & e->fp_lanes;
-    return (((x1 + e->adds) & (x2 + e->adds)) & e->highs) != e->highs;
+    uint64_t d1 = cf__xp_differ(e, cf__bits_at(t->table, cf__bucket_bit(t, i1)), v);
+    uint64_t d2 = cf__xp_differ(e, cf__bits_at(t->table, cf__bucket_bit(t, i2)), v);
+    return (d1 & d2 & e->highs) != e->highs;
 }
 cf_status cf__expiring_delete_hash(cf_filter *f, uint64_t h);
 size_t cf__expiring_count_hash(const cf_filter *f, uint64_t h);
