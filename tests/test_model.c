@@ -8,7 +8,9 @@
  * upper bound, items == copies in the model, and an insert that reports
  * CF_E_FULL leaves the table byte-identical.  Each sequence runs twice, with
  * the SWAR bucket search and with the per-slot path, and the two tables must
- * end byte-identical (layouts with no SWAR path run once).  And every table,
+ * end byte-identical (layouts with no SWAR path run once); and the SWAR
+ * run again with the table balanced (cf__table.balance, as SWAR tables
+ * past 2 MiB are), whose inserts fill the emptier bucket.  And every table,
  * SWAR or not, is read back by an independent decoder written from
  * docs/FORMAT.md alone (bit by bit; semi-sorted codes by enumerating the
  * quadruples): the library's bucket search must agree with it for every
@@ -136,6 +138,9 @@ static cf_status model_insert(cf_filter *f, model *m, uint64_t k, uint8_t *snaps
     return s;
 }
 
+/* run_workload's tables balanced (run_shape's second pass). */
+static bool force_balance;
+
 /* One random workload on one shape; returns the final table for comparison
  * and tells whether the layout has a SWAR path. */
 static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, size_t *bytes,
@@ -150,6 +155,7 @@ static uint8_t *run_workload(shape sh, bool swar, uint64_t seed, size_t ops, siz
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
     *has_swar = f->t.swar;
+    if (force_balance) f->t.balance = f->t.swar;
     if (!swar) { /* the per-slot path works for every layout */
         f->t.swar = false;
         f->t.addr = CF__ADDR_OTHER; /* the kernels of the other addressings are SWAR */
@@ -231,22 +237,28 @@ static bool quick(void) {
 static void run_shape(shape sh, size_t ops) {
     if (quick()) ops /= 10;
     uint64_t seed = sh.f * 1000003u + sh.b * 101u + sh.nb;
-    size_t n1, n2;
-    bool has_swar;
-    uint8_t *a = run_workload(sh, true, seed, ops, &n1, &has_swar);
-    if (!has_swar) { /* one path only: the reference decoder checked it */
+    for (int balanced = 0; balanced < 2; balanced++) {
+        force_balance = balanced;
+        size_t n1, n2;
+        bool has_swar;
+        uint8_t *a = run_workload(sh, true, seed, ops, &n1, &has_swar);
+        /* One path only (balanced tables are SWAR): the reference decoder
+         * checked it. */
+        if (!has_swar || balanced) {
+            free(a);
+            continue;
+        }
+        uint8_t *b = run_workload(sh, false, seed, ops, &n2, &has_swar);
+        CHECK_EQ(n1, n2);
+        if (memcmp(a, b, n1) != 0) {
+            fprintf(stderr, "SWAR and per-slot tables differ for f=%u b=%u nb=%llu%s\n", sh.f, sh.b,
+                    (unsigned long long)sh.nb, balanced ? ", balanced" : "");
+            CHECK(false);
+        }
         free(a);
-        return;
+        free(b);
     }
-    uint8_t *b = run_workload(sh, false, seed, ops, &n2, &has_swar);
-    CHECK_EQ(n1, n2);
-    if (memcmp(a, b, n1) != 0) {
-        fprintf(stderr, "SWAR and per-slot tables differ for f=%u b=%u nb=%llu\n", sh.f, sh.b,
-                (unsigned long long)sh.nb);
-        CHECK(false);
-    }
-    free(a);
-    free(b);
+    force_balance = false;
 }
 
 static void test_tiny_tables(void) {
@@ -552,7 +564,104 @@ static void test_batch_kernels_agree(void) {
 #endif
 }
 
+/* Where an insert puts its fingerprint when both buckets have room: a
+ * table fills i1 first; a balanced one (cf__table.balance, forced here on a
+ * small table) the bucket whose first free slot is earlier, i1 on a tie.  Each insert path
+ * is asked: single, unique, batch, traced, the concurrent kind, and the
+ * out-of-line insert that WebAssembly's kernels call (kernel.h's
+ * CF__BALANCE_INLINE). */
+static void test_balanced_placement(void) {
+    enum { SINGLE, UNIQUE, BATCH, TRACED, CONCURRENT, OUT_OF_LINE, PATHS };
+    for (int balanced = 0; balanced < 2; balanced++)
+        for (int path = 0; path < PATHS; path++)
+            for (unsigned in1 = 0; in1 <= 4; in1++)
+                for (unsigned in2 = 0; in2 <= 4; in2++) {
+                    if (in1 + in2 == 8) continue; /* both full: the search's case */
+                    cf_config cfg;
+                    cf_config_init(&cfg);
+                    cfg.fingerprint_bits = 12;
+                    cfg.bucket_size = 4;
+                    cfg.num_buckets = 1024;
+                    cfg.flags = path == CONCURRENT ? CF_CONCURRENT : 0;
+                    cf_filter *f;
+                    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+                    f->t.balance = balanced == 1;
+                    uint64_t h = 0x0123456789abcdefull;
+                    cf__slots p = cf__locate(&f->t, h);
+                    while (p.i1 == p.i2) p = cf__locate(&f->t, h += 0x9e3779b97f4a7c15ull);
+                    /* Other fingerprints in the first slots of each bucket. */
+                    for (unsigned s = 0; s < in1; s++) cf__slot_set(&f->t, p.i1, s, 1 + s);
+                    for (unsigned s = 0; s < in2; s++) cf__slot_set(&f->t, p.i2, s, 1 + s);
+                    size_t done = 0;
+                    cf_move moves[4];
+                    size_t nmoves = 0;
+                    cf_status st = path == UNIQUE   ? cf_insert_unique_hash(f, h)
+                                   : path == BATCH  ? cf_insert_batch(f, &h, 1, &done)
+                                   : path == TRACED ? cf_insert_traced_hash(f, h, moves, 4, &nmoves)
+                                   : path == OUT_OF_LINE ? cf__insert_balanced_hash(&f->t, h)
+                                                         : cf_insert_hash(f, h);
+                    CHECK_STATUS(st, CF_OK);
+                    bool second = in1 == 4 || (balanced && in2 < in1);
+                    uint64_t bucket = second ? p.i2 : p.i1;
+                    unsigned slot = second ? in2 : in1;
+                    if (cf__slot_get(&f->t, bucket, slot) != p.fp)
+                        fprintf(stderr, "balanced %d path %d: %u and %u slots taken\n", balanced,
+                                path, in1, in2);
+                    CHECK_EQ(cf__slot_get(&f->t, bucket, slot), p.fp);
+                    cf_free(f);
+                }
+}
+
+/* Which tables balance: SWAR ones past CF__BALANCE_BYTES. */
+static void test_balance_limit(void) {
+    uint64_t at = CF__BALANCE_BYTES * 8 / 48; /* 12-bit slots, four a bucket */
+    const struct {
+        uint64_t nb;
+        unsigned flags;
+        bool balance;
+    } cases[] = {
+        {at, 0, false}, {at + 1, 0, true}, {1024, 0, false}, {at + 1, CF_SEMI_SORT, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.fingerprint_bits = 12;
+        cfg.bucket_size = 4;
+        cfg.num_buckets = cases[i].nb;
+        cfg.flags = cases[i].flags;
+        cf_filter *f;
+        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        CHECK_EQ(f->t.balance, cases[i].balance);
+        cf_free(f);
+    }
+}
+
+/* Balanced, a table filled to 95% needs fewer moves: the reason it is. */
+static void test_balance_moves_less(void) {
+    uint64_t pow2 = 1;
+    while (pow2 * 4 * 12 <= CF__NEAR_BYTES * 8) pow2 <<= 1;
+    uint64_t kicks[2];
+    for (int balanced = 0; balanced < 2; balanced++) {
+        cf_config cfg;
+        cf_config_init(&cfg);
+        cfg.fingerprint_bits = 12;
+        cfg.bucket_size = 4;
+        cfg.num_buckets = pow2;
+        cf_filter *f;
+        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        f->t.balance = balanced;
+        uint64_t n = pow2 * 4 * 95 / 100, failed = 0;
+        for (uint64_t k = 0; k < n; k++)
+            failed += cf_insert_u64(f, k * 0x9e3779b97f4a7c15ull) != CF_OK;
+        CHECK_EQ(failed, 0);
+        kicks[balanced] = f->t.total_kicks;
+        cf_free(f);
+    }
+    /* Measured: a third fewer (docs/BENCHMARKS.md, "Balanced buckets"). */
+    CHECK_LE(kicks[1] * 4, kicks[0] * 3);
+}
+
 TEST_MAIN(TEST(test_reference_decoder), TEST(test_far_tables_search_alike),
+          TEST(test_balanced_placement), TEST(test_balance_limit), TEST(test_balance_moves_less),
           TEST(test_alt_index_is_involution), TEST(test_fingerprint_range), TEST(test_tiny_tables),
           TEST(test_odd_and_prime_tables), TEST(test_semisorted_tables),
           TEST(test_batch_kernels_agree))

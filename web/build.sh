@@ -122,9 +122,11 @@ wait $package
 bytes=$(stat -c %s "$out/package/cuckoofilter.wasm")
 # The budget: 64 KiB from issue 35; 66 KiB since expiring filters reached
 # the package (issue 37: the clock, and the refresh that cf_insert_unique's
-# paths for every kind bring, 1.7 KB; docs/BENCHMARKS.md).
-if ((bytes > 67584)); then
-  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 66 KiB budget (issues 35 and 37; docs/BENCHMARKS.md)" >&2
+# paths for every kind bring, 1.7 KB); 67 KiB since tables past 2 MiB
+# balance their buckets (issue 34: every insert path asks which bucket to
+# fill, 0.5 KB; docs/BENCHMARKS.md).
+if ((bytes > 68608)); then
+  echo "web/build.sh: cuckoofilter.wasm is $bytes bytes, over its 67 KiB budget (issues 35, 37 and 34; docs/BENCHMARKS.md)" >&2
   exit 1
 fi
 cp "$root"/web/package/{index.js,index.d.ts,package.json,README.md} "$out/package/"

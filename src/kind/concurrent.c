@@ -11,7 +11,8 @@
  *            fence; v1, v2 unchanged and even -> false, else read again
  *
  *   insert:  free slot in i1 (read unlocked)? lock stripe(i1), store if
- *            still free, unlock; then the same for i2;
+ *            still free, unlock; then the same for i2 (in a balanced
+ *            table, i2 first when its first free slot is earlier);
  *            else search an eviction path without locks (breadth-first,
  *            as evict.c), and move along it from the free end:
  *
@@ -467,12 +468,30 @@ static bool cf__concurrent_place_locked(cf_filter *f, uint64_t bucket, uint32_t 
     return placed;
 }
 
-/* Bucket i1, then i2, each under its own stripe's lock only: an insert
- * needs no atomicity across the two. */
+/* The rank of bucket's first free slot for cf__fill_second: the slot's
+ * bit within the bucket (a balanced table's buckets are at most 64 bits). */
+static unsigned cf__concurrent_rank(const cf__table *f, uint64_t bucket) {
+    uint64_t at = cf__concurrent_find(f, bucket, 0);
+    return at == CF__CONCURRENT_NONE ? CF__FULL_RANK : (unsigned)(at - cf__bucket_bit(f, bucket));
+}
+
+/* Whether the insert of p tries i2 first: cf__fill_second's choice on the
+ * buckets as they are read now, so that one thread fills the slots the
+ * plain filter fills.  Read without the locks, it is only an order to try
+ * them in; the store checks again. */
+static bool cf__concurrent_second_first(const cf__table *f, const cf__slots *p) {
+    return f->balance &&
+           cf__fill_second(f, cf__concurrent_rank(f, p->i1), cf__concurrent_rank(f, p->i2));
+}
+
+/* Bucket i1, then i2 (or the other way, cf__concurrent_second_first), each
+ * under its own stripe's lock only: an insert needs no atomicity across the
+ * two. */
 static bool cf__concurrent_try_place(cf_filter *f, const cf__slots *p, bool peek) {
     cf__prefetch_bucket(&f->t, p->i2); /* as kernel.h does: a full i1 costs no second wait */
-    return cf__concurrent_place_locked(f, p->i1, p->fp, peek) ||
-           cf__concurrent_place_locked(f, p->i2, p->fp, peek);
+    bool two = cf__concurrent_second_first(&f->t, p);
+    return cf__concurrent_place_locked(f, two ? p->i2 : p->i1, p->fp, peek) ||
+           cf__concurrent_place_locked(f, two ? p->i1 : p->i2, p->fp, peek);
 }
 
 /* Check and store under both buckets' stripes: atomic with respect to
@@ -483,8 +502,12 @@ static cf_status cf__concurrent_try_unique(cf_filter *f, const cf__slots *p) {
     cf_status st = CF_OK;
     if (cf__concurrent_has(&f->t, p->i1, p->fp) || cf__concurrent_has(&f->t, p->i2, p->fp))
         st = CF_E_EXISTS;
-    else if (!cf__concurrent_place(f, p->i1, p->fp) && !cf__concurrent_place(f, p->i2, p->fp))
-        st = CF_E_FULL;
+    else {
+        bool two = cf__concurrent_second_first(&f->t, p);
+        if (!cf__concurrent_place(f, two ? p->i2 : p->i1, p->fp) &&
+            !cf__concurrent_place(f, two ? p->i1 : p->i2, p->fp))
+            st = CF_E_FULL;
+    }
     cf__concurrent_unlock_set(f, &h);
     return st;
 }

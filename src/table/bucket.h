@@ -160,6 +160,27 @@ static inline int cf__zero_slot(const cf__table *f, uint64_t z) {
     return z == 0 ? -1 : (int)((unsigned)__builtin_ctzll(z) / f->fp_bits);
 }
 
+/* Where a bucket's first free slot comes, for cf__fill_second: the lowest
+ * bit of its zero-lane mask (SWAR) or its slot; CF__FULL_RANK when the
+ * bucket has none.  Two ranks compared always come from the same form. */
+#define CF__FULL_RANK 64u
+static inline unsigned cf__rank_lanes(uint64_t z) {
+    return z == 0 ? CF__FULL_RANK : (unsigned)__builtin_ctzll(z);
+}
+static inline unsigned cf__rank_slot(int s) {
+    return s < 0 ? CF__FULL_RANK : (unsigned)s;
+}
+
+/* Whether an insert fills i2 rather than i1, given the ranks of their first
+ * free slots (one at least has room): when i1 is full, and in a balanced
+ * table (cf__table.balance; layout.h says why) also when i2's first free
+ * slot comes earlier.  Every insert path of a table asks this, so that
+ * single inserts, batches, traced inserts and the concurrent kind fill
+ * the same slots. */
+static inline bool cf__fill_second(const cf__table *f, unsigned r1, unsigned r2) {
+    return f->balance ? r2 < r1 : r1 == CF__FULL_RANK;
+}
+
 /* First slot of bucket holding value v (0 = first empty slot), or -1. */
 static inline int cf__bucket_find(const cf__table *f, uint64_t bucket, uint32_t v) {
     if (f->swar)

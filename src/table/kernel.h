@@ -5,6 +5,7 @@
  *   h ─► fp = fingerprint(h)        i1 = range(h, nb)      i2 = alt(i1, fp)
  *
  *   insert:  free slot in i1, else in i2, else evict.c's path search
+ *            (a balanced table's: the bucket whose first free slot is earlier)
  *   delete:  clear one copy of fp, from i1 first, then i2
  *
  * An item may sit in either bucket after evictions, so delete and count look
@@ -40,7 +41,8 @@ static inline bool cf__place_swar(cf__table *f, uint64_t bucket, uint32_t fp) {
 }
 
 /* Stores fp in the first free slot of i1, else of i2; false if both are
- * full. */
+ * full.  For tables that are not balanced: a balanced one's inserts go to
+ * cf__insert_balanced. */
 static inline bool cf__place(cf__table *f, cf__slots p) {
     if (f->swar) return cf__place_swar(f, p.i1, p.fp) || cf__place_swar(f, p.i2, p.fp);
     uint64_t bucket = p.i1;
@@ -65,6 +67,7 @@ static inline bool cf__place(cf__table *f, cf__slots p) {
  * store (often a cache miss) included: inserts ran one at a time, 2.6x
  * slower at 2^25 buckets (issue 20). */
 static inline cf_status cf__insert_slots(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    if (f->balance) return cf__insert_balanced(f, i1, i2, fp);
     cf__slots p = {i1, i2, fp};
     /* Reading bucket i1 decides whether i2 is needed; start i2's read now so
      * a full i1 does not cost a second memory round trip. */
@@ -81,13 +84,13 @@ static inline cf_status cf__insert_slots(cf__table *f, uint64_t i1, uint64_t i2,
 }
 
 /* cf__insert_slots with every write reported to trace (cf_insert_traced):
- * the same choices (the first free slot of i1, else of i2, else the
- * eviction path, which cf__evict_insert_traced reports), so the table is the one
- * an untraced insert makes. */
+ * the same choices (cf__fill_second's bucket, else the eviction path,
+ * which cf__evict_insert_traced reports), so the table is the one an
+ * untraced insert makes. */
 static inline cf_status cf__insert_traced(cf__table *f, cf__slots p, cf__trace *trace) {
     uint64_t bucket = p.i1;
-    int s = cf__bucket_find(f, bucket, 0);
-    if (s < 0) s = cf__bucket_find(f, bucket = p.i2, 0);
+    int s = cf__bucket_find(f, p.i1, 0), s2 = cf__bucket_find(f, p.i2, 0);
+    if (cf__fill_second(f, cf__rank_slot(s), cf__rank_slot(s2))) bucket = p.i2, s = s2;
     if (s >= 0) {
         cf__slot_set(f, bucket, (unsigned)s, p.fp);
         cf__trace_put(trace, CF_NO_BUCKET, 0, bucket, (unsigned)s, p.fp);
@@ -143,17 +146,38 @@ cf__insert_k_at(const cf__table *f, uint32_t fp, uint64_t i1, bool pow2, bool by
                  : cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
 }
 
+/* Whether the insert kernels below carry a balanced table's insert inline,
+ * or call cf__insert_balanced_hash: inline is faster where a table past the
+ * caches waits on memory (with the calls, the extra instructions leave
+ * fewer inserts in flight: at 201 MB, 1.04x first fit's time against
+ * 0.87x inline); the call keeps the WebAssembly module within its size
+ * budget (web/build.sh).  Either way the same slots are filled. */
+#ifdef __EMSCRIPTEN__
+#define CF__BALANCE_INLINE 0
+#else
+#define CF__BALANCE_INLINE 1
+#endif
+
 /* One insert kernel per addressing (CF__ADDR_*), as cf__contains_k is for
- * lookups: cf__insert_slots's choices (the first free slot of i1, else of
- * i2, else the eviction search) with the addresses computed without per-key
- * tests of f's shape.  Bucket i2 is read only when i1 is full; far tables
- * start fetching it at once (cf__insert_slots says why). */
+ * lookups: cf__insert_slots's choices (cf__fill_second's bucket, else the
+ * eviction search) with the addresses computed without per-key tests of
+ * f's shape.  A balanced table reads both buckets at once; another reads
+ * i2 only when i1 is full. */
 __attribute__((always_inline)) static inline cf_status cf__insert_k(cf__table *f, uint64_t h,
                                                                     bool pow2, bool bytes) {
     uint32_t fp = cf__fingerprint_masked(h, f->fp_mask);
     uint64_t i1 = cf__index1_k(f, h, pow2);
     cf__bitpos p1 = bytes ? (cf__bitpos){cf__bucket_at(f, i1), 0}
                           : cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
+    if (CF__BALANCE_INLINE && f->balance) {
+        cf__bitpos p2 = cf__insert_k_at(f, fp, i1, pow2, bytes);
+        uint64_t z1 = cf__zero_lanes(f, cf__load64le(p1.at) >> p1.shift);
+        uint64_t z2 = cf__zero_lanes(f, cf__load64le(p2.at) >> p2.shift);
+        if ((z1 | z2) == 0) return cf__insert_full(f, i1, cf__insert_k_alt(f, fp, i1, pow2), fp);
+        cf__place_at(f, cf__fill_second(f, cf__rank_lanes(z1), cf__rank_lanes(z2)) ? p2 : p1, fp);
+        f->items++;
+        return CF_OK;
+    }
     /* i2 is computed when it is needed: in a small table only when i1 is
      * full (fewer than 1 insert in 4 while it fills to 95%). */
     if (f->far) cf__prefetch_word(cf__insert_k_at(f, fp, i1, pow2, bytes).at);
@@ -168,6 +192,7 @@ __attribute__((always_inline)) static inline cf_status cf__insert_k(cf__table *f
  * their reads (the batch pipeline). */
 static inline cf_status cf__insert_slots_bytes(cf__table *f, uint64_t i1, uint64_t i2,
                                                uint32_t fp) {
+    if (f->balance) return cf__insert_balanced(f, i1, i2, fp);
     if (!cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i1), 0}, fp) &&
         !cf__place_at(f, (cf__bitpos){cf__bucket_at(f, i2), 0}, fp))
         return cf__insert_full(f, i1, i2, fp);
@@ -189,6 +214,7 @@ __attribute__((noinline, unused)) static cf_status cf__insert_bits_hashed(cf__ta
 /* Inserts h at its buckets: the kernel of f's addressing, byte-aligned
  * buckets (the commonest) inlined. */
 static inline cf_status cf__table_insert(cf__table *f, uint64_t h) {
+    if (!CF__BALANCE_INLINE && f->balance) return cf__insert_balanced_hash(f, h);
     if (f->addr == CF__ADDR_BYTES) return cf__insert_k(f, h, false, true);
     if (f->addr == CF__ADDR_POW2_BYTES) return cf__insert_k(f, h, true, true);
     return cf__insert_bits_hashed(f, h);

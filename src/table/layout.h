@@ -58,6 +58,21 @@ typedef struct cf__bfs_node {
  * (docs/BENCHMARKS.md, "What issue 34's levers measured"). */
 #define CF__NEAR_BYTES ((uint64_t)2 << 20)
 
+/* SWAR tables past CF__BALANCE_BYTES balance their buckets
+ * (cf__table.balance): an insert fills whichever of its two buckets has its
+ * first free slot earlier, not i1 whenever i1 has room.  It reads both
+ * buckets on every insert, and a third fewer inserts then need an eviction
+ * search.  Measured with bench/ab.sh against first fit, filling to 95%
+ * (docs/BENCHMARKS.md, "Balanced buckets"): cf_insert_batch 0.85-0.93x from
+ * 3 MB to 201 MB; single inserts 0.87-1.01x past the 32 MB L3, but
+ * 1.07-1.18x, and deletes 1.06-1.11x, in tables of 3-13 MB that the L3
+ * holds, where the second read is waited for on every insert.  Hence the
+ * limit.  A property of the table's size, as `far` is, but not a switch
+ * of speed: it decides which bucket holds what, so the same inserts give
+ * the same bytes on every machine and every path (kernel.h's
+ * cf__fill_second). */
+#define CF__BALANCE_BYTES ((uint64_t)32 << 20)
+
 /* The lookup kernels (bucket.h, cf__contains_hashed): SWAR layouts by how
  * the first bucket is found (a shift for power-of-two tables, else a
  * multiply-high) and how a bucket is loaded (at a byte offset when buckets
@@ -105,6 +120,7 @@ typedef struct cf__table {
     bool read_only;  /* table lives in a read-only mapping                 */
     bool owns_table; /* table came from alloc (false when mapped)          */
     bool far;        /* the table outgrows CF__NEAR_BYTES: prefetches pay off */
+    bool balance;    /* past CF__BALANCE_BYTES: inserts fill the emptier bucket */
 } cf__table;
 
 /* ---- hashing: key -> 64-bit hash -> (i1, fp) -> i2 ---- */
@@ -256,6 +272,10 @@ static inline void cf__trace_put(cf__trace *t, uint64_t from, unsigned from_slot
  * eviction path (evict.c).  CF_OK, CF_E_FULL or CF_E_NOMEM; on failure the
  * filter is unchanged. */
 cf_status cf__evict_insert(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp);
+/* A balanced table's insert of fp at i1 or i2, and of hash h:
+ * table_merge.c. */
+cf_status cf__insert_balanced(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp);
+cf_status cf__insert_balanced_hash(cf__table *f, uint64_t h);
 /* The same, each write reported to trace (cf_insert_traced). */
 cf_status cf__evict_insert_traced(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp,
                                   cf__trace *trace);

@@ -38,6 +38,8 @@ void cf__derive_layout(cf__table *f) {
     else
         f->addr = f->index_shift != 0 ? CF__ADDR_POW2_BITS : CF__ADDR_BITS;
     f->far = (unsigned __int128)nb * f->bucket_bits > (unsigned __int128)CF__NEAR_BYTES * 8;
+    f->balance = f->swar &&
+                 (unsigned __int128)nb * f->bucket_bits > (unsigned __int128)CF__BALANCE_BYTES * 8;
     bool mixed = f->partner_map != CF__MAP_GOLDEN;
     f->alt_xmask = mixed ? ~(uint64_t)0 : 0;
     f->alt_mul = mixed ? CF__GOLDEN : 1;

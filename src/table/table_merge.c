@@ -16,6 +16,9 @@
  * buckets, not on which of the two holds them, so the merged filter answers
  * every key exactly as a filter built from both key sets would.
  *
+ * The file also holds a balanced table's insert (cf__insert_balanced, at
+ * its end), which every insert path of such a table shares.
+ *
  * All or nothing: a merge may fail halfway, after many inserts and
  * evictions, so dst's table is copied first and put back on failure.  The
  * copy costs one table of memory for the duration of the call; undoing
@@ -72,4 +75,26 @@ cf_status cf__table_merge(cf__table *dst, const cf__table *src) {
     if (st != CF_OK) cf__table_restore(dst, &saved);
     cf__free(&dst->alloc, saved.table);
     return st;
+}
+
+/* A balanced table's insert (kernel.h): fp in the bucket cf__fill_second
+ * chooses, else after the eviction search.  Out of line, one copy for the
+ * batches, cf__insert_slots' callers and WebAssembly's single inserts
+ * (native single inserts carry it inline: kernel.h's CF__BALANCE_INLINE).
+ * Here because this file already holds the insert's helpers, which a file
+ * of its own would copy again in WebAssembly. */
+cf_status cf__insert_balanced(cf__table *f, uint64_t i1, uint64_t i2, uint32_t fp) {
+    cf__bitpos b1 = cf__bitpos_of(f->table, cf__bucket_bit(f, i1));
+    cf__bitpos b2 = cf__bitpos_of(f->table, cf__bucket_bit(f, i2));
+    uint64_t z1 = cf__zero_lanes(f, cf__load64le(b1.at) >> b1.shift);
+    uint64_t z2 = cf__zero_lanes(f, cf__load64le(b2.at) >> b2.shift);
+    if ((z1 | z2) == 0) return cf__insert_full(f, i1, i2, fp);
+    cf__place_at(f, cf__fill_second(f, cf__rank_lanes(z1), cf__rank_lanes(z2)) ? b2 : b1, fp);
+    f->items++;
+    return CF_OK;
+}
+
+cf_status cf__insert_balanced_hash(cf__table *f, uint64_t h) {
+    cf__slots p = cf__locate(f, h);
+    return cf__insert_balanced(f, p.i1, p.i2, p.fp);
 }
