@@ -564,6 +564,19 @@ static void test_batch_kernels_agree(void) {
 #endif
 }
 
+/* A table of four 12-bit slots a bucket, as the new tests below use. */
+static cf_filter *new_12x4(uint64_t nb, unsigned flags) {
+    cf_config cfg;
+    cf_config_init(&cfg);
+    cfg.fingerprint_bits = 12;
+    cfg.bucket_size = 4;
+    cfg.num_buckets = nb;
+    cfg.flags = flags;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    return f;
+}
+
 /* Where an insert puts its fingerprint when both buckets have room: a
  * table fills i1 first; a balanced one (cf__table.balance, forced here on a
  * small table) the bucket whose first free slot is earlier, i1 on a tie.  Each insert path
@@ -577,14 +590,7 @@ static void test_balanced_placement(void) {
             for (unsigned in1 = 0; in1 <= 4; in1++)
                 for (unsigned in2 = 0; in2 <= 4; in2++) {
                     if (in1 + in2 == 8) continue; /* both full: the search's case */
-                    cf_config cfg;
-                    cf_config_init(&cfg);
-                    cfg.fingerprint_bits = 12;
-                    cfg.bucket_size = 4;
-                    cfg.num_buckets = 1024;
-                    cfg.flags = path == CONCURRENT ? CF_CONCURRENT : 0;
-                    cf_filter *f;
-                    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+                    cf_filter *f = new_12x4(1024, path == CONCURRENT ? CF_CONCURRENT : 0);
                     f->t.balance = balanced == 1;
                     uint64_t h = 0x0123456789abcdefull;
                     cf__slots p = cf__locate(&f->t, h);
@@ -622,14 +628,7 @@ static void test_balance_limit(void) {
     } cases[] = {
         {at, 0, false}, {at + 1, 0, true}, {1024, 0, false}, {at + 1, CF_SEMI_SORT, false}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        cf_config cfg;
-        cf_config_init(&cfg);
-        cfg.fingerprint_bits = 12;
-        cfg.bucket_size = 4;
-        cfg.num_buckets = cases[i].nb;
-        cfg.flags = cases[i].flags;
-        cf_filter *f;
-        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        cf_filter *f = new_12x4(cases[i].nb, cases[i].flags);
         CHECK_EQ(f->t.balance, cases[i].balance);
         cf_free(f);
     }
@@ -641,13 +640,7 @@ static void test_balance_moves_less(void) {
     while (pow2 * 4 * 12 <= CF__NEAR_BYTES * 8) pow2 <<= 1;
     uint64_t kicks[2];
     for (int balanced = 0; balanced < 2; balanced++) {
-        cf_config cfg;
-        cf_config_init(&cfg);
-        cfg.fingerprint_bits = 12;
-        cfg.bucket_size = 4;
-        cfg.num_buckets = pow2;
-        cf_filter *f;
-        REQUIRE(cf_new(&cfg, &f) == CF_OK);
+        cf_filter *f = new_12x4(pow2, 0);
         f->t.balance = balanced;
         uint64_t n = pow2 * 4 * 95 / 100, failed = 0;
         for (uint64_t k = 0; k < n; k++)
