@@ -154,8 +154,8 @@ static const shape shapes[] = {{12, 4, 1001}, {8, 4, 777},  {7, 2, 1500}, {15, 4
 
 /* Random operations on a plain and a concurrent filter: same answers, and
  * the same bytes at the end (and after each failed insert, unchanged);
- * then again with both tables balanced (cf__table.balance, as tables past
- * 2 MiB are: inserts fill the emptier bucket). */
+ * then again with both tables balanced (cf__table.balance, as SWAR tables
+ * past 32 MiB are: inserts fill the emptier bucket). */
 static void test_one_thread_matches_plain(void) {
     max_kicks = 40;
     for (size_t i = 0; i < 2 * sizeof shapes / sizeof shapes[0]; i++) {
