@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # ab.sh -- builds the library at two revisions and runs the same operations
 # on both in one process (bench/ab/ab.c): each operation's ratio HEAD / BASE,
 # medians of several rounds, ratios above 1.10 flagged.  The rule

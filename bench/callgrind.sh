@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # callgrind.sh -- instructions per operation for every timed phase of
 # cf-bench, cf-lookup-bench or cf-concurrent-bench, counted by valgrind's
 # callgrind: exact and repeatable where timings on a shared machine are not.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # compare.sh -- runs today's cf-bench against the library as it was at several
 # commits, to show what each optimization gave.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cli_base.c -- error messages and number printing for the `cuckoo` program. */
 #include "cli_base.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cli_base.h -- what the two parts of the `cuckoo` program, its commands
  * (tools/) and the article's experiment that `cuckoo report` runs

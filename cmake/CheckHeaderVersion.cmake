@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # One version source: project(VERSION) in CMakeLists.txt.  The public header
 # keeps its own CF_VERSION_* macros (so it stands alone when installed);
 # configuring fails when they differ from the project's version.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # cmake -DCTEST=<ctest> -DBUILD_DIR=<dir> -DTIERS=<a,b,...> -P CheckTestTiers.cmake
 # Fails, naming them, when a test of BUILD_DIR has no tier label or more than
 # one (cmake/TestTiers.cmake): a test outside every tier would run in no

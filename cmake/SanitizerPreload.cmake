@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # cf_sanitizer_preload(<var>): sets <var> to the LD_PRELOAD value that loads
 # the compiler's shared AddressSanitizer runtime, with UBSan's handlers, into
 # an uninstrumented host process, so that the CF_SANITIZE build's instrumented

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Test tiers: every CTest test is in exactly one tier, a label, so that a
 # part of the suite can be run by itself (ctest -L <tier>; CONTRIBUTING.md):
 #

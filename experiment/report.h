@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report.h -- `cuckoo report`: the founding article's experiment, rerun with
  * the real library.  What the report's files share: its parameters, every

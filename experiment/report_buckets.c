@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_buckets.c -- phase 8: the load a filter reaches before its first
  * failed insert, for each bucket size, at the same number of slots and the

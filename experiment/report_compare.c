@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_compare.c -- phase 7: Cuckoo vs Bloom at the same memory, and
  * phase 9: the throughput of both (informative only).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_fields.c -- the report's machine-readable numbers, in order, sent
  * to a sink (CSV or JSON).  One list for both formats keeps them in step.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_fill.c -- phases 1 to 6 of the report, in the article's order, on
  * one filter of the requested shape (plain buckets, or semi-sorted ones with

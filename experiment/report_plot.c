@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_plot.c -- `--plot DIR`: the report's charts.
  *

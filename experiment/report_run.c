@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_run.c -- the experiment from its parameters to its output: the
  * phases (report_fill.c, report_compare.c, report_buckets.c), then a table,

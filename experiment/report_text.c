@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_text.c -- the report as a person reads it: the article's figure,
  * item by item, with the article's own numbers alongside when the

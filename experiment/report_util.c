@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* report_util.c -- the report's keys, statistics, clock and progress line. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, fork, isatty */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * fuzz_deserialize.c -- any bytes given to cf_deserialize.
  *

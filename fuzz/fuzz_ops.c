@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * fuzz_ops.c -- operation sequences on a small filter, checked against an
  * exact model (a multiset of keys), with a twin filter that is periodically

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * fuzz_replay.c -- a plain main() for the fuzz targets (no libFuzzer): runs
  * each file named, and each file in each directory named, through

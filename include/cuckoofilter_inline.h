@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cuckoofilter_inline.h -- lookups compiled into the caller.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The package's PEP 517 build backend: setuptools', plus a wheel writer of
 its own for interpreters that cannot make wheels.
 

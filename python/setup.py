@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Builds the extension from this repository's sources: the library's
 sources (src/sources.txt, the list CMake reads) are compiled into it (no
 libcuckoofilter needs to be installed), with libxxhash-dev's header (used

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Two builds of cuckoo.so side by side: the same keys (a plain key
 reserved for n, a chain and an in-place key reserved for 1,000 and grown to
 n) built in two redis-servers by CF.INSERT batches of 1,000 (and once more

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """What growth costs a key, in server time (INFO commandstats, so the
 client and the network are left out): the same items inserted into a key
 reserved for 1,000 that grows by the chain (EXPANSION e), one that grows in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Benchmarks cuckoo.so inside Debian's redis-server with redis-benchmark:
 # CF.ADD / CF.EXISTS next to the server's own SET / EXISTS, in the same run,
 # unpipelined and pipelined; then memory per item at full capacity next to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Throughput of a sharded filter (cuckoofilter.redis.ShardedFilter):
 update() and contains_many() with 1 master (a one-node cluster owning all
 16384 slots) and with 3 masters, the same client and shard count; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Loads the output of `cuckoo export --shards ... --output-dir DIR` into a
 # Redis Cluster with redis-cli --pipe: each shard's stream to the master
 # that serves its slot (redis-cli --pipe does not follow redirects), then

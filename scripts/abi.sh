@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # abi.sh -- checks the shared library's binary interface against the
 # committed baseline (abi/libcuckoofilter.abi), so that a change of a public
 # struct, enum or signature, or a symbol added or removed, fails the suite

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Installs the Debian packages the build, the report and the tests need, only
 # those missing (idempotent).  Runs as root on Debian 12; elsewhere it only
 # tells what is missing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Checks or applies .clang-format on the project's C sources (src/ include/
 # tools/ experiment/ cli_base/ bench/ redis/ tests/ fuzz/ python/src/ web/src/ web/bench/; not the
 # generated src/table/semisort_table.c).

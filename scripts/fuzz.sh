@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined)
 # and runs each for a given time, one after the other, at the lowest CPU
 # priority.  Inputs that add coverage go to build/fuzz/work/<target>; with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Bits per item of a CF_GROW filter, modelled: how the FPP budget's split
 between tables decides the memory (docs/GROWTH.md).
 

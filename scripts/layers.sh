@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # layers.sh -- checks that src/ keeps its layers (docs/ARCHITECTURE.md):
 #
 #   base  <-  table, bloom  <-  kind  <-  format  <-  io  <-  api

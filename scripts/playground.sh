@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds the playground (web/build.sh: the library compiled to WebAssembly,
 # the npm package, the page) into build/web and serves it on this machine:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds everything and runs the main job: the article's experiment, with
 # plots written to ./report/.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Checks the formatting (scripts/format.sh), then builds and runs the whole
 # test suite twice: a gcc build with -Werror, and a clang AddressSanitizer +
 # UndefinedBehaviorSanitizer build of the scalar code paths (CF_NO_SIMD: the

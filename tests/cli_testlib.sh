@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # cli_testlib.sh -- what the `cuckoo` command's shell tests share, sourced by
 # test_cli.sh, test_files.sh, test_files_concurrent.sh and test_files_edges.sh
 # with their arguments (path/to/cuckoo scratch-dir):

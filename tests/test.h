@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test.h -- the whole test framework: checks that print file, line and both
  * values, and a main() per test file that runs its tests in order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_alloc.c -- every allocation goes through the filter's allocator, and
  * every allocation failure comes back as CF_E_NOMEM with nothing leaked.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_api_surface.c -- the 1.0 regularisation of the public API: every
  * fallible call returns a status (also for NULL), the symmetric calls that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_bloom_format.c -- a Bloom filter's bytes (cf_bloom_serialize,
  * cf_bloom_deserialize; docs/FORMAT.md, "Bloom filters"): the layout read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_chain.c -- filters that grow (CF_GROW), run beside an exact model.
  *

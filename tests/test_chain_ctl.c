@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_chain_ctl.c -- cf_serialize_range on grown filters (version 2), and
  * the functions that steer a CF_GROW filter: cf_grow_add_table,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_cli.sh -- the `cuckoo` command for daily use: help that agrees with the
 # man page and docs/CLI.md, keys from files and NUL-separated streams, query
 # outputs, numbers as people write them, messages that say why, and merging

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_concurrent.c -- CF_CONCURRENT filters under many threads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_expiring.c -- expiring filters (cfg.expire_after, cf_set_time) with
  * an injected clock: the window's promises, the stream that never fills,

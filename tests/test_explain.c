@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_explain.c -- cf_config_explain and cf_bloom_config_explain: the
  * status they give is the one cf_new (cf_bloom_new) returns, over a grid of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_file_safety.c -- files that are not what a filter file should be, and
  * several writers: FIFOs, directories and device nodes are refused (and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_files.sh -- the filter-file commands of `cuckoo`: exit codes, keys from
 # arguments and stdin, atomic rewrites (failed and killed commands leave the
 # old file), and a cross-check: the CLI rebuilds a golden file byte for byte

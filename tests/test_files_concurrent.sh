@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_files_concurrent.sh -- the filter-file commands beside other processes
 # and odd files: concurrent writers lose nothing (the writers' lock), --wait /
 # --no-wait, a killed lock holder blocks nobody, killed writers' temporary

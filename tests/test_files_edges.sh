@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_files_edges.sh -- the edges where a writer of a filter file could lose
 # acknowledged writes, each pinned by a run that lost them before (issue 24):
 # a symbolic link retargeted while `add` holds the lock, `merge` with OUT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_files_sets.sh -- the commands that write several files, or a stream to
 # a file, complete or leave every file as it was (issue 32): `import
 # --shards` into a directory that holds another import, `export --shards`

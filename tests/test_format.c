@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_format.c -- serialization: round trips, determinism, and a status
  * (never a crash) for every truncation, every flipped bit and every field

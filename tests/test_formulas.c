@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_formulas.c -- every formula a comment states (the public header's
  * cf_stats and Bloom contracts, the table layout in cf_internal.h, the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_golden_files.h -- what the golden-file tests of a format version
  * share (test_inplace.c, test_expiring.c; test_golden.c reads its files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_hash.c -- the library's hash is XXH3-64 with the filter's seed, bit
  * for bit: src/base/hash.h computes keys of up to 16 bytes itself, with the

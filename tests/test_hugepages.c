@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* Big tables ask for transparent huge pages, small ones and tables of an
  * embedder's allocator do not, and CF_HUGEPAGES=0 turns the advice off.
  * What the kernel does with the advice depends on its THP mode

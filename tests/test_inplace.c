@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_inplace.c -- CF_GROW with CF_GROWTH_INPLACE: no false negatives
  * through many doublings (fingerprints used up included), FPP under the

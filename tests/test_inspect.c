@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The inspection calls (cf_locate, cf_read_bucket, cf_insert_traced): a
  * traced insert makes the table an untraced one makes, on every shape; its
  * moves, replayed on a copy of the buckets read before, give the buckets

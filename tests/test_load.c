@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_load.c -- the default max_load for each bucket size really holds:
  * with the default eviction budget, tables of many sizes (powers of two,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_merge.c -- cf_merge: a filter built in parts and merged holds every
  * item and answers every key as the filter built from all items does;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_model.c -- the filter run side by side with an exact multiset, as
  * rax-test runs a hash table beside the radix tree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_params.c -- bad arguments get a clear status, never a crash or a
  * huge allocation; sizing keeps its promises; the status table's codes,

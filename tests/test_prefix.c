@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_prefix.c -- cf_deserialize_prefix and cf_bloom_deserialize_prefix:
  * filters written one after another into one buffer read back in turn, each

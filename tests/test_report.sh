@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_report.sh CUCKOO SCRATCH -- `cuckoo report` on a small table (fast
 # under ASan): every number is checked against the others and against the
 # formulas it claims to follow, recomputed here from the report's own output;

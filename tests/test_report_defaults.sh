@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # test_report_defaults.sh CUCKOO SCRATCH -- `cuckoo report` with the article's
 # setup (the defaults), checked against the acceptance list.  The
 # expected values are derived here from the parameters the report prints;

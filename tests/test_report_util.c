@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_report_util.c -- the statistics and keys `cuckoo report` rests on:
  * the Wilson interval, the percentile, member / non-member keys that never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_resolve.c -- cf_config_resolve describes exactly the filter cf_new
  * builds (or fails with cf_new's status), and cf_stats reports the format

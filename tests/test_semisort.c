@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_semisort.c -- semi-sorted buckets: the shared code table, one bit
  * less per item, the same false-positive rate as plain buckets of the same

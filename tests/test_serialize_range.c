@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * test_serialize_range.c -- cf_serialize_range gives exactly the bytes of
  * cf_serialize, for any range and any chunking, and a change between chunks

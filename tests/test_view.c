@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* The inline lookups (cuckoofilter_inline.h) and the 64-bit integer keys
  * answer exactly as the library's lookups on the same keys, on every shape:
  * bucket sizes 1, 2, 4, 8 with every width, powers of two and other bucket

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # bash completion for cuckoo(1).  Commands and options are read from the
 # program's own help ('cuckoo --help', 'cuckoo help CMD'), so they cannot
 # drift from what it accepts.  Installed by CMake into bash-completion's

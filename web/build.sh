@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds the WebAssembly package and the playground from the library's
 # sources, unchanged (src/sources.txt), with Debian's emscripten:
 #

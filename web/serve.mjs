@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // A static file server for the playground (pages with ES modules and
 // WebAssembly must come over http, not file:).  Serves DIR on 127.0.0.1:
 //   node web/serve.mjs DIR [PORT]      (PORT 0 or none: any free port)

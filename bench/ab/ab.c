@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ab.c -- cf-ab: the same operations on two builds of the library (BASE and
  * HEAD, bench/ab.sh builds them), interleaved in one process, and each

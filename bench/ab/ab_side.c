@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ab_side.c -- one side of bench/ab/ab.c: the wrappers of ab_side.h over one
  * commit's library.  Compiled by bench/ab.sh with that commit's include/ and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ab_side.h -- what bench/ab/ab.c sees of one build of the library.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bench.h -- what cf-bench's parts share: the filters and metrics measured,
  * the samples of one case (one N, one fingerprint width), and the printers.

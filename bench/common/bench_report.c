@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bench_report.c -- turns a case's samples into the table people read and
  * the CSV that scripts read.

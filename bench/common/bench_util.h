@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bench_util.h -- the small pieces every part of the benchmark shares: a
  * monotonic clock, the splitmix64 key generator and a seeded xorshift RNG,

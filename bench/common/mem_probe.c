@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * mem_probe.c -- dependent and independent random cache-line reads (see
  * mem_probe.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * mem_probe.h -- what the memory system allows, measured over an array as
  * large as the filter's table: the floor that no lookup can beat.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cuckoofilter_wrapper.h -- this library as filters of fastfilter_cpp's
  * benchmark (FastFilter/fastfilter_cpp, benchmarks/bulk-insert-and-query.cc),

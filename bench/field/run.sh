@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # run.sh -- this library beside the field's filters in fastfilter_cpp's own
 # benchmark (benchmarks/bulk-insert-and-query.cc), docs/BENCHMARKS.md "In the
 # field's harness (fastfilter_cpp)".

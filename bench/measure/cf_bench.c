@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_bench.c -- cf-bench: the library's cuckoo filter against the paper's
  * reference code (ref_cuckoo.c), a Bloom filter of the same size and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * concurrent_bench.c -- cf-concurrent-bench: a CF_CONCURRENT filter against
  * the same plain filter behind a pthread mutex and behind a rwlock, in one

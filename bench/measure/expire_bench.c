@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expire_bench.c -- cf-expire-bench: an expiring filter (cfg.expire_after)
  * beside a plain filter of the same target FPP, and beside the usual

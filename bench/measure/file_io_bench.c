@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_io_bench.c -- how fast a big filter file opens: cf_load and
  * cf_map(verify) against a plain read() of the same file in the same run,

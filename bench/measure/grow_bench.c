@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * grow_bench.c -- the price of not knowing n: lookups on a CF_GROW filter
  * that grew from one table to eight, against one table sized for the same

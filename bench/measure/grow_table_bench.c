@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * grow_table_bench.c -- issue 22's table in one command: filters created
  * for 1,000 items at 1% FPP and fed N keys (chain, chain with growth 4,

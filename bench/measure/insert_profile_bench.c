@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * insert_profile_bench.c -- cf-insert-profile: where a single insert's time
  * goes while a filter sized for N keys fills to its 95% (issue 34's open

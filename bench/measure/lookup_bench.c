@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * lookup_bench.c -- cf-lookup-bench: single lookups, deletes and inserts of
  * the library against the paper's reference code compiled inline, on tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * split_proto_bench.c -- cf-split-proto: issue 36's open question measured on
  * a built table instead of a simulation.  Can a table that splits one bucket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ref_cuckoo.c -- the paper's reference cuckoo filter (see ref_cuckoo.h for
  * what it does and why it is the baseline) called out of line, the tag width

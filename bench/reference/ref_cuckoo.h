@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ref_cuckoo.h -- the baseline: the cuckoo filter paper's reference code,
  * rendered in C from its published behaviour (docs: PERFORMANCE.md, "The

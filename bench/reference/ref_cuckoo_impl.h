@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ref_cuckoo_impl.h -- the paper's reference cuckoo filter (ref_cuckoo.h)
  * as static inline code, so a caller can compile it into its own loops as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ref_cuckoo_test.c -- checks that the benchmark's baseline is the filter it
  * claims to be (ref_cuckoo.h): a wrong baseline would make every ratio the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * load_table.c -- cf-load-table: how full a table gets before its first
  * failed insert, per bucket size b, fingerprint width f and table size,

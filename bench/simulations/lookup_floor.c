@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * lookup_floor.c -- how fast can a two-bucket lookup be on this machine?
  *

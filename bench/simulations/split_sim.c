@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * split_sim.c -- cf-split-sim: how full a cuckoo table stays while it grows,
  * by doubling (CF_GROWTH_INPLACE today) or by splitting one bucket at a time

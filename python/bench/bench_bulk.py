@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """update() and contains_many() against the pure-Python cuckoo filter
 (purecuckoo.py) over the same 1M int keys: the ratio issue 32 holds the
 package to (at least 25x; it had slipped to 11x for contains_many and 20x

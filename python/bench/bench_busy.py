@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """update() alone and beside a thread busy in Python code: what the busy
 thread costs a bulk call, measured so that the machine's load disturbs it
 little.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The package against Python's set and a pure-Python cuckoo filter
 (purecuckoo.py): the same keys, in one run, nanoseconds per key (the best of
 --reps repetitions of each loop, in wall time and in the calling thread's

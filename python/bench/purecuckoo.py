@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The article's cuckoo filter in pure Python, written here as the baseline
 the package is measured against: b = 4 slots per bucket, f-bit
 fingerprints, a power-of-two bucket count (the article's XOR partner needs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Cuckoo filters for Python, over the C library libcuckoofilter.
 
 A cuckoo filter answers "have I seen this key?" like a set that forgets the

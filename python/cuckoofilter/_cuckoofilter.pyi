@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Type stubs for the cuckoofilter extension (see help(cuckoofilter)).
 
 Checked against the built module by `python3 -m mypy.stubtest` in the test

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """One cuckoo filter spread over the masters of a Redis Cluster.
 
 A *sharded filter* NAME is S ordinary keys of the cuckoo.so module (CF.*),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The founding article's experiment, written with the cuckoofilter package.
 
 The article (a Vietnamese blog post on probabilistic data structures,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_batch.c -- update() and contains_many(): many keys per call.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_bloom.c -- the BloomFilter type, the library's Bloom filter kept for
  * comparisons at equal memory: add, in, update, contains_many, len, stats,

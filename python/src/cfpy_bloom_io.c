@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_bloom_io.c -- BloomFilter in files and bytes: save, load,
  * to_bytes/from_bytes, pickling, copies and equality, in the library's Bloom

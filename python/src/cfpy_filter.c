@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_filter.c -- the CuckooFilter type: construction from keyword options
  * (cf_config's fields), the single-key calls, statistics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_filter_io.c -- CuckooFilter in files and bytes: save, load, map,
  * to_bytes/from_bytes, pickling, copies and equality.  All of them speak the

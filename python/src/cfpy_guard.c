@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_guard.c -- a mapped filter whose file shrinks becomes an exception,
  * not a dead interpreter.

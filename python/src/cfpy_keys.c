@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_keys.c -- Python objects to key bytes, the same bytes the C library
  * and the `cuckoo` CLI hash:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_lock.c -- _cuckoofilter.FileLock: the library's file lock
  * (cf_file_lock_acquire), the one the cuckoo command and C programs take

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_module.c -- the extension module cuckoofilter._cuckoofilter: types,
  * exceptions, flags and the library's formulas.  The package's __init__.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_options.c -- CuckooFilter's keyword options to a cf_config, and a
  * refusal explained: the option that is wrong, its value, why and what

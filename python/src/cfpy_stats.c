@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_stats.c -- cf_stats and cf_bloom_stats as named tuples (struct
  * sequences): every field of the C struct, under its C name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfpy_stream.c -- one filter read from a file object, and nothing after it,
  * so that filters written one after another to one file come back in turn.

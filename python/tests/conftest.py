@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Shared fixtures: the repository's paths, the `cuckoo` CLI, scratch files."""
 
 import os

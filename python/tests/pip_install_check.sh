@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # `pip install ./python` into a fresh virtual environment, offline, as the
 # README says, then the package's tests of its methods and files with that
 # environment's interpreter.  The `python3` first on PATH, when it is another

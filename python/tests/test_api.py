@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """What a Python user expects to find: merge and |, copy(), capacity and
 fpp, key=, close() and `with`, file objects, weak references, Key; and
 what must not mislead: discard(), ==, help() without orderings."""

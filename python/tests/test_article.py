@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """examples/article.py runs, passes its own checks and prints the article's
 figures beside ours."""
 

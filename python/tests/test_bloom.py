@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """BloomFilter: add, in, update, contains_many, key=, len, stats, its FPP
 against its own formula, and its bytes, files, pickling, copies and ==."""
 

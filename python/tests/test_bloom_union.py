@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """BloomFilter.clear(), merge(), | and |=: the library's cf_bloom_clear and cf_bloom_merge."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """A million keys: no false negatives, a false-positive rate within the
 binomial bounds of the library's own formula, batched and single calls
 agreeing, and bulk calls racing single calls from other threads.  (The

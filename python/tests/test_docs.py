@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """help(cuckoofilter) reads well and the type stubs say what the module has
 (mypy.stubtest)."""
 

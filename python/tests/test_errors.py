@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Errors: bad options, the exception hierarchy, statuses and messages."""
 
 import errno

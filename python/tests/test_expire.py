@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Filters whose items expire (CuckooFilter(expire=...)): the window, the
 clock (an injected now=, the wall clock), refreshes, a stream that never
 fills, refusals, files (and the cuckoo CLI's), copies and threads."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Files and bytes: save/load/map, the golden files, files shared with the
 cuckoo CLI (both directions), pickling, copies and equality."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Every method of CuckooFilter on in-memory filters, checked against the
 library's contracts (the header's numbered guarantees)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Hostile input from Python never crashes: random and mutated bytes for
 from_bytes (every mutated filter that loads must work), random values for
 the constructors' options.  Seeded, so a failure reproduces."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """grow='inplace' (the library's CF_GROW with CF_GROWTH_INPLACE): one table
 that doubles in place.  It grows without false negatives, keeps its FPP
 under the target, deletes, and goes through bytes, files, maps and pickling

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Key kinds: each is hashed as its documented bytes, so the same key gives
 the same answer whatever Python type carries it."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """No leaks over a million calls: reference counts of the keys and of the
 results (True, False, None are not immortal in Python 3.11) come back to
 where they were, and tracemalloc sees no growth, including the filters'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """cuckoofilter.locked(): the file lock the cuckoo command takes, from Python.
 
 The issue's case: a load/add/save loop in Python beside `cuckoo add` on one

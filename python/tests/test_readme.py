@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The ```python blocks of the README and of the guides in docs/ run as written."""
 
 import os

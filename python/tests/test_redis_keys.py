@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """ShardedFilter keeps the local filter's contract for keys and removal,
 without a server: a stand-in client answers the CF.* commands the sharded
 filter sends with local filters and records the bytes it was sent.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """The sharded filter's layout without a server (cuckoofilter.redis):
 Redis Cluster's CRC16 and hash tags, the shard key names (distinct slots,
 each in its part of the slot space), the routing function's definition, and

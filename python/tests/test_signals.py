@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Signals during calls: a mapped file truncated by another program
 (SIGBUS) becomes OSError with the interpreter alive; Ctrl-C stops bulk
 calls between chunks, leaving a prefix of the keys inserted."""

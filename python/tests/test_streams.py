@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Filters one after another in one file object, and bytes after a filter.
 
 from_bytes() wants one filter and nothing else, and names bytes after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_dump.c -- writing and validating a dump stream's header (layout
  * in cf_redis_dump.h).  A header is checked before any of its sizes is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_dump.h -- the header of a key's dump stream, and the iterators
  * that tag its chunks.  Plain C with no Redis dependency: the module

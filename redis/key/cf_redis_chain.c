@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_chain.c -- the filter behind one key, and its dump stream
  * (layout in cf_redis_dump.h; a restore in progress is cf_redis_load.c's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_chain.h -- what one Redis key holds: one cuckoo filter of the
  * library, grown by the library (CF_GROW) and steered by the module.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_clock.c -- an expiring key's clock (cf_redis_chain.h): the
  * library's cf_set_time, moved only when the time enters a later stamp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_load.c -- a restore in progress (cf_redis_load.h): header,
  * images in order, one filter at the end.  Uses only the public API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_load.h -- a restore in progress: the state machine that turns a
  * dump stream (cf_redis_dump.h), arriving in pieces from CF.LOADCHUNK, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cf_redis_settings.c -- the module's settings (cf_redis_settings.h), at
  * their defaults until RedisModule_OnLoad reads the module arguments. */
 #include "key/cf_redis_settings.h"

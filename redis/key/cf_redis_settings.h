@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_settings.h -- what every key and command of the module obeys:
  * the limits and the growth the module arguments set, and the data type

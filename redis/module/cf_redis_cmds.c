@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_cmds.c -- the CF.* commands, with RedisBloom's argument rules,
  * reply shapes and error strings (docs/REDIS.md lists them), extended with

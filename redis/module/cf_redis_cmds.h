@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_cmds.h -- the CF.* commands (cf_redis_cmds.c), which the
  * module's entry point registers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_expire.c -- expiring keys on the command side (cf_redis_expire.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_expire.h -- expiring keys on the command side: CF.RESERVE's
  * EXPIRE / PEXPIRE values, the server's clock, and how a key's clock

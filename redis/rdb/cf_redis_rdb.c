@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_rdb.c -- the data type's persistence: RDB save and load, the AOF
  * rewrite and DEBUG DIGEST, each streaming a key's dump stream

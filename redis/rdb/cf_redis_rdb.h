@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_rdb.h -- the data type's persistence callbacks (cf_redis_rdb.c),
  * which the module's entry point registers with the type.

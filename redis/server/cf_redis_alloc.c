@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_alloc.c -- the module's allocator: every filter, key and buffer
  * goes through Redis's, so MEMORY USAGE and maxmemory see them.  An

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_alloc.h -- the allocator every filter and key of the module uses
  * (the Redis module allocator; cf_redis_alloc.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redis_api.c -- defines and resolves the module API pointers declared in
  * cf_redismodule.h (our replacement for redismodule.h's RedisModule_Init).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_redismodule.h -- the part of the Redis module API this module uses.
  *

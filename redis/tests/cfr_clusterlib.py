@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """A Redis Cluster on loopback for the tests: N masters (and R replicas
 each) of Debian's redis-server with cuckoo.so loaded, made with `redis-cli
 --cluster create`, always stopped.  Client ports come from 25000-25999 and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Shared helpers for the Redis module tests: start Debian's redis-server on a
 free loopback port with cuckoo.so loaded, always stop it, and small assertion
 helpers.  Run the tests with /usr/bin/python3 (Debian's python3-redis)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Writes an RDB fixture for redis/tests/data/ and the answers its keys gave: keys
 saved by a module of an earlier RDB layout, which today's module must still
 load.  Run once with that module:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """`cuckoo export` / `cuckoo import` against a real redis-server with
 cuckoo.so: a filter built offline is served by Redis (exported as
 CF.LOADCHUNK commands through `redis-cli --pipe`) and answers every query

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """A 3-master Redis Cluster on loopback (redis-cli --cluster create), filters
 in several hash slots through redis-py's RedisCluster and its cf() API, then
 one slot holding filters moved to another node (MIGRATE uses our

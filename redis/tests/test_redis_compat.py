@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Where a client can see it, behave as RedisBloom does (its cuckoo test
 suite's expectations, docs/REDIS.md lists what still differs):
 

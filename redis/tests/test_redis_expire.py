@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Expiring keys (CF.RESERVE ... EXPIRE s | PEXPIRE ms; docs/REDIS.md, "Items
 that expire").  The server's clock cannot be injected, so every assertion is
 judged by the key's own clock, which CF.INFO reports and never moves: a read

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Hostile inputs: each row is a malformed command or payload with the exact
 error it must get; after every row the server must still answer PING.  The
 module runs with small limits (MAX_KEY_BYTES 1 MiB, MAX_FILTERS 8) so the

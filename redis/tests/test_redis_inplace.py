@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Keys grown in place (CF.RESERVE ... GROWTH INPLACE, or the module argument
 GROWTH INPLACE): the options and their errors, no false negatives through
 many doublings with one table and the FPP under the key's bound, deletes,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Memory and latency of the commands a production server must survive, each
 measured against a plain Redis command doing work of the same size in the
 same run (never a fixed number of milliseconds):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Every CF.* command against a real redis-server with cuckoo.so: replies
 through redis-py's r.cf() API and redis-cli, exact error strings over a raw
 socket, and a model (a Python set) that the filter must never contradict."""

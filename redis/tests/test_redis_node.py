@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """node-redis 4.x (npm's `redis`, pinned by redis/tests/node/package-lock.json)
 against cuckoo.so: redis/tests/node/node_client.js runs the cf.* helpers and a
 SCANDUMP/LOADCHUNK round trip with commandOptions({ returnBuffers: true }),

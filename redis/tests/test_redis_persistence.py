@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """Persistence of cuckoo filters (chain keys and keys grown in place):
 DEBUG RELOAD, restart from RDB, AOF rewrite (our aof_rewrite callback, not
 the RDB preamble), DUMP/RESTORE, COPY, MEMORY USAGE, and SCANDUMP/LOADCHUNK

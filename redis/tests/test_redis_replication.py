@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """A replica must hold byte-identical filters: writes before it attaches
 arrive by full sync (RDB), writes after it attaches by the replicated
 command stream, including failed inserts that mark sub-filters full,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """One cuckoo filter sharded over a real Redis Cluster (cuckoofilter.redis.
 ShardedFilter): 3 masters with a replica each on loopback, made by
 `redis-cli --cluster create`.

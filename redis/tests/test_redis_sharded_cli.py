@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """`cuckoo export --shards` / `cuckoo import --shards` against a real
 3-master Redis Cluster: a filter built offline with `cuckoo build` is split
 into 12 shards, each shard's stream piped with `redis-cli --pipe` to the

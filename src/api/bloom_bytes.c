@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom_bytes.c -- the public functions of a comparison Bloom filter's
  * bytes, in memory (their size, the whole form, a filter from bytes) and in

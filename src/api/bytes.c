@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bytes.c -- the public functions of a filter's bytes in memory: their
  * size, the whole form, any range of it, and a filter from bytes.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * deprecated.c -- the names 1.0.0 replaced, kept for one major version:
  * each calls its replacement (include/cuckoofilter.h, "Deprecated names";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * explain.c -- cf_config_explain and cf_bloom_config_explain: the reason
  * cf_new (cf_bloom_new) refuses a configuration, in one sentence that

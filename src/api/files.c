@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files.c -- the public functions of filters in files: load, map, save.
  * io/ does the work and owns every descriptor and mapping; these check the

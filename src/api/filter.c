@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * filter.c -- the public life cycle of a filter: creating it (of the kind
  * its configuration asks for), turning a plain one concurrent, describing,

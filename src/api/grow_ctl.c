@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * grow_ctl.c -- making a filter growable, describing its tables, and
  * steering a CF_GROW filter from outside its inserts: adding a table on

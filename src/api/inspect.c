@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inspect.c -- the public calls that show a table at work (cf_locate,
  * cf_read_bucket, cf_insert_traced): where a key goes, what a bucket holds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * kind.h -- what api/ needs to dispatch on a filter's kind (cf__kind,
  * kind/handle.h): the one answer to an operation a kind does not support.

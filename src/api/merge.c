@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * merge.c -- adding every fingerprint of one filter to another of the same
  * shape, so that a filter can be built in parts (on many machines, from

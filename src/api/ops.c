@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * ops.c -- the public operations on keys and hashes: insert, lookup,
  * delete, count and their batches.  Each checks its arguments once and

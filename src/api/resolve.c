@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * resolve.c -- cf_config_resolve: the shape cf_new would build, without
  * building it.  Every number comes from the helpers cf_new itself uses

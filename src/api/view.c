@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * view.c -- cf_view_init: the constants of a filter's lookup, copied into
  * the caller's cf_view for the inline lookups of cuckoofilter_inline.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * alloc.c -- the only place that touches malloc/free.  Every other module
  * allocates through a filter's cf_allocator, so an embedder (the Redis

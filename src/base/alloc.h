@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * alloc.h -- every allocation of the library goes through the filter's
  * allocator (alloc.c): the Redis module accounts its memory, and tests fail

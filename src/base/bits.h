@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bits.h -- the bit-level arithmetic every layer shares: little-endian
  * 64-bit loads and stores, where a bit of a byte array lives, the

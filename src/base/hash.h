@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * hash.h -- the one hash function: XXH3-64 with the filter's seed, from
  * libxxhash used header-only (XXH_INLINE_ALL): no xxHash symbol is exported,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* status.c -- the status table's names and messages, and the version. */
 #include "cuckoofilter.h"
 

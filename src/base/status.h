@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * status.h -- early returns on a cf_status, in the spirit of zstd's
  * RETURN_ERROR_IF / FORWARD_IF_ERROR: what every layer returns with.  The

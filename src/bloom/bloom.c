@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom.c -- a plain Bloom filter, the yardstick the cuckoo filter is
  * compared with at equal memory.

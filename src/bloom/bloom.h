@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom.h -- the comparison Bloom filter's handle, for the layers above
  * bloom/ that read and rebuild it (format/bloom_format.c: its image).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom_format.c -- a comparison Bloom filter to bytes and back
  * (docs/FORMAT.md, "Bloom filters").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom_format.h -- the image of a comparison Bloom filter (bloom_format.c;
  * docs/FORMAT.md, "Bloom filters").  api/bloom_bytes.c checks the

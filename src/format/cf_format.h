@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cf_format.h -- the file format's constants and the pieces that
  * serialize.c (memory buffers) and io/ (files, mappings) share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain_format.c -- a CF_GROW filter to bytes and back, in memory (format
  * version 2: chain_format.h, docs/FORMAT.md).

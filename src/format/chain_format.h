@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain_format.h -- format version 2, a CF_GROW filter's bytes: the pieces
  * that chain_format.c (memory buffers) and chain_io.c (files, mappings) share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expiring_format.c -- an expiring filter to bytes and back: format
  * version 7 (docs/FORMAT.md, "Expiring filters").

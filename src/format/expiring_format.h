@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expiring_format.h -- the bytes of an expiring filter, format version 7
  * (expiring_format.c; docs/FORMAT.md, "Expiring filters"): what io/ needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace_format.c -- a CF_GROWTH_INPLACE filter to bytes and back:
  * format version 4 (docs/FORMAT.md, "In-place grown filters").

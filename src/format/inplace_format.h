@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace_format.h -- the bytes of an in-place grown filter, format
  * version 4 (inplace_format.c; docs/FORMAT.md): what io/ needs to

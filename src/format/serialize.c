@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * serialize.c -- a filter to bytes and back (format: docs/FORMAT.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * serialize_range.c -- any byte range of a filter's serialized form, built
  * on the fly from the live filter (format: docs/FORMAT.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom_io.c -- comparison Bloom filters in files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bloom_io.h -- comparison Bloom filters in files (bloom_io.c): the image
  * of format/bloom_format.c, saved atomically as cuckoo filters are

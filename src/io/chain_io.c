@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
  * version-2 paths of cf_load and cf_map (layout: chain_format.h).

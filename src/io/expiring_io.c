@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expiring_io.c -- expiring filters (format version 7) in files: save,
  * load and map (the bytes: format/expiring_format.c; the header, table,

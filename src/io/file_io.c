@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_io.c -- filters in files: atomic save, validated load, zero-copy map.
  *

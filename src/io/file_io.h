@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_io.h -- filters in files: load, map and save (file_io.c), with the
  * version-2 paths of grown filters (chain_io.c) and the version-4 paths of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_lock.c -- the advisory lock that serialises writers of a filter file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_path.h -- where a save writes (file_path.c): the file a path
  * designates, the temporary file written beside it, and the removal of

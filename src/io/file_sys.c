@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_sys.c -- the POSIX calls under every file of filters: whole reads and
  * writes over EINTR and short transfers, opening a filter's file (regular

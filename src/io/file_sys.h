@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * file_sys.h -- the POSIX calls under every file of filters (file_sys.c),
  * shared by file_io.c (version 1) and chain_io.c (version 2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * framed_io.c -- header, table, trailer files (framed_io.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * framed_io.h -- files made of one header, the table's bytes and a checksum
  * trailer (format versions 4 and 7: the in-place and expiring kinds): save,

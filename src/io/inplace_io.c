@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace_io.c -- in-place grown filters (format version 4) in files:
  * save, load and map (the bytes: format/inplace_format.c; the header,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain.c -- a CF_GROW filter: creating it, adding tables, and the
  * operations over all of its tables (design: chain.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain.h -- filters that grow (CF_GROW): a chain of ordinary tables.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * concurrent.c -- CF_CONCURRENT: one filter used by many threads at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * concurrent.h -- CF_CONCURRENT filters: lock stripes over the buckets and
  * the entry points that the public functions dispatch to (concurrent.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expiring.c -- items that expire (cfg.expire_after): a cuckoo table whose
  * slots carry the time their item was written, and a clock that removes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * expiring.h -- cfg.expire_after > 0: items that expire.  One table whose
  * slots hold a fingerprint and a stamp of the time it was written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * handle.c -- making and releasing handles (kind/handle.h).  The handle
  * and its table come from the filter's allocator.

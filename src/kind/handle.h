@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * handle.h -- the filter handle, cf_filter: a table (table/layout.h) and
  * what says which kind of filter it is.  table/ works on the table alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace.c -- a CF_GROWTH_INPLACE filter: creating it, inserting
  * (with a breadth-first eviction search), doubling, deleting, counting and

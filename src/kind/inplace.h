@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace.h -- CF_GROW with CF_GROWTH_INPLACE: one table that doubles
  * in place, so a lookup reads two buckets however much the filter grew.

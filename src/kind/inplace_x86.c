@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace_x86.c -- an in-place filter's batched lookups eight keys at a
  * time with AVX-512 (F, DQ and BW), for its narrow slots (W = 15 and 16),

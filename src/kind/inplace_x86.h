@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * inplace_x86.h -- an in-place filter's batched lookups eight keys at a
  * time with AVX-512, four with AVX2 (inplace_x86.c), for slots of 15 and

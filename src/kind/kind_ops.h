@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * kind_ops.h -- the contract every kind of filter keeps: the same
  * operations, with the same signatures, named cf__<kind>_<op>.

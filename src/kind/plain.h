@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * plain.h -- the plain kind: one table, no more.  Its operations are
  * table/'s, named to the kinds' contract (kind_ops.h) and inlined, so that

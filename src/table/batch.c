@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * batch.c -- many hashes against one table: located and prefetched ahead of
  * their probes, so that the memory reads of many keys overlap.

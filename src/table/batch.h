@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * batch.h -- many hashes against one plain table (batch.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * batch_x86.c -- cf_contains_batch several keys at a time: eight with
  * AVX-512 (F and DQ), four with AVX2.  Each step of a lookup, from the hash

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * batch_x86.h -- batched lookups several keys at a time with AVX-512 (8)
  * or AVX2 (4), for the tables of byte-aligned one-word buckets (batch.c's

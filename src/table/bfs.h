@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bfs.h -- the breadth-first search for an eviction path (evict.c tells the
  * method), written once for the two ways a table is read: plainly

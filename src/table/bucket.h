@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * bucket.h -- operations on one bucket of the bit-packed table.
  *

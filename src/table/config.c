@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * config.c -- defaults, parameter checks and sizing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * evict.c -- making room: a breadth-first search for an eviction path.
  *

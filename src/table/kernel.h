@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * kernel.h -- the writes of one bit-packed table, inlined where they are
  * used: insert (place, else evict.c's path search), delete (take) and count.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * layout.h -- one bit-packed table: its shape, the constants derived from
  * it, its counters, and how a key finds its buckets and slots.  What

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * semisort.h -- semi-sorted buckets (CF_SEMI_SORT): four fingerprints per
  * bucket stored in one bit less each.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * table.c -- one bit-packed table: its shape, its memory and its counters.
  *

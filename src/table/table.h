@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * table.h -- one bit-packed table as a whole (table.c): creating, freeing,
  * clearing and describing it.  The operations on its keys are kernel.h's

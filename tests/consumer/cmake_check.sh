@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Builds and runs tests/consumer/consumer.c the two ways a CMake project
 # takes the library: find_package(cuckoofilter) from a scratch install of the
 # build, and add_subdirectory of the source tree.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cmake_consumer.c -- links through find_package(cuckoofilter) and one of its
  * targets; a filter that finds what it holds proves the link works. */
 #include <cuckoofilter.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * consumer.c -- a program written only against the installed header and
  * DESIGN.md's names, built with `pkg-config --cflags --libs cuckoofilter`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Installs the built library into a scratch prefix, then builds and runs a
 # consumer program with only `pkg-config --cflags --libs cuckoofilter`.
 set -euo pipefail

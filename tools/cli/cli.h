@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cli.h -- what every `cuckoo` command is built on (tools/cli/): strict
  * number parsing, the option parser and its table of the options that shape

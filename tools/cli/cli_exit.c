@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cli_exit.c -- what the `cuckoo` process sets up before a command runs and
  * checks after it: a file-size limit is an error, not a kill, and so is an
  * answer that could not be written. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cli_opts.c -- the one option parser of every `cuckoo` command, report
  * included: each command lists its options in tables (cli_option), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cli_util.c -- strict number parsing for the commands' options. */
 #include "cli/cli.h"
 

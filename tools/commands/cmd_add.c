@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_add.c -- `cuckoo add`: insert keys into a filter file, all or nothing,
  * under its lock.

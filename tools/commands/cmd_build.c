@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_build.c -- `cuckoo build`: a filter file from a stream of keys,
  * written only when every key fits.

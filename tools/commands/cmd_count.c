@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_count.c -- `cuckoo count`: an upper bound on the copies of each key in
  * a filter file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_create.c -- `cuckoo create`: an empty filter file of the shape the
  * options describe.

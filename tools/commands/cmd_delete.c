@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_delete.c -- `cuckoo delete`: remove one copy of each key from a filter
  * file, under its lock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_export.c -- `cuckoo export`: a filter file as CF.LOADCHUNK commands
  * for a Redis key (redis_io.c), or with --shards, split into the shards of

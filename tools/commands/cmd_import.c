@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_import.c -- `cuckoo import`: a Redis key's CF.LOADCHUNK commands
  * written back as a filter file (redis_io.c), or with --shards, a sharded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_info.c -- `cuckoo info`: describe a filter file and verify its
  * checksum and table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_merge.c -- `cuckoo merge OUT IN...`: one filter from filters built
  * apart (split keys, build the parts in parallel, merge; see docs/CLI.md, "Building a filter in parts").

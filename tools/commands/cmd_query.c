@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_query.c -- `cuckoo query`: whether each key is in a filter file
  * (mapped read-only).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cmd_report.c -- `cuckoo report`: reads the options into report_params and
  * runs the article's experiment (experiment/report_run.c), which prints it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * commands.h -- the `cuckoo` commands: cuckoo.c's table names each, and each
  * is defined in its cmd_<name>.c (which includes this, so a definition that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* cuckoo.c -- the `cuckoo` command: dispatches to one subcommand per file. */
 #include "cli/cli.h"
 #include "commands/commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files.h -- what the filter-file commands (cmd_create.c ... cmd_import.c,
  * one per command) share: option parsing, key streams, and opening and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_add.c -- inserting a stream of keys, for add and build: batches while
  * all goes well, one key at a time with --unique or after a failure, and

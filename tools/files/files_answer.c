@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_answer.c -- the answers of query and count: a batch of keys looked up
  * (cf_contains_batch) or counted, printed as lines, bare keys or JSON, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_batch.c -- keys in batches for the commands that take many of them
  * (build, add, query): parsing overlaps with the filter's work.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_help.h -- the help-text lines of options that several commands
  * take (the cmd_*.c of the filter-file commands), written once so that an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_keys.c -- where keys come from: command-line arguments, stdin or a
  * file (--keys FILE, "-" for stdin), one per line or NUL-terminated (-0).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_lock.c -- what keeps the filter-file commands' writes safe beside
  * other processes: the writers' lock (cf_file_lock_acquire) and the checks

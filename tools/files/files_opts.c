@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* files_opts.c -- the filter-file commands' options: one table, one parser (files_parse). */
 #define _POSIX_C_SOURCE 200809L
 

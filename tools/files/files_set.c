@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_set.c -- several files written all or nothing: what `cuckoo import
  * --shards`, `export --shards` and `export --output` need so that a command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * files_shape.c -- creating the filter that --capacity, --fpp and friends
  * describe, and saying why when the library refuses.

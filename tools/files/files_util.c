@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /* files_util.c -- opening, mapping and saving filter files with one-line
  * messages, and a clear error instead of a crash (SIGBUS) when another
  * program truncates a mapped file in place; JSON strings. */

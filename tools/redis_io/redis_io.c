@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * redis_io.c -- what `cuckoo export | import` (cmd_export.c, cmd_import.c)
  * share: filter files to and from the

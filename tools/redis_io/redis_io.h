@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * redis_io.h -- what `cuckoo export | import` (cmd_export.c, cmd_import.c,
  * redis_io.c) share with their sharded forms (redis_shards.c): a filter's dump as

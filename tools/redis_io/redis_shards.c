@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * redis_shards.c -- the work of `cuckoo export --shards` and `cuckoo import
  * --shards` (their options and usage are in cmd_export.c, cmd_import.c): a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The package's bulk calls against the same C natively, and against
 // bloom-filters' CuckooFilter (the pure-JavaScript one most used on npm),
 // on the same string keys ("key:0", "key:1", ...; absent: "miss:0", ...),

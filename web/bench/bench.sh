@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # The JavaScript package's speed (docs/BENCHMARKS.md, "JavaScript package"):
 # addMany / hasMany on N string keys in Node, the same C natively, and
 # bloom-filters' CuckooFilter (installed from npm for this benchmark only,

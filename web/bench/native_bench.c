@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * native_bench.c -- the package's bulk calls without WebAssembly: the same
  * C (web/src/cfjs.c) on the same keys as web/bench/bench.mjs ("key:0",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /**
  * cuckoofilter: the C library libcuckoofilter compiled to WebAssembly, for
  * Node (18 or later) and browsers, as an ES module.

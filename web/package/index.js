@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // cuckoofilter: the C library libcuckoofilter, compiled to WebAssembly
 // unchanged, as an ES module for Node and browsers.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The playground: a live table drawn from the package's filter (the library
 // compiled to WebAssembly, ./cuckoofilter/), the article's experiment
 // (experiment.js), and a failed insert here and in the article's code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The article's insert, for the "when the table is full" tab: what its
 // Python code does, written anew in JavaScript so the page can run it beside
 // the library.  Not the library: its own hash, its XOR partner (buckets a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Small SVG charts for the experiment tab: lines and points on linear or
 // logarithmic axes, and bars.  No library: the page has no dependencies.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The experiment tab: the article's experiment run by `cuckoo report`'s own
 // code in a worker (worker.js), its figures beside the article's, and the
 // three charts, redrawn when the sliders change the fingerprint bits, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The page's words in Vietnamese (the article's language) and English.
 // Elements with data-i18n="key" show dict[lang][key]; code asks t(key, {name: value}).
 // Terms follow the article: bucket, fingerprint, kick ("đá"), load, FPP.

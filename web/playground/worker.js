@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Runs the article's experiment off the page's thread: report.wasm is the
 // code of `cuckoo report` (experiment/, with the library) driven by
 // web/src/report_js.c.  Messages:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfjs.c -- the C side of the JavaScript package (web/package/index.js):
  * the calls the package makes into the WebAssembly build of the library.

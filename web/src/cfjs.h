@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfjs.h -- the calls web/package/index.js makes into the WebAssembly build
  * beside the library's own (cfjs.c says why each exists).  Statuses and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfjs_config.c -- the package's options as a cf_config, one place for the
  * two modules that need it: the package's (cfjs_new) and the explanation's

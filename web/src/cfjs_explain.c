@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * cfjs_explain.c -- why the library refuses a configuration, in the
  * package's words: the one export of explain.wasm, which the package loads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * report_js.c -- `cuckoo report` in the playground: the article's
  * experiment, run by the report's own code (experiment/) in a WebAssembly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The package's calls, as a JavaScript user makes them: sizing, the answers,
 // the bulk calls against the single ones, a full filter changing nothing,
 // refusals with the library's reasons, and the lifetime of a filter.

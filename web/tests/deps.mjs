@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Installs web/tests/package.json's packages (puppeteer-core, typescript),
 // exactly as web/tests/package-lock.json pins them, into DIR/node_modules:
 //   node web/tests/deps.mjs DIR [FROM]

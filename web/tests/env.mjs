@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // What the tests of web/ are given (web/CMakeLists.txt sets it for ctest):
 //   CF_WEB_BUILD  the output of web/build.sh: package/ and playground/
 //   CF_CUCKOO     the `cuckoo` command, for the file-format cross-checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The package and the `cuckoo` command read each other's files: a file
 // `cuckoo build` wrote opens with fromBytes and answers every key as
 // `cuckoo query` does; toBytes writes what `cuckoo` opens, verifies and

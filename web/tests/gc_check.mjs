@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Run by api.test.mjs with --expose-gc: filters dropped without dispose()
 // are freed by the package's FinalizationRegistry, so the module's memory
 // (Node counts it in process.memoryUsage().external) stays near one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The package as npm ships it: `npm pack` makes a tarball with what the
 // package needs and nothing else; `npm install ./cuckoofilter-*.tgz` in a
 // new project installs it (no registry: it has no dependencies); a program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // The playground in a real browser (Debian's chromium, headless, driven by
 // puppeteer-core), served over http by web/serve.mjs.  Every state the page
 // draws is checked against the library's own answers: the same operations

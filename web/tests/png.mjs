@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Just enough of PNG to tell a blank screenshot from a drawn one: decodes
 // 8-bit RGB or RGBA, non-interlaced images (what Chromium writes).
 import { inflateSync } from "node:zlib";

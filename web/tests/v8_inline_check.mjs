@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Run by api.test.mjs: a filter used with string and Uint8Array keys until
 // V8 optimizes its methods, then given keys of other types, must throw
 // TypeError.  With V8 11 (Node 20) inlining the call into WebAssembly into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // node-redis 4.x against cuckoo.so (run by redis/tests/test_redis_node.py with the
 // server's port).  Exercises what a node user calls: the cf.* helpers, CF.INFO's
 // fields, CF.MEXISTS through sendCommand (node-redis has no helper for it), and
