@@ -255,22 +255,48 @@ static void test_budget_to_the_end(void) {
 
 /* ---- deletes ---- */
 
-static void test_delete_rules(void) {
+/* A chain where "x" has a copy in table 0 and one in table 1 (inserted
+ * before and after the filter grew), so that a delete of x cannot tell
+ * which copy is its own; *keys are the integer keys that made it grow. */
+static cf_filter *two_tables_of(const char *x, const cf_allocator *a, uint64_t *keys) {
     cf_config cfg = grow_config(100, 0.01, 2);
+    cfg.allocator = a;
     cf_filter *f;
     REQUIRE(cf_new(&cfg, &f) == CF_OK);
-    const char *x = "inserted-before-growth";
     REQUIRE(cf_insert(f, x, strlen(x)) == CF_OK);
     uint64_t k = 0;
     for (; stats_of(f).tables < 2; k++) REQUIRE(cf_insert(f, &k, sizeof k) == CF_OK);
-    /* A copy in table 0 and one in table 1: ambiguous, both kept. */
     REQUIRE(cf_insert(f, x, strlen(x)) == CF_OK);
-    CHECK_EQ(cf_count(f, x, strlen(x)), 2);
+    REQUIRE(cf_count(f, x, strlen(x)) == 2);
+    *keys = k;
+    return f;
+}
+
+static void test_delete_rules(void) {
+    const char *x = "inserted-before-growth";
+    uint64_t k;
+    cf_filter *f = two_tables_of(x, NULL, &k);
     uint64_t items = stats_of(f).items;
+    /* Ambiguous: the delete is owed, both copies stay (a false positive)
+     * and the file says so (version 8). */
     CHECK_STATUS(cf_delete(f, x, strlen(x)), CF_OK);
     CHECK_EQ(cf_count(f, x, strlen(x)), 2);
     CHECK_EQ(stats_of(f).items, items);
     CHECK(cf_contains(f, x, strlen(x)));
+    CHECK_EQ(stats_of(f).format_version, 8);
+    /* Inserting x again takes the owed delete back: no third copy. */
+    CHECK_STATUS(cf_insert(f, x, strlen(x)), CF_OK);
+    CHECK_EQ(cf_count(f, x, strlen(x)), 2);
+    CHECK_EQ(stats_of(f).format_version, 2);
+    /* Both copies deleted: as many deletes owed as copies, so every copy
+     * is x's and both go. */
+    CHECK_STATUS(cf_delete(f, x, strlen(x)), CF_OK);
+    CHECK_STATUS(cf_delete(f, x, strlen(x)), CF_OK);
+    CHECK_EQ(cf_count(f, x, strlen(x)), 0);
+    CHECK(!cf_contains(f, x, strlen(x)));
+    CHECK_EQ(stats_of(f).items, items - 2);
+    CHECK_EQ(stats_of(f).format_version, 2);
+    CHECK_STATUS(cf_delete(f, x, strlen(x)), CF_E_NOT_FOUND);
     /* A key in one table only is removed from it. */
     const char *y = "after-growth";
     REQUIRE(cf_insert(f, y, strlen(y)) == CF_OK);
@@ -278,16 +304,179 @@ static void test_delete_rules(void) {
     CHECK_STATUS(cf_delete(f, y, strlen(y)), CF_OK);
     if (before == 1) CHECK(!cf_contains(f, y, strlen(y)));
     CHECK_EQ(cf_count(f, y, strlen(y)), before - 1);
-    CHECK_EQ(stats_of(f).items, items);
     /* Every key inserted before is still there. */
     for (uint64_t j = 0; j < k; j++) CHECK(cf_contains(f, &j, sizeof j));
     const char *z = "never-inserted-key";
     if (!cf_contains(f, z, strlen(z))) CHECK_STATUS(cf_delete(f, z, strlen(z)), CF_E_NOT_FOUND);
-    /* cf_clear empties every table and keeps them. */
+    /* cf_clear empties every table and the ledger, and keeps the tables. */
+    CHECK_STATUS(cf_delete(f, &k, sizeof k), CF_E_NOT_FOUND);
     unsigned tables = stats_of(f).tables;
     CHECK_STATUS(cf_clear(f), CF_OK);
     CHECK_EQ(stats_of(f).items, 0);
     CHECK_EQ(stats_of(f).tables, tables);
+    cf_free(f);
+}
+
+/* An owed delete travels with the filter: memory, files, mappings and
+ * cf_merge; the loaded filter takes it back as the original does, and its
+ * bytes are the original's. */
+static void test_owed_deletes_travel(void) {
+    const char *x = "inserted-before-growth";
+    uint64_t k;
+    cf_filter *f = two_tables_of(x, NULL, &k);
+    REQUIRE(cf_delete(f, x, strlen(x)) == CF_OK);
+    buf b = ser(f);
+    CHECK_EQ(b.p[8], 8);
+    CHECK_EQ(b.n, cf_serialized_size(f));
+    cf_filter *g = NULL, *l = NULL, *m = NULL;
+    REQUIRE(cf_deserialize(b.p, b.n, NULL, &g) == CF_OK);
+    CHECK(same(b, ser(g)));
+    char path[64];
+    snprintf(path, sizeof path, "test_owed_%ld.cf", (long)getpid());
+    REQUIRE(cf_save(f, path) == CF_OK);
+    REQUIRE(cf_load(path, NULL, &l) == CF_OK);
+    REQUIRE(cf_map(path, NULL, true, &m) == CF_OK);
+    buf bl = ser(l), bm = ser(m);
+    CHECK(same(b, bl) && same(b, bm));
+    /* Any range of the form is the form's bytes (the ledger included). */
+    uint8_t piece[40];
+    for (size_t at = 0; at + sizeof piece <= b.n; at += 17) {
+        REQUIRE(cf_serialize_range(f, at, piece, sizeof piece) == CF_OK);
+        CHECK(memcmp(piece, b.p + at, sizeof piece) == 0);
+    }
+    /* A damaged ledger is refused, never half read. */
+    for (size_t at = b.n - 24; at < b.n; at += 7) {
+        b.p[at] ^= 0x10;
+        cf_filter *bad = NULL;
+        cf_status s = cf_deserialize(b.p, b.n, NULL, &bad);
+        CHECK(s == CF_E_CHECKSUM || s == CF_E_CORRUPT);
+        CHECK(bad == NULL);
+        b.p[at] ^= 0x10;
+    }
+    CHECK_STATUS(cf_deserialize(b.p, b.n - 1, NULL, &g == NULL ? &g : &l), CF_E_TRUNCATED);
+    /* The loaded filter and the original answer alike from here on. */
+    REQUIRE(cf_insert(f, x, strlen(x)) == CF_OK);
+    REQUIRE(cf_insert(g, x, strlen(x)) == CF_OK);
+    CHECK_EQ(cf_count(g, x, strlen(x)), 2);
+    CHECK(same(ser(f), ser(g)));
+    CHECK_STATUS(cf_insert(m, x, strlen(x)), CF_E_READONLY);
+    /* Merging: dst owes what both owed, so nothing is counted twice.  Two
+     * sparse chains of two tables, x in each table of each, one delete of
+     * x owed by each: of x's four copies two are deleted ones. */
+    cf_filter *d = NULL, *s2 = NULL;
+    cf_config cfg = grow_config(100, 0.01, 2);
+    REQUIRE(cf_new(&cfg, &d) == CF_OK && cf_new(&cfg, &s2) == CF_OK);
+    for (int side = 0; side < 2; side++) {
+        cf_filter *t = side ? s2 : d;
+        REQUIRE(cf_insert(t, x, strlen(x)) == CF_OK && cf_grow_add_table(t) == CF_OK);
+        REQUIRE(cf_insert(t, x, strlen(x)) == CF_OK && cf_delete(t, x, strlen(x)) == CF_OK);
+        REQUIRE(stats_of(t).format_version == 8);
+    }
+    REQUIRE(cf_merge(d, s2) == CF_OK);
+    CHECK_EQ(cf_count(d, x, strlen(x)), 4);
+    CHECK_STATUS(cf_delete(d, x, strlen(x)), CF_OK); /* owes 3 of 4 */
+    CHECK_EQ(cf_count(d, x, strlen(x)), 4);
+    CHECK_STATUS(cf_delete(d, x, strlen(x)), CF_OK); /* owes 4 of 4: all go */
+    CHECK_EQ(cf_count(d, x, strlen(x)), 0);
+    CHECK_STATUS(cf_delete(d, x, strlen(x)), CF_E_NOT_FOUND);
+    unlink(path);
+    free(b.p), free(bl.p), free(bm.p);
+    cf_free(f), cf_free(g), cf_free(l), cf_free(m), cf_free(d), cf_free(s2);
+}
+
+/* A delete that must owe but cannot allocate the ledger says so and
+ * changes nothing (the first CF__PENDING_SMALL owed keys need no
+ * allocation: nine keys with a copy in each of two tables are owed). */
+static void test_owed_delete_nomem(void) {
+    test_counting c = {0, 0, 0};
+    cf_allocator a = {test_counting_alloc, test_counting_free, &c, NULL, NULL};
+    cf_config cfg = grow_config(100, 0.01, 2);
+    cfg.allocator = &a;
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    uint64_t keys[9];
+    for (unsigned i = 0; i < 9; i++) {
+        keys[i] = 1000 + i;
+        REQUIRE(cf_insert(f, &keys[i], sizeof keys[i]) == CF_OK);
+    }
+    REQUIRE(cf_grow_add_table(f) == CF_OK);
+    for (unsigned i = 0; i < 9; i++) REQUIRE(cf_insert(f, &keys[i], sizeof keys[i]) == CF_OK);
+    size_t memory = cf_memory_usage(f);
+    for (unsigned i = 0; i < 8; i++) REQUIRE(cf_delete(f, &keys[i], sizeof keys[i]) == CF_OK);
+    CHECK_EQ(cf_memory_usage(f), memory); /* eight owed: held inside the chain */
+    buf before = ser(f);
+    c.fail_at = c.calls + 1;
+    CHECK_STATUS(cf_delete(f, &keys[8], sizeof keys[8]), CF_E_NOMEM);
+    buf after = ser(f);
+    CHECK(same(before, after));
+    c.fail_at = 0;
+    CHECK_STATUS(cf_delete(f, &keys[8], sizeof keys[8]), CF_OK);
+    CHECK_LT(memory, cf_memory_usage(f));
+    /* Taken back, every one: the array goes and the memory is as before. */
+    for (unsigned i = 0; i < 9; i++) REQUIRE(cf_insert(f, &keys[i], sizeof keys[i]) == CF_OK);
+    CHECK_EQ(cf_memory_usage(f), memory);
+    for (unsigned i = 0; i < 9; i++) CHECK_EQ(cf_count(f, &keys[i], sizeof keys[i]), 2);
+    free(before.p), free(after.p);
+    cf_free(f);
+    CHECK_EQ(c.live, 0);
+}
+
+/* Issue 48's bounds: churn of a bounded set of live keys keeps a grown
+ * filter's memory flat.  `cycles` delete-all / insert-all cycles of n keys
+ * into a filter created for `capacity`: no refused insert, the memory
+ * after the last cycle is the memory after the first, and after deleting
+ * every key at most 1% of n copies are left. */
+static void churn(uint64_t capacity, uint64_t n, unsigned cycles) {
+    cf_config cfg = grow_config(capacity, 0.01, 2);
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    for (uint64_t j = 0; j < n; j++) REQUIRE(cf_insert(f, &j, sizeof j) == CF_OK);
+    size_t first = 0;
+    unsigned tables = 0;
+    for (unsigned c = 0; c < cycles; c++) {
+        for (uint64_t j = 0; j < n; j++) REQUIRE(cf_delete(f, &j, sizeof j) == CF_OK);
+        for (uint64_t j = 0; j < n; j++) REQUIRE(cf_insert(f, &j, sizeof j) == CF_OK);
+        if (c == 0) first = cf_memory_usage(f), tables = stats_of(f).tables;
+    }
+    CHECK_EQ(cf_memory_usage(f), first);
+    CHECK_EQ(stats_of(f).tables, tables);
+    CHECK_EQ(stats_of(f).failed_inserts, 0);
+    for (uint64_t j = 0; j < n; j++) CHECK(cf_contains(f, &j, sizeof j));
+    for (uint64_t j = 0; j < n; j++) REQUIRE(cf_delete(f, &j, sizeof j) == CF_OK);
+    CHECK_LE(stats_of(f).items * 100, n);
+    cf_free(f);
+}
+
+static void test_churn_keeps_memory_flat(void) {
+    bool quick = getenv("CF_TEST_QUICK") != NULL;
+    churn(1000, 4000, quick ? 20 : 200);
+    churn(1000, 65536, quick ? 2 : 20);
+}
+
+/* The issue's full case for n = 65,536 (label long). */
+static void test_churn_65536_long(void) {
+    churn(1000, 65536, 200);
+}
+
+/* 100 keys added and deleted 1,000 times each on a grown filter: no
+ * refusal, no growth. */
+static void test_add_delete_pairs(void) {
+    cf_config cfg = grow_config(1000, 0.01, 2);
+    cf_filter *f;
+    REQUIRE(cf_new(&cfg, &f) == CF_OK);
+    for (uint64_t j = 0; j < 4000; j++) REQUIRE(cf_insert(f, &j, sizeof j) == CF_OK);
+    size_t memory = cf_memory_usage(f);
+    unsigned tables = stats_of(f).tables;
+    uint64_t items = stats_of(f).items;
+    for (unsigned r = 0; r < 1000; r++)
+        for (uint64_t j = 100000; j < 100100; j++) {
+            REQUIRE(cf_insert(f, &j, sizeof j) == CF_OK);
+            REQUIRE(cf_delete(f, &j, sizeof j) == CF_OK);
+        }
+    CHECK_EQ(cf_memory_usage(f), memory);
+    CHECK_EQ(stats_of(f).tables, tables);
+    CHECK_LE(stats_of(f).items, items + 100);
+    for (uint64_t j = 0; j < 4000; j++) CHECK(cf_contains(f, &j, sizeof j));
     cf_free(f);
 }
 
@@ -485,14 +674,18 @@ static void test_alloc_failures(void) {
 
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--long") == 0) {
-        static const test_case longs[] = {TEST(test_ten_million_keys)};
-        return test_run_all(longs, 1);
+        static const test_case longs[] = {TEST(test_ten_million_keys), TEST(test_churn_65536_long)};
+        return test_run_all(longs, 2);
     }
     static const test_case tests[] = {
         TEST(test_model_shapes),
         TEST(test_half_million_keys),
         TEST(test_budget_to_the_end),
         TEST(test_delete_rules),
+        TEST(test_owed_deletes_travel),
+        TEST(test_owed_delete_nomem),
+        TEST(test_churn_keeps_memory_flat),
+        TEST(test_add_delete_pairs),
         TEST(test_params),
         TEST(test_semisort_to_plain),
         TEST(test_batches),

@@ -41,6 +41,7 @@ typedef enum recipe_role {
     MAKES_ODD_BADS,   /* the padding-bit bad file: a table with padding */
     MAKES_SEMI_BADS,  /* the semi-sorted bad files */
     MAKES_GROWN_BADS, /* the grown (version 2) bad files */
+    MAKES_OWED_BADS,  /* the bad files of a grown filter owing deletes (version 8) */
 } recipe_role;
 
 typedef struct recipe {
@@ -54,35 +55,41 @@ typedef struct recipe {
     unsigned growth;   /* nonzero: CF_GROW with this growth, table 0 as above */
     double target_fpp; /* CF_GROW: the FPP bound of all tables */
     recipe_role role;
-    bool legacy; /* legacy/ holds it written with partner map 1 */
+    bool legacy;   /* legacy/ holds it written with partner map 1 */
+    unsigned owed; /* then "key-0".."key-<owed-1>" inserted again and deleted once */
 } recipe;
 
 static const recipe goods[] = {
-    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
-    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0, 0, 0, 0.0, MAKES_BADS, true},
-    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
-    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 18, false, 0, 0, 0, 0.0, MAKES_ODD_BADS, true},
-    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
-    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+    {"empty.cf", 13, 4, 500, 16, 0, 0, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true, 0},
+    {"article_f12_b4_nb100.cf", 12, 4, 500, 100, 2014, 380, false, 0, 0, 0, 0.0, MAKES_BADS, true,
+     0},
+    {"tiny_f1_b1_nb1.cf", 1, 1, 500, 1, 1, 1, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true, 0},
+    {"odd_f7_b2_nb13.cf", 7, 2, 500, 13, 7, 18, false, 0, 0, 0, 0.0, MAKES_ODD_BADS, true, 0},
+    {"wide_f32_b8_nb5.cf", 32, 8, 500, 5, 99, 36, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true, 0},
+    {"f5_b8_nb33.cf", 5, 8, 500, 33, 5, 200, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE, true, 0},
     {"seedmax_f16_b4_nb64.cf", 16, 4, 500, 64, UINT64_MAX, 150, false, 0, 0, 0, 0.0,
-     MAKES_NOTHING_ELSE, true},
+     MAKES_NOTHING_ELSE, true, 0},
     {"full_f8_b2_nb17_kicks20.cf", 8, 2, 20, 17, 3, 40, true, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE,
-     true},
-    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0, 0, 0.0, MAKES_NOTHING_ELSE, true},
+     true, 0},
+    {"dups_f9_b4_nb5.cf", 9, 4, 500, 5, 11, 2, false, 4, 0, 0, 0.0, MAKES_NOTHING_ELSE, true, 0},
     /* A larger table, neither a power of two nor prime, filled to 85%. */
     {"large_f8_b8_nb1030.cf", 8, 8, 500, 1030, 8, 7000, false, 0, 0, 0, 0.0, MAKES_NOTHING_ELSE,
-     true},
+     true, 0},
     /* Semi-sorted buckets (flag 1): 4f - 4 bits per bucket. */
     {"semisort_f9_b4_nb50.cf", 9, 4, 500, 50, 21, 180, false, 0, CF_SEMI_SORT, 0, 0.0,
-     MAKES_SEMI_BADS, true},
+     MAKES_SEMI_BADS, true, 0},
     {"semisort_f16_b4_nb1030.cf", 16, 4, 500, 1030, 22, 3700, false, 0, CF_SEMI_SORT, 0, 0.0,
-     MAKES_NOTHING_ELSE, true},
+     MAKES_NOTHING_ELSE, true, 0},
     /* Grown filters (format version 2): 4 tables of 8, 16, 32, 64 buckets;
      * semi-sorted tables of 4, 12, 36, ... buckets, with duplicates. */
     {"grown_f12_b4_nb8_g2.cf", 12, 4, 500, 8, 31, 300, false, 0, 0, 2, 0.01, MAKES_GROWN_BADS,
-     false},
+     false, 0},
     {"grown_semisort_f9_b4_nb4_g3.cf", 9, 4, 500, 4, 32, 500, false, 6, CF_SEMI_SORT, 3, 0.05,
-     MAKES_NOTHING_ELSE, false},
+     MAKES_NOTHING_ELSE, false, 0},
+    /* A grown filter that owes deletes (format version 8): keys stored in
+     * an older table and again in the newest, then deleted once. */
+    {"grown_owed_f12_b4_nb8_g2.cf", 12, 4, 500, 8, 33, 300, false, 0, 0, 2, 0.01, MAKES_OWED_BADS,
+     false, 20},
 };
 #define NGOOD (sizeof goods / sizeof goods[0])
 
@@ -121,6 +128,11 @@ static cf_filter *build(const recipe *r) {
         REQUIRE(s == CF_OK || (r->until_full && s == CF_E_FULL));
     }
     for (unsigned i = 0; i < r->dup_copies; i++) REQUIRE(cf_insert(f, "dup", 3) == CF_OK);
+    for (int round = 0; round < 2; round++)
+        for (unsigned i = 0; i < r->owed; i++) {
+            int n = snprintf(key, sizeof key, "key-%u", i);
+            REQUIRE((round ? cf_delete(f, key, (size_t)n) : cf_insert(f, key, (size_t)n)) == CF_OK);
+        }
     return f;
 }
 
@@ -264,6 +276,52 @@ static void add_grown_field(const char *name, cf_status want, const char *why, b
     cf__put_le(b.p + off, v, width);
     fix_grown_header(b);
     add_bad(name, want, why, b);
+}
+
+/* Version 8: the ledger's entries start after the last record; its
+ * checksum, recomputed, makes only the changed field wrong. */
+static size_t owed_at(bytes b) {
+    return record_at(b, (unsigned)cf__get_le(b.p + 10, 2));
+}
+
+static void fix_owed(bytes b) {
+    size_t at = owed_at(b), e = (size_t)cf__get_le(b.p + 44, 4);
+    cf__put_le(b.p + at + 16 * e, XXH3_64bits(b.p + at, 16 * e), 8);
+    fix_grown_header(b);
+}
+
+/* From grown_owed_f12_b4_nb8_g2.cf: a version-8 file whose ledger has at
+ * least two entries. */
+static void make_owed_bads(bytes ow) {
+    REQUIRE(cf__get_le(ow.p + 8, 2) == 8 && cf__get_le(ow.p + 44, 4) >= 2);
+    size_t at = owed_at(ow);
+    add_bad("owed_truncated_last_byte.bin", CF_E_TRUNCATED, "owed: the ledger's checksum cut short",
+            copy_of(ow, ow.n - 1));
+    bytes b = copy_of(ow, ow.n + 1);
+    b.p[ow.n] = 0;
+    add_bad("owed_trailing_byte.bin", CF_E_CORRUPT, "owed: one byte after the ledger", b);
+    b = copy_of(ow, ow.n);
+    b.p[at + 3] ^= 0x20;
+    add_bad("owed_entry_flip.bin", CF_E_CHECKSUM, "owed: a bit of an entry's hash flipped", b);
+    add_grown_field("owed_count_0.bin", CF_E_CORRUPT, "owed: version 8 with no entry", ow, 44, 4,
+                    0);
+    add_grown_field("owed_reserved_set.bin", CF_E_CORRUPT, "owed: reserved byte not 0", ow, 57, 1,
+                    1);
+    b = copy_of(ow, ow.n);
+    cf__put_le(b.p + at + 8, 0, 8);
+    fix_owed(b);
+    add_bad("owed_deletes_0.bin", CF_E_CORRUPT, "owed: an entry owing no delete", b);
+    b = copy_of(ow, ow.n);
+    uint8_t first[16];
+    memcpy(first, b.p + at, 16);
+    memcpy(b.p + at, b.p + at + 16, 16);
+    memcpy(b.p + at + 16, first, 16);
+    fix_owed(b);
+    add_bad("owed_out_of_order.bin", CF_E_CORRUPT, "owed: entries not in ascending order", b);
+    b = copy_of(ow, ow.n);
+    cf__put_le(b.p + 8, 2, 2);
+    fix_grown_header(b);
+    add_bad("owed_as_version_2.bin", CF_E_CORRUPT, "owed: version 2 with a ledger's fields", b);
 }
 
 static uint64_t double_bits(double d) {
@@ -515,6 +573,11 @@ static void test_bad_files(void) {
     bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
     make_bads(g, odd, semi);
     make_grown_bads(gr);
+    cf_filter *f4 = build(recipe_for(MAKES_OWED_BADS));
+    bytes ow = serialize(f4);
+    make_owed_bads(ow);
+    free(ow.p);
+    cf_free(f4);
     char line[512], name[128], status[64];
     size_t listed = 0;
     while (fgets(line, sizeof line, mf) != NULL) {
@@ -656,7 +719,8 @@ static void spec_read_dir(const char *dir, unsigned want_hash_id, bool legacy_on
         spec_filter sf[64];
         unsigned n_tables = 1;
         size_t at = 0;
-        bool grown = cf__get_le(disk.p + 8, 2) == 2;
+        unsigned version = (unsigned)cf__get_le(disk.p + 8, 2);
+        bool grown = version == 2 || version == 8;
         if (grown) {
             n_tables = (unsigned)cf__get_le(disk.p + 10, 2);
             REQUIRE(n_tables >= 1 && n_tables <= 64);
@@ -667,6 +731,15 @@ static void spec_read_dir(const char *dir, unsigned want_hash_id, bool legacy_on
             size_t size = spec_table(disk.p + at, &sf[t]);
             CHECK_EQ(sf[t].hash_id, want_hash_id);
             at += grown ? (size + 63) / 64 * 64 : size;
+        }
+        if (version == 8) { /* the ledger: E entries of 16 bytes and their XXH3-64 */
+            size_t e = (size_t)cf__get_le(disk.p + 44, 4);
+            CHECK(e >= 1 && at + 16 * e + 8 <= disk.n);
+            for (size_t j = 1; j < e; j++)
+                CHECK(cf__get_le(disk.p + at + 16 * j, 8) >
+                      cf__get_le(disk.p + at + 16 * j - 16, 8));
+            CHECK_EQ(cf__get_le(disk.p + at + 16 * e, 8), XXH3_64bits(disk.p + at, 16 * e));
+            at += 16 * e + 8;
         }
         CHECK_EQ(at, disk.n);
         cf_filter *m = NULL;
@@ -774,6 +847,11 @@ static int write_all(const char *dir) {
     bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
     make_bads(g, odd, semi);
     make_grown_bads(gr);
+    cf_filter *f4 = build(recipe_for(MAKES_OWED_BADS));
+    bytes ow = serialize(f4);
+    make_owed_bads(ow);
+    free(ow.p);
+    cf_free(f4);
     if (snprintf(path, sizeof path, "%s/bad/MANIFEST", dir) >= (int)sizeof path) return 1;
     FILE *mf = fopen(path, "w");
     if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;

@@ -129,7 +129,7 @@ static cf_status cf__image_extent(const uint8_t *in, size_t len, uint64_t *size)
             CF__RETURN_IF(len < *size, CF_E_TRUNCATED);
             CF__FORWARD_IF_ERROR(cf__chain_plan_record(&p, k, in + p.end, UINT64_MAX));
         }
-        *size = p.end;
+        *size = p.end + cf__chain_owed_size(p.owed);
         return CF_OK;
     }
     case CF__IMAGE_INPLACE: {

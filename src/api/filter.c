@@ -105,7 +105,7 @@ cf_status cf_get_stats(const cf_filter *f, cf_stats *out) {
     case CF__INPLACE: cf__inplace_stats(f, out); break;
     case CF__EXPIRING: cf__expiring_stats(f, out); break;
     }
-    out->format_version = cf__format_version_of(f->kind);
+    out->format_version = cf__format_version(f);
     return CF_OK;
 }
 

@@ -24,6 +24,7 @@
 #endif
 #include <xxhash.h>
 
+#include "kind/chain.h"
 #include "kind/handle.h"
 
 #define CF__HEADER_SIZE 64u
@@ -37,6 +38,11 @@
  * single flipped bit turns 1, 2 or 4 into 7 (nor 7 into one of them), so a
  * damaged version field still reads as an unknown version. */
 #define CF__FORMAT_VERSION_EXPIRING 7u
+/* A CF_GROW chain that owes deletes (kind/pending.h): version 2's layout
+ * with the ledger after the tables (chain_format.h).  Chains that owe none
+ * keep writing version 2, byte for byte.  8 differs from 1, 2, 4 and 7 in
+ * at least two bits, as 7 does from the others. */
+#define CF__FORMAT_VERSION_CHAIN_OWED 8u
 
 /* The version a filter of kind k is saved in (cf_stats.format_version): a
  * concurrent filter is saved as the plain table it is. */
@@ -49,6 +55,14 @@ static inline unsigned cf__format_version_of(cf__kind k) {
     case CF__EXPIRING: return CF__FORMAT_VERSION_EXPIRING;
     }
     __builtin_unreachable();
+}
+
+/* The version f is saved in: its kind's, but a chain that owes deletes
+ * writes version 8 (cf_stats.format_version). */
+static inline unsigned cf__format_version(const cf_filter *f) {
+    if (f->kind == CF__CHAIN && cf__chain_of(f)->pending.count != 0)
+        return CF__FORMAT_VERSION_CHAIN_OWED;
+    return cf__format_version_of(f->kind);
 }
 
 /* Offsets of the header fields (docs/FORMAT.md, "Header"). */

@@ -16,13 +16,17 @@ void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     const cf__chain *c = cf__chain_of(f);
     memset(out, 0, CF__HEADER_SIZE);
     memcpy(out + CF__OFF_MAGIC, cf__magic, sizeof cf__magic);
-    cf__put_le(out + CF__OFF_VERSION, CF__FORMAT_VERSION_CHAIN, 2);
+    cf__put_le(out + CF__OFF_VERSION, cf__format_version(f), 2);
     cf__put_le(out + CF__GOFF_TABLES, c->count, 2);
     cf__put_le(out + CF__GOFF_GROWTH, c->growth, 4);
     cf__put_le(out + CF__GOFF_MAX_BYTES, c->max_bytes, 8);
     cf__put_le(out + CF__GOFF_TARGET_FPP, cf__double_bits(c->target_fpp), 8);
     cf__put_le(out + CF__GOFF_FAILED, f->t.failed_inserts, 8);
     cf__put_le(out + CF__GOFF_FLAGS, f->t.flags, 2);
+    if (c->pending.count != 0) {
+        cf__put_le(out + CF__GOFF_OWED, c->pending.count, 4);
+        cf__put_le(out + CF__GOFF_CURSOR, c->pending.cursor, 8);
+    }
     cf__put_le(out + CF__GOFF_CHECK, cf__header_check(out), 4);
 }
 
@@ -40,8 +44,16 @@ cf_status cf__chain_plan_begin(const uint8_t *buf, uint64_t len, cf__chain_plan 
     CF__RETURN_IF(p->growth < 1 || p->growth > CF_MAX_GROWTH, CF_E_CORRUPT);
     CF__RETURN_IF(!(p->target_fpp > 0.0 && p->target_fpp < 1.0), CF_E_CORRUPT);
     CF__RETURN_IF((p->flags & ~(unsigned)CF_SEMI_SORT) != CF_GROW, CF_E_CORRUPT);
-    for (unsigned i = CF__GOFF_RESERVED; i < CF__GOFF_CHECK; i++)
-        CF__RETURN_IF(buf[i] != 0, CF_E_CORRUPT);
+    if (cf__get_le(buf + CF__OFF_VERSION, 2) == CF__FORMAT_VERSION_CHAIN_OWED) {
+        p->owed = cf__get_le(buf + CF__GOFF_OWED, 4);
+        p->cursor = cf__get_le(buf + CF__GOFF_CURSOR, 8);
+        CF__RETURN_IF(p->owed == 0, CF_E_CORRUPT); /* a ledger of none is version 2 */
+    }
+    /* What neither version uses is zero. */
+    for (unsigned i = CF__GOFF_RESERVED; i < CF__GOFF_CHECK; i++) {
+        bool used = p->owed != 0 && i >= CF__GOFF_OWED && i < CF__GOFF_CURSOR + 8;
+        CF__RETURN_IF(!used && buf[i] != 0, CF_E_CORRUPT);
+    }
     p->end = CF__HEADER_SIZE;
     return CF_OK;
 }
@@ -78,7 +90,9 @@ cf_status cf__chain_plan_record(cf__chain_plan *p, unsigned k, const uint8_t *re
 }
 
 cf_status cf__chain_plan_finish(const cf__chain_plan *p, uint64_t len) {
-    CF__RETURN_IF(p->end != len, CF_E_CORRUPT); /* trailing bytes */
+    uint64_t owed = cf__chain_owed_size(p->owed);
+    CF__RETURN_IF(len - p->end < owed, CF_E_TRUNCATED);
+    CF__RETURN_IF(len - p->end != owed, CF_E_CORRUPT); /* trailing bytes */
     double spent = 0.0;
     for (unsigned k = 0; k < p->tables; k++)
         spent += cf__fpp(p->rec[k].fp_bits, p->rec[k].bucket_size, 1.0);
@@ -92,8 +106,67 @@ cf_status cf__chain_check_pad(const uint8_t *pad, size_t n) {
     return CF_OK;
 }
 
+cf_status cf__chain_owed_decode(const cf__chain_plan *p, const uint8_t *block,
+                                cf__pending_entry *out) {
+    uint64_t slots = 0;
+    for (unsigned k = 0; k < p->tables; k++)
+        slots += p->rec[k].num_buckets * p->rec[k].bucket_size; /* the records fit in memory */
+    for (uint64_t i = 0; i < p->owed; i++) {
+        out[i].h = cf__get_le(block + 16 * i, 8);
+        out[i].n = cf__get_le(block + 16 * i + 8, 8);
+        CF__RETURN_IF(i > 0 && out[i].h <= out[i - 1].h, CF_E_CORRUPT);
+        CF__RETURN_IF(out[i].n == 0 || out[i].n > slots, CF_E_CORRUPT);
+    }
+    uint64_t sum = XXH3_64bits(block, (size_t)(16 * p->owed));
+    CF__RETURN_IF(cf__get_le(block + 16 * p->owed, 8) != sum, CF_E_CHECKSUM);
+    return CF_OK;
+}
+
+cf_status cf__chain_owed_attach(cf_filter *f, const cf__chain_plan *p, const uint8_t *block) {
+    if (p->owed == 0) return CF_OK;
+    CF__RETURN_IF(p->owed > SIZE_MAX / sizeof(cf__pending_entry), CF_E_NOMEM);
+    size_t bytes = (size_t)p->owed * sizeof(cf__pending_entry);
+    cf__pending_entry *e = cf__alloc(&f->t.alloc, bytes);
+    CF__RETURN_IF(e == NULL, CF_E_NOMEM);
+    cf_status s = cf__chain_owed_decode(p, block, e);
+    if (s == CF_OK)
+        cf__pending_adopt(&cf__chain_of(f)->pending, &f->t.alloc, e, (size_t)p->owed, p->cursor);
+    else
+        cf__free(&f->t.alloc, e);
+    return s;
+}
+
+/* One entry's 16 bytes. */
+static void cf__owed_entry_bytes(const cf__pending_entry *e, uint8_t out[16]) {
+    cf__put_le(out, e->h, 8);
+    cf__put_le(out + 8, e->n, 8);
+}
+
+void cf__chain_owed_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
+    const cf__pending *p = &cf__chain_of(f)->pending;
+    uint64_t entries = 16 * (uint64_t)p->count;
+    uint8_t piece[16];
+    /* The entries asked for, then the checksum if any of it is asked for:
+     * hashed entry by entry, so no copy of the block is ever allocated. */
+    for (; len > 0 && offset < entries; offset++, len--, out++) {
+        cf__owed_entry_bytes(&p->e[offset / 16], piece);
+        *out = piece[offset % 16];
+    }
+    if (len == 0) return;
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    uint8_t run[256]; /* entries hashed 16 at a time */
+    for (size_t i = 0; i < p->count; i += sizeof run / 16) {
+        size_t m = p->count - i < sizeof run / 16 ? p->count - i : sizeof run / 16;
+        for (size_t j = 0; j < m; j++) cf__owed_entry_bytes(&p->e[i + j], run + 16 * j);
+        XXH3_64bits_update(&st, run, 16 * m);
+    }
+    cf__put_le(piece, XXH3_64bits_digest(&st), 8);
+    memcpy(out, piece + (offset - entries), len);
+}
+
 size_t cf__chain_serialized_size(const cf_filter *f) {
-    size_t n = CF__HEADER_SIZE;
+    size_t n = CF__HEADER_SIZE + cf__chain_owed_size(cf__chain_of(f)->pending.count);
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
         n += cf__chain_record_size(cf__image_size(cf__chain_of(f)->tables[k]));
     return n;
@@ -109,6 +182,7 @@ void cf__chain_serialize(const cf_filter *f, uint8_t *dst) {
         memset(p + image, 0, size - image);
         p += size;
     }
+    cf__chain_owed_range(f, 0, p, cf__chain_owed_size(cf__chain_of(f)->pending.count));
 }
 
 /* Validates everything the bytes say before allocating (chain_format.h). */
@@ -146,6 +220,11 @@ cf_status cf__chain_deserialize(const uint8_t *in, size_t len, const cf_allocato
             return s;
         }
         cf__chain_attach(f, t);
+    }
+    cf_status s = cf__chain_owed_attach(f, &p, in + p.end);
+    if (s != CF_OK) {
+        cf__chain_free(f);
+        return s;
     }
     *out = f;
     return CF_OK;

@@ -91,7 +91,8 @@ cf__image_kind cf__image_probe(const uint8_t *buf, uint64_t input_len) {
     if (input_len < CF__OFF_VERSION + 2 || memcmp(buf, cf__magic, sizeof cf__magic) != 0)
         return CF__IMAGE_TABLE;
     switch (cf__get_le(buf + CF__OFF_VERSION, 2)) {
-    case CF__FORMAT_VERSION_CHAIN: return CF__IMAGE_CHAIN;
+    case CF__FORMAT_VERSION_CHAIN:
+    case CF__FORMAT_VERSION_CHAIN_OWED: return CF__IMAGE_CHAIN;
     case CF__FORMAT_VERSION_INPLACE: return CF__IMAGE_INPLACE;
     case CF__FORMAT_VERSION_EXPIRING: return CF__IMAGE_EXPIRING;
     default: return CF__IMAGE_TABLE;

@@ -20,7 +20,8 @@
 
 /* A grown filter's form (version 2) is its header, then each table's
  * version-1 image padded to a multiple of 64 bytes: the ranges of each
- * record come from that table, the padding is zeros.  The caller checked
+ * record come from that table, the padding is zeros; version 8's ledger
+ * follows the records.  The caller checked
  * the range against the whole form. */
 void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
     uint8_t header[CF__HEADER_SIZE];
@@ -32,6 +33,8 @@ void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t l
             size_t n = end - offset < len ? (size_t)(end - offset) : len;
             if (k == 0) {
                 memcpy(out, header + in, n);
+            } else if (k > cf__chain_of(f)->count) {
+                cf__chain_owed_range(f, in, out, n);
             } else {
                 const cf_filter *t = cf__chain_of(f)->tables[k - 1];
                 uint64_t image = cf__image_size(t);
@@ -46,6 +49,9 @@ void cf__chain_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t l
         if (k < cf__chain_of(f)->count) {
             start = end;
             end += cf__chain_record_size(cf__image_size(cf__chain_of(f)->tables[k]));
+        } else if (k == cf__chain_of(f)->count) { /* the ledger (version 8) */
+            start = end;
+            end += cf__chain_owed_size(cf__chain_of(f)->pending.count);
         }
     }
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 OR MIT */
 /*
  * chain_io.c -- CF_GROW filters in files: the bytes cf_save writes, and the
- * version-2 paths of cf_load and cf_map (layout: chain_format.h).
+ * version-2 and version-8 paths of cf_load and cf_map (layout:
+ * chain_format.h).
  *
  * Load and map work on the descriptor cf_load or cf_map opened (the file
  * is opened once), read every record's header with small reads and
@@ -34,7 +35,29 @@ bool cf__chain_write(const cf_filter *f, int fd) {
             !cf__write_all(fd, cf__zeros, (size_t)(cf__chain_record_size(image) - image)))
             return false;
     }
+    /* Version 8's ledger, in pieces of a few entries (no allocation). */
+    uint64_t owed = cf__chain_owed_size(cf__chain_of(f)->pending.count);
+    uint8_t buf[256];
+    for (uint64_t at = 0; at < owed; at += sizeof buf) {
+        size_t n = owed - at < sizeof buf ? (size_t)(owed - at) : sizeof buf;
+        cf__chain_owed_range(f, at, buf, n);
+        if (!cf__write_all(fd, buf, n)) return false;
+    }
     return true;
+}
+
+/* The ledger of a validated version-8 file (p->end on): read into memory
+ * of the filter's allocator, decoded and attached to f. */
+static cf_status cf__chain_load_owed(int fd, const cf__chain_plan *p, cf_filter *f) {
+    if (p->owed == 0) return CF_OK;
+    uint64_t size = cf__chain_owed_size(p->owed);
+    CF__RETURN_IF(size > SIZE_MAX, CF_E_NOMEM);
+    uint8_t *block = cf__alloc(&f->t.alloc, (size_t)size);
+    CF__RETURN_IF(block == NULL, CF_E_NOMEM);
+    cf_status s = cf__read_exact(fd, block, (size_t)size, p->end);
+    if (s == CF_OK) s = cf__chain_owed_attach(f, p, block);
+    cf__free(&f->t.alloc, block);
+    return s;
 }
 
 /* Validates the header (head, the first min(size, 64) bytes of fd), the
@@ -100,6 +123,7 @@ cf_status cf__chain_load(int fd, uint64_t size, const uint8_t *head, const cf_al
         if ((s = cf__chain_load_table(fd, &p, k, hdrs[k], a, &t)) != CF_OK) break;
         cf__chain_attach(f, t);
     }
+    if (s == CF_OK) s = cf__chain_load_owed(fd, &p, f);
     close(fd);
     if (s != CF_OK) {
         cf__chain_free(f);
@@ -161,6 +185,13 @@ cf_status cf__chain_map(int fd, uint64_t size, const uint8_t *head, const cf_all
             return s;
         }
         cf__chain_attach(f, t);
+    }
+    /* The ledger is copied out of the mapping: it is small, and a mapped
+     * filter never changes it. */
+    if ((s = cf__chain_owed_attach(f, &p, bytes + p.end)) != CF_OK) {
+        cf__unmap(f);
+        cf__chain_free(f);
+        return s;
     }
     (void)posix_madvise(map, (size_t)size, POSIX_MADV_RANDOM);
     *out = f;

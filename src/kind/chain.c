@@ -3,21 +3,38 @@
  * chain.c -- a CF_GROW filter: creating it, adding tables, and the
  * operations over all of its tables (design: chain.h).
  *
- *   insert:  newest table; CF_E_FULL there ─► add a table ─► insert there
- *            (unless the key's own copies fill its buckets there)
+ *   insert:  a delete owed to the key? take it back.  Else the newest
+ *            table; CF_E_FULL there ─► settle owed deletes, try again ─►
+ *            add a table ─► insert there (unless the key's own copies
+ *            fill its buckets there)
  *   lookup:  newest to oldest (the newest holds the most items)
- *   delete:  only when exactly one table holds the fingerprint (below)
+ *   delete:  remove a copy when that cannot take another item's; else owe
+ *            the delete (below)
  *
- * Why deletes refuse to guess.  In one table, two items with the same
- * fingerprint and buckets are interchangeable: removing either copy leaves
- * both findable.  Across tables they are not: if x lives in table 0 and y
- * in table 1, and x collides with y in table 1, removing "x" from table 1
- * (newest first) takes y's copy, and removing "y" from table 0 (oldest
- * first) would take x's.  Either order creates false negatives.  When only
- * one table matches, the match must be the deleted item's own copy (it was
- * inserted and is in some table), so it is removed; when several match,
- * nothing is removed.  The kept copy is a false positive, never a false
- * negative, and counts stay upper bounds.
+ * Deletes.  In one table, two items with the same fingerprint and buckets
+ * are interchangeable: removing either copy leaves both findable.  Across
+ * tables they are not: if x lives in table 0 and y in table 1, and x
+ * collides with y in table 1, removing "x" from table 1 takes y's copy, a
+ * false negative.  So a delete of h removes a copy only when
+ *   (a) exactly one table matches h: h's own copy is there (h was inserted
+ *       and is in some table), and any copy there is as good as its own; or
+ *   (b) the deletes owed to h (below), this one included, are as many as
+ *       the copies matching h in all tables: each of those copies then
+ *       stands for a deleted h and none for a live item (every live item
+ *       and every owed delete has a copy of its own), so any may go.
+ * Otherwise the delete is owed: h goes into the chain's ledger of pending
+ * deletes (kind/pending.h) and cf_delete returns CF_OK, for the item is
+ * deleted: its copy stays a false positive until it can be removed, and
+ *   - an insert of h takes the owed delete back instead of storing a
+ *     second copy (the one left serves), so churn of the same keys never
+ *     piles copies up (it used to add a table every 2b cycles of a key);
+ *   - an owed delete is retried, by rules (a) and (b), one entry per
+ *     delete that removed a copy (in hash order, from a cursor), and every
+ *     entry before a table is added (the retry may free the room the
+ *     insert lacked) and whenever the ledger would grow.
+ * The invariant all of this keeps: each live item and each owed delete is
+ * matched by a copy of its own.  A delete of h owing more than the copies
+ * matching h cannot be of a live item: CF_E_NOT_FOUND.
  */
 #include "kind/chain.h"
 #include "kind/plain.h"
@@ -61,6 +78,7 @@ void cf__chain_drop_newest(cf_filter *f) {
 }
 
 void cf__chain_free(cf_filter *f) {
+    cf__pending_clear(&cf__chain_of(f)->pending, &f->t.alloc);
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
         cf__handle_free_plain(cf__chain_of(f)->tables[k]);
     cf__free(&f->t.alloc, cf__chain_of(f));
@@ -177,6 +195,12 @@ static bool cf__full_of_copies(const cf_filter *t, uint64_t h) {
  * were `failed` before): a new table takes h, or the refusal stands. */
 static cf_status cf__chain_overflow(cf_filter *f, cf_filter *newest, uint64_t h, uint64_t failed) {
     cf_filter *added;
+    /* Owed deletes carried out may leave the room a new table would give. */
+    if (cf__chain_of(f)->unsettled && cf__chain_settle_all(f) &&
+        cf__table_insert(&newest->t, h) == CF_OK) {
+        newest->t.failed_inserts = failed;
+        return CF_OK;
+    }
     /* A table is added for want of room, never for one key's copies: each
      * table would take 2b more, and repeating a key would then make tables
      * growth times larger at every 2b copies. */
@@ -189,8 +213,16 @@ static cf_status cf__chain_overflow(cf_filter *f, cf_filter *newest, uint64_t h,
     return s;
 }
 
+/* An insert of a key whose delete is owed takes the delete back: the copy
+ * the delete left is the key's again (top comment). */
+static inline bool cf__chain_take_owed(cf_filter *f, uint64_t h) {
+    cf__chain *c = cf__chain_of(f);
+    return c->pending.count != 0 && cf__pending_take(&c->pending, &f->t.alloc, h);
+}
+
 cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
+    if (cf__chain_take_owed(f, h)) return CF_OK;
     cf_filter *newest = c->tables[c->count - 1];
     uint64_t failed = newest->t.failed_inserts;
     cf_status s = cf__table_insert(&newest->t, h);
@@ -212,21 +244,97 @@ bool cf__chain_contains_hash(const cf_filter *f, uint64_t h) {
     return false;
 }
 
+/* A key that owes a delete is still found (its copy stays until the delete
+ * is carried out), so it "exists"; taking the delete back keeps it found,
+ * whether it was deleted (now it is in again, as the caller is told) or
+ * also held (then one copy too many stays, a false positive at worst). */
 cf_status cf__chain_insert_unique_hash(cf_filter *f, uint64_t h) {
+    if (cf__chain_take_owed(f, h)) return CF_E_EXISTS;
     CF__RETURN_IF(cf__chain_contains_hash(f, h), CF_E_EXISTS);
     return cf__chain_insert_hash(f, h);
 }
 
+/* Where h matches: the tables holding a copy, the copies in all of them,
+ * and the newest table holding one. */
+typedef struct cf__chain_match {
+    unsigned tables;
+    size_t copies;
+    cf_filter *newest;
+} cf__chain_match;
+
+static cf__chain_match cf__chain_match_of(const cf__chain *c, uint64_t h) {
+    cf__chain_match m = {0, 0, NULL};
+    for (unsigned k = c->count; k-- > 0;) {
+        size_t n = cf__table_count(&c->tables[k]->t, h);
+        if (n == 0) continue;
+        m.tables++;
+        m.copies += n;
+        if (m.newest == NULL) m.newest = c->tables[k];
+    }
+    return m;
+}
+
+/* Carries out ledger entry i's deletes while rules (a) or (b) of the top
+ * comment allow; none of its copies left means the deletes were of keys
+ * never inserted, and the entry goes.  True when the entry is gone. */
+static bool cf__chain_settle(cf_filter *f, size_t i) {
+    cf__chain *c = cf__chain_of(f);
+    uint64_t h = c->pending.e[i].h, done = 0, owed = c->pending.e[i].n;
+    while (done < owed) {
+        cf__chain_match m = cf__chain_match_of(c, h);
+        if (m.tables == 0) {
+            done = owed;
+            break;
+        }
+        if (m.tables > 1 && owed - done < m.copies) break;
+        cf__table_delete(&m.newest->t, h); /* it matches: CF_OK */
+        done++;
+    }
+    if (done > 0) cf__pending_settle(&c->pending, &f->t.alloc, i, done);
+    return done == owed;
+}
+
+/* Retries the ledger's entry at the cursor, and moves the cursor past it. */
+static void cf__chain_settle_next(cf_filter *f) {
+    cf__pending *p = &cf__chain_of(f)->pending;
+    if (p->count == 0) return;
+    size_t i = cf__pending_lower(p, p->cursor);
+    if (i == p->count) i = 0;
+    uint64_t h = p->e[i].h;
+    cf__chain_settle(f, i);
+    if (p->count != 0) p->cursor = h + 1; /* past the last hash it wraps to 0 */
+}
+
+bool cf__chain_settle_all(cf_filter *f) {
+    cf__chain *c = cf__chain_of(f);
+    uint64_t before = c->pending.total;
+    for (size_t i = 0; i < c->pending.count;)
+        if (!cf__chain_settle(f, i)) i++;
+    c->unsettled = false;
+    return c->pending.total != before;
+}
+
+/* Owes a delete of h (rule (b) may carry it out at once).  A full array is
+ * settled first, so the ledger grows only by entries it must keep. */
+static cf_status cf__chain_owe(cf_filter *f, uint64_t h) {
+    cf__chain *c = cf__chain_of(f);
+    if (c->pending.count == c->pending.cap && c->unsettled) cf__chain_settle_all(f);
+    CF__FORWARD_IF_ERROR(cf__pending_add(&c->pending, &f->t.alloc, h));
+    cf__chain_settle(f, cf__pending_lower(&c->pending, h));
+    return CF_OK;
+}
+
 cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
-    cf_filter *holder = NULL;
-    for (unsigned k = c->count; k-- > 0;) {
-        if (cf__table_count(&c->tables[k]->t, h) == 0) continue;
-        if (holder != NULL) return CF_OK; /* ambiguous: keep every copy (top comment) */
-        holder = c->tables[k];
-    }
-    CF__RETURN_IF(holder == NULL, CF_E_NOT_FOUND);
-    return cf__table_delete(&holder->t, h);
+    cf__chain_match m = cf__chain_match_of(c, h);
+    uint64_t owed = cf__pending_owed(&c->pending, h);
+    /* Every owed delete of h has a copy of its own: one more needs one more. */
+    CF__RETURN_IF(m.copies <= owed, CF_E_NOT_FOUND);
+    c->unsettled = true;
+    if (m.tables > 1) return cf__chain_owe(f, h);
+    cf_status s = cf__table_delete(&m.newest->t, h);
+    cf__chain_settle_next(f);
+    return s;
 }
 
 size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {
@@ -272,21 +380,40 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
     return found;
 }
 
+/* The keys from hashes[0] on that owe no delete, up to the first that does:
+ * those go to the tables as a run (settling only removes owed deletes, and
+ * inserts add none, so a key that owes none now owes none while the run is
+ * inserted). */
+static size_t cf__chain_run(const cf__chain *c, const uint64_t *hashes, size_t n) {
+    if (c->pending.count == 0) return n;
+    size_t r = 0;
+    while (r < n && cf__pending_owed(&c->pending, hashes[r]) == 0) r++;
+    return r;
+}
+
 /* Runs of keys go to the newest table's batch insert (its read-ahead), and
- * the key it has no room for to cf__chain_overflow, as in a single insert:
- * the same inserts in the same order, so the same tables and counts.  (A
- * refusal leaves a table unchanged, so the refused key is not tried again.) */
+ * the key it has no room for to cf__chain_overflow, as in a single insert;
+ * a key whose delete is owed takes it back, as in a single insert: the
+ * same inserts in the same order, so the same tables and counts.  (A
+ * refusal leaves a table unchanged, so the refused key is not tried
+ * again.) */
 cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n, size_t *inserted) {
     size_t j = 0;
     while (j < n) {
         cf__chain *c = cf__chain_of(f);
+        size_t run = cf__chain_run(c, hashes + j, n - j);
+        if (run == 0) {
+            cf__chain_take_owed(f, hashes[j++]);
+            if (inserted != NULL) *inserted = j;
+            continue;
+        }
         cf_filter *newest = c->tables[c->count - 1];
         uint64_t failed = newest->t.failed_inserts;
         size_t done = 0;
-        cf_status s = cf__table_insert_batch(&newest->t, hashes + j, n - j, &done);
+        cf_status s = cf__table_insert_batch(&newest->t, hashes + j, run, &done);
         j += done;
         if (inserted != NULL && done > 0) *inserted = j;
-        if (s == CF_OK) break;
+        if (s == CF_OK) continue;
         if (s != CF_E_FULL) return s;
         CF__FORWARD_IF_ERROR(cf__chain_overflow(f, newest, hashes[j], failed));
         j++;
@@ -296,13 +423,15 @@ cf_status cf__chain_insert_batch(cf_filter *f, const uint64_t *hashes, size_t n,
 }
 
 size_t cf__chain_memory(const cf_filter *f) {
-    size_t n = sizeof *f + sizeof(cf__chain);
+    size_t n = sizeof *f + sizeof(cf__chain) + cf__pending_memory(&cf__chain_of(f)->pending);
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
         n += cf__plain_memory(cf__chain_of(f)->tables[k]);
     return n;
 }
 
 cf_status cf__chain_clear(cf_filter *f) {
+    cf__pending_clear(&cf__chain_of(f)->pending, &f->t.alloc);
+    cf__chain_of(f)->unsettled = false;
     for (unsigned k = 0; k < cf__chain_of(f)->count; k++)
         cf__table_clear(&cf__chain_of(f)->tables[k]->t);
     return CF_OK;
@@ -382,6 +511,10 @@ cf_status cf__chain_merge(cf_filter *dst, const cf_filter *src) {
     CF__RETURN_IF(dc->growth != sc->growth || dc->target_fpp != sc->target_fpp, CF_E_PARAM);
     for (unsigned k = 0; k < dc->count && k < sc->count; k++)
         CF__RETURN_IF(!cf__table_same_shape(&dc->tables[k]->t, &sc->tables[k]->t), CF_E_PARAM);
+    /* Each side's owed deletes keep their copies in the union: dst owes
+     * both (built aside, so that a failure leaves dst's ledger as it was). */
+    cf__pending owed;
+    CF__FORWARD_IF_ERROR(cf__pending_union(&dc->pending, &sc->pending, &dst->t.alloc, &owed));
     unsigned had = dc->count;
     cf__table_saved saved[CF_MAX_TABLES];
     unsigned n_saved = 0;
@@ -404,5 +537,11 @@ cf_status cf__chain_merge(cf_filter *dst, const cf_filter *src) {
         dst->t.failed_inserts = failed;
     }
     for (unsigned k = 0; k < n_saved; k++) cf__free(&dc->tables[k]->t.alloc, saved[k].table);
-    return st;
+    if (st != CF_OK) {
+        cf__pending_clear(&owed, &dst->t.alloc);
+        return st;
+    }
+    cf__pending_replace(&cf__chain_of(dst)->pending, &dst->t.alloc, &owed);
+    cf__chain_of(dst)->unsettled = true;
+    return CF_OK;
 }

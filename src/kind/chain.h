@@ -34,6 +34,7 @@
 #define CF_CHAIN_H
 
 #include "kind/kind_ops.h"
+#include "kind/pending.h"
 
 /* The share of the remaining FPP budget each new table may use. */
 #define CF__CHAIN_SHARE 0.25
@@ -45,6 +46,8 @@ typedef struct cf__chain {
     uint64_t max_bytes;               /* limit on the sum of table_bytes, 0 none */
     double target_fpp;                /* the sum of tables' full-load FPPs < this */
     unsigned max_tables;              /* cf_grow_set_limits; 0 = CF_MAX_TABLES, not saved */
+    cf__pending pending;              /* deletes owed (chain.c, "Deletes"); saved */
+    bool unsettled;                   /* a delete since the last whole retry pass */
 } cf__chain;
 
 /* The chain of a CF__CHAIN handle (its state). */
@@ -83,6 +86,10 @@ void cf__chain_free(cf_filter *f);
 /* cf_make_growable for the plain, writable filter *fp (api/ checked it):
  * *fp becomes a grown filter whose first table it is. */
 cf_status cf__chain_wrap(cf_filter **fp, const cf_config *cfg);
+
+/* Retries every owed delete (chain.c, "Deletes"): true when one was
+ * carried out. */
+bool cf__chain_settle_all(cf_filter *f);
 
 /* The sum of the tables' FPPs at full load: what the budget has spent. */
 double cf__chain_spent(const cf__chain *c);
