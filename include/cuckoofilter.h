@@ -467,13 +467,24 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * filter is unchanged).
  *
  * Deleting (cf_delete and its forms):
- * chain: the copy is removed only when exactly one table holds key's
- * fingerprint (that copy is then key's own).  When two or more tables do,
- * one of them may hold another item that collides with key there, so
- * nothing is removed and CF_OK is returned: key may stay a false positive
- * (and its slot stays used), but no other item can become a false negative.
- * This happens for keys inserted again after the filter grew, and for a
- * fraction of deletes at most target_fpp otherwise.
+ * chain: a copy is removed when exactly one table holds key's fingerprint
+ * (that copy is then key's own), or when the deletes of key not yet
+ * carried out, this one included, are as many as the copies matching key
+ * in all tables.  Otherwise one of the copies may be another item's (one
+ * that collides with key in another table), and the delete is *owed*: it
+ * returns CF_OK, for key is deleted, and its copy stays a false positive
+ * until the chain can tell it apart; an insert of key then takes the owed
+ * delete back instead of storing another copy (cf_insert_unique answers
+ * CF_E_EXISTS: the copy is key's again), and owed deletes are carried out
+ * as soon as their ambiguity clears (when the colliding item is deleted;
+ * retried one per delete, and all before a table is added).  So churn of
+ * the same keys never piles up copies or tables, and no item becomes a
+ * false negative.  A delete is owed for keys stored again after the filter
+ * grew, and for a fraction of deletes near target_fpp otherwise; a key
+ * deleted more times than copies match it answers CF_E_NOT_FOUND.  Owed
+ * deletes are saved with the filter (format version 8; none: version 2)
+ * and merged by cf_merge.  Recording one may need memory: CF_E_NOMEM,
+ * nothing changed.
  * in place: the longest stored fingerprint matching key in its two
  * buckets is removed (a shorter one may be another item's; the longest,
  * if not key's own, belongs to an item that key's own entry also
@@ -660,7 +671,8 @@ CF_API cf_status cf_insert_unique(cf_filter *f, const void *key, size_t len);
 CF_API bool cf_contains(const cf_filter *f, const void *key, size_t len);
 
 /* Removes one copy of key's fingerprint.  Returns CF_OK, CF_E_NOT_FOUND,
- * CF_E_READONLY or CF_E_PARAM.
+ * CF_E_READONLY or CF_E_PARAM (and CF_E_NOMEM for a CF_GROW chain whose
+ * delete must be owed: "Deleting" above).
  * Only delete items you know were inserted: a never-inserted key whose
  * fingerprint and buckets collide with a stored item's would remove that
  * item's fingerprint instead, creating a false negative.  The growing
