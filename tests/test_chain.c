@@ -309,7 +309,6 @@ static void test_delete_rules(void) {
     const char *z = "never-inserted-key";
     if (!cf_contains(f, z, strlen(z))) CHECK_STATUS(cf_delete(f, z, strlen(z)), CF_E_NOT_FOUND);
     /* cf_clear empties every table and the ledger, and keeps the tables. */
-    CHECK_STATUS(cf_delete(f, &k, sizeof k), CF_E_NOT_FOUND);
     unsigned tables = stats_of(f).tables;
     CHECK_STATUS(cf_clear(f), CF_OK);
     CHECK_EQ(stats_of(f).items, 0);
@@ -330,7 +329,8 @@ static void test_owed_deletes_travel(void) {
     CHECK_EQ(b.n, cf_serialized_size(f));
     cf_filter *g = NULL, *l = NULL, *m = NULL;
     REQUIRE(cf_deserialize(b.p, b.n, NULL, &g) == CF_OK);
-    CHECK(same(b, ser(g)));
+    buf bg = ser(g);
+    CHECK(same(b, bg));
     char path[64];
     snprintf(path, sizeof path, "test_owed_%ld.cf", (long)getpid());
     REQUIRE(cf_save(f, path) == CF_OK);
@@ -353,12 +353,15 @@ static void test_owed_deletes_travel(void) {
         CHECK(bad == NULL);
         b.p[at] ^= 0x10;
     }
-    CHECK_STATUS(cf_deserialize(b.p, b.n - 1, NULL, &g == NULL ? &g : &l), CF_E_TRUNCATED);
+    cf_filter *cut = NULL;
+    CHECK_STATUS(cf_deserialize(b.p, b.n - 1, NULL, &cut), CF_E_TRUNCATED);
+    CHECK(cut == NULL);
     /* The loaded filter and the original answer alike from here on. */
     REQUIRE(cf_insert(f, x, strlen(x)) == CF_OK);
     REQUIRE(cf_insert(g, x, strlen(x)) == CF_OK);
     CHECK_EQ(cf_count(g, x, strlen(x)), 2);
-    CHECK(same(ser(f), ser(g)));
+    buf af = ser(f), ag = ser(g);
+    CHECK(same(af, ag));
     CHECK_STATUS(cf_insert(m, x, strlen(x)), CF_E_READONLY);
     /* Merging: dst owes what both owed, so nothing is counted twice.  Two
      * sparse chains of two tables, x in each table of each, one delete of
@@ -380,7 +383,7 @@ static void test_owed_deletes_travel(void) {
     CHECK_EQ(cf_count(d, x, strlen(x)), 0);
     CHECK_STATUS(cf_delete(d, x, strlen(x)), CF_E_NOT_FOUND);
     unlink(path);
-    free(b.p), free(bl.p), free(bm.p);
+    free(b.p), free(bg.p), free(bl.p), free(bm.p), free(af.p), free(ag.p);
     cf_free(f), cf_free(g), cf_free(l), cf_free(m), cf_free(d), cf_free(s2);
 }
 

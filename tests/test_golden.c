@@ -565,9 +565,8 @@ static size_t files_in(const char *dir, const char *except) {
     return files;
 }
 
-static void test_bad_files(void) {
-    FILE *mf = fopen(DATA_DIR "/bad/MANIFEST", "r");
-    REQUIRE(mf != NULL);
+/* Every bad file, made from its good recipe's bytes (bads[]: each a copy). */
+static void make_all_bads(void) {
     cf_filter *f0 = build(recipe_for(MAKES_BADS)), *f1 = build(recipe_for(MAKES_ODD_BADS));
     cf_filter *f2 = build(recipe_for(MAKES_SEMI_BADS)), *f3 = build(recipe_for(MAKES_GROWN_BADS));
     bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
@@ -576,8 +575,14 @@ static void test_bad_files(void) {
     cf_filter *f4 = build(recipe_for(MAKES_OWED_BADS));
     bytes ow = serialize(f4);
     make_owed_bads(ow);
-    free(ow.p);
-    cf_free(f4);
+    free(g.p), free(odd.p), free(semi.p), free(gr.p), free(ow.p);
+    cf_free(f0), cf_free(f1), cf_free(f2), cf_free(f3), cf_free(f4);
+}
+
+static void test_bad_files(void) {
+    FILE *mf = fopen(DATA_DIR "/bad/MANIFEST", "r");
+    REQUIRE(mf != NULL);
+    make_all_bads();
     char line[512], name[128], status[64];
     size_t listed = 0;
     while (fgets(line, sizeof line, mf) != NULL) {
@@ -616,8 +621,6 @@ static void test_bad_files(void) {
     /* Every file in bad/ is listed. */
     CHECK_EQ(files_in(DATA_DIR "/bad", "MANIFEST"), listed);
     for (size_t i = 0; i < nbad; i++) free(bads[i].data.p);
-    free(g.p), free(odd.p), free(semi.p), free(gr.p);
-    cf_free(f0), cf_free(f1), cf_free(f2), cf_free(f3);
 }
 
 /* ---- an independent reader written from docs/FORMAT.md alone ---- */
@@ -842,16 +845,7 @@ static int write_all(const char *dir) {
         if (cf_save(f, path) != CF_OK) return fprintf(stderr, "cannot write %s\n", path), 1;
         cf_free(f);
     }
-    cf_filter *f0 = build(recipe_for(MAKES_BADS)), *f1 = build(recipe_for(MAKES_ODD_BADS));
-    cf_filter *f2 = build(recipe_for(MAKES_SEMI_BADS)), *f3 = build(recipe_for(MAKES_GROWN_BADS));
-    bytes g = serialize(f0), odd = serialize(f1), semi = serialize(f2), gr = serialize(f3);
-    make_bads(g, odd, semi);
-    make_grown_bads(gr);
-    cf_filter *f4 = build(recipe_for(MAKES_OWED_BADS));
-    bytes ow = serialize(f4);
-    make_owed_bads(ow);
-    free(ow.p);
-    cf_free(f4);
+    make_all_bads();
     if (snprintf(path, sizeof path, "%s/bad/MANIFEST", dir) >= (int)sizeof path) return 1;
     FILE *mf = fopen(path, "w");
     if (mf == NULL) return fprintf(stderr, "cannot write %s\n", path), 1;
@@ -870,8 +864,6 @@ static int write_all(const char *dir) {
         free(bads[i].data.p);
     }
     fclose(mf);
-    free(g.p), free(odd.p), free(semi.p), free(gr.p);
-    cf_free(f0), cf_free(f1), cf_free(f2), cf_free(f3);
     return 0;
 }
 

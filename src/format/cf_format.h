@@ -158,6 +158,13 @@ uint64_t cf__form_checksum(const uint8_t *header, size_t header_size, const uint
 void cf__form_range(const uint8_t *header, size_t header_size, const uint8_t *table,
                     size_t table_bytes, uint64_t offset, uint8_t *dst, size_t len);
 
+/* XXH3-64 (seed 0) fed piece by piece, out of line so that its code exists
+ * once (xxhash.h is inlined into each file that calls it): for bytes made
+ * as they are hashed, such as version 8's ledger (chain_format.c). */
+void cf__checksum_reset(XXH3_state_t *state);
+void cf__checksum_update(XXH3_state_t *state, const void *p, size_t n);
+uint64_t cf__checksum_digest(const XXH3_state_t *state);
+
 /* Starts the trailer's checksum with the header (cf_load then feeds the
  * table chunk by chunk as it reads it), and tells whether the state so fed
  * gives trailer. */

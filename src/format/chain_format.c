@@ -106,6 +106,25 @@ cf_status cf__chain_check_pad(const uint8_t *pad, size_t n) {
     return CF_OK;
 }
 
+/* One entry's 16 bytes. */
+static void cf__owed_entry_bytes(const cf__pending_entry *e, uint8_t out[16]) {
+    cf__put_le(out, e->h, 8);
+    cf__put_le(out + 8, e->n, 8);
+}
+
+/* The ledger's checksum: XXH3-64 of its entries' bytes, made from the
+ * entries, so that the writer and the reader ask one function. */
+static uint64_t cf__owed_checksum(const cf__pending_entry *e, size_t count) {
+    XXH3_state_t st; /* on the stack: the library allocates only via the filter */
+    cf__checksum_reset(&st);
+    uint8_t piece[16];
+    for (size_t i = 0; i < count; i++) {
+        cf__owed_entry_bytes(&e[i], piece);
+        cf__checksum_update(&st, piece, sizeof piece);
+    }
+    return cf__checksum_digest(&st);
+}
+
 cf_status cf__chain_owed_decode(const cf__chain_plan *p, const uint8_t *block,
                                 cf__pending_entry *out) {
     uint64_t slots = 0;
@@ -117,51 +136,38 @@ cf_status cf__chain_owed_decode(const cf__chain_plan *p, const uint8_t *block,
         CF__RETURN_IF(i > 0 && out[i].h <= out[i - 1].h, CF_E_CORRUPT);
         CF__RETURN_IF(out[i].n == 0 || out[i].n > slots, CF_E_CORRUPT);
     }
-    uint64_t sum = XXH3_64bits(block, (size_t)(16 * p->owed));
+    uint64_t sum = cf__owed_checksum(out, (size_t)p->owed);
     CF__RETURN_IF(cf__get_le(block + 16 * p->owed, 8) != sum, CF_E_CHECKSUM);
     return CF_OK;
 }
 
 cf_status cf__chain_owed_attach(cf_filter *f, const cf__chain_plan *p, const uint8_t *block) {
     if (p->owed == 0) return CF_OK;
-    CF__RETURN_IF(p->owed > SIZE_MAX / sizeof(cf__pending_entry), CF_E_NOMEM);
-    size_t bytes = (size_t)p->owed * sizeof(cf__pending_entry);
-    cf__pending_entry *e = cf__alloc(&f->t.alloc, bytes);
+    cf__pending *ledger = &cf__chain_of(f)->pending;
+    cf__pending_entry *e = cf__pending_room(ledger, &f->t.alloc, p->owed);
     CF__RETURN_IF(e == NULL, CF_E_NOMEM);
     cf_status s = cf__chain_owed_decode(p, block, e);
     if (s == CF_OK)
-        cf__pending_adopt(&cf__chain_of(f)->pending, &f->t.alloc, e, (size_t)p->owed, p->cursor);
+        cf__pending_filled(ledger, (size_t)p->owed, p->cursor);
     else
-        cf__free(&f->t.alloc, e);
+        cf__pending_clear(ledger, &f->t.alloc);
     return s;
-}
-
-/* One entry's 16 bytes. */
-static void cf__owed_entry_bytes(const cf__pending_entry *e, uint8_t out[16]) {
-    cf__put_le(out, e->h, 8);
-    cf__put_le(out + 8, e->n, 8);
 }
 
 void cf__chain_owed_range(const cf_filter *f, uint64_t offset, uint8_t *out, size_t len) {
     const cf__pending *p = &cf__chain_of(f)->pending;
     uint64_t entries = 16 * (uint64_t)p->count;
     uint8_t piece[16];
-    /* The entries asked for, then the checksum if any of it is asked for:
-     * hashed entry by entry, so no copy of the block is ever allocated. */
-    for (; len > 0 && offset < entries; offset++, len--, out++) {
+    /* The entries asked for, each encoded once, then the checksum if any of
+     * it is asked for (no copy of the block is ever allocated). */
+    while (len > 0 && offset < entries) {
+        size_t at = (size_t)(offset % 16), n = 16 - at < len ? 16 - at : len;
         cf__owed_entry_bytes(&p->e[offset / 16], piece);
-        *out = piece[offset % 16];
+        memcpy(out, piece + at, n);
+        out += n, offset += n, len -= n;
     }
     if (len == 0) return;
-    XXH3_state_t st;
-    XXH3_64bits_reset(&st);
-    uint8_t run[256]; /* entries hashed 16 at a time */
-    for (size_t i = 0; i < p->count; i += sizeof run / 16) {
-        size_t m = p->count - i < sizeof run / 16 ? p->count - i : sizeof run / 16;
-        for (size_t j = 0; j < m; j++) cf__owed_entry_bytes(&p->e[i + j], run + 16 * j);
-        XXH3_64bits_update(&st, run, 16 * m);
-    }
-    cf__put_le(piece, XXH3_64bits_digest(&st), 8);
+    cf__put_le(piece, cf__owed_checksum(p->e, p->count), 8);
     memcpy(out, piece + (offset - entries), len);
 }
 

@@ -105,10 +105,22 @@ cf_status cf__header_decode(const uint8_t *buf, uint64_t input_len, cf__header *
     return CF_OK;
 }
 
-void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZE]) {
+void cf__checksum_reset(XXH3_state_t *state) {
     XXH3_INITSTATE(state);
     XXH3_64bits_reset(state);
-    XXH3_64bits_update(state, header, CF__HEADER_SIZE);
+}
+
+void cf__checksum_update(XXH3_state_t *state, const void *p, size_t n) {
+    XXH3_64bits_update(state, p, n);
+}
+
+uint64_t cf__checksum_digest(const XXH3_state_t *state) {
+    return XXH3_64bits_digest(state);
+}
+
+void cf__checksum_begin(XXH3_state_t *state, const uint8_t header[CF__HEADER_SIZE]) {
+    cf__checksum_reset(state);
+    cf__checksum_update(state, header, CF__HEADER_SIZE);
 }
 
 bool cf__checksum_ok(const XXH3_state_t *state, const uint8_t trailer[CF__TRAILER_SIZE]) {

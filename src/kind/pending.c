@@ -89,16 +89,20 @@ bool cf__pending_take(cf__pending *p, const cf_allocator *a, uint64_t key) {
     return true;
 }
 
-void cf__pending_adopt(cf__pending *p, const cf_allocator *a, cf__pending_entry *e, size_t count,
-                       uint64_t cursor) {
-    p->e = e;
-    p->count = p->cap = count;
+cf__pending_entry *cf__pending_room(cf__pending *p, const cf_allocator *a, uint64_t count) {
     if (count <= CF__PENDING_SMALL) {
-        memcpy(p->small, e, count * sizeof *e);
-        cf__free(a, e);
         p->e = p->small;
         p->cap = CF__PENDING_SMALL;
+    } else {
+        if (count > SIZE_MAX / sizeof *p->e) return NULL;
+        p->e = cf__alloc(a, (size_t)count * sizeof *p->e);
+        p->cap = p->e != NULL ? (size_t)count : 0;
     }
+    return p->e;
+}
+
+void cf__pending_filled(cf__pending *p, size_t count, uint64_t cursor) {
+    p->count = count;
     p->cursor = cursor;
     p->total = 0;
     for (size_t i = 0; i < count; i++) p->total += p->e[i].n;

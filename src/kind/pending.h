@@ -62,10 +62,12 @@ void cf__pending_settle(cf__pending *p, const cf_allocator *a, size_t i, uint64_
 /* Empties the ledger and frees its array. */
 void cf__pending_clear(cf__pending *p, const cf_allocator *a);
 
-/* The ledger (empty) takes e (count entries, validated, allocated by a) as
- * its array; a few are copied into the structure and e freed. */
-void cf__pending_adopt(cf__pending *p, const cf_allocator *a, cf__pending_entry *e, size_t count,
-                       uint64_t cursor);
+/* Room for count entries in the empty ledger p, inside it when they fit,
+ * else allocated by a (NULL when that fails): a reader fills them in
+ * order, then cf__pending_filled makes them the ledger's (cf__pending_clear
+ * gives the room back if the reader refuses them). */
+cf__pending_entry *cf__pending_room(cf__pending *p, const cf_allocator *a, uint64_t count);
+void cf__pending_filled(cf__pending *p, size_t count, uint64_t cursor);
 
 /* dst's entries plus src's (n summed per hash), built aside: on
  * CF_E_NOMEM dst is unchanged; on CF_OK *out must replace dst with
