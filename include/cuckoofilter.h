@@ -476,8 +476,10 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * until the chain can tell it apart; an insert of key then takes the owed
  * delete back instead of storing another copy (cf_insert_unique answers
  * CF_E_EXISTS: the copy is key's again), and owed deletes are carried out
- * as soon as their ambiguity clears (when the colliding item is deleted;
- * retried one per delete, and all before a table is added).  So churn of
+ * once their ambiguity has cleared (the colliding item deleted): all are
+ * retried before a table is added and whenever the ledger's array would
+ * grow, so it holds at most twice the deletes no retry could carry out.
+ * So churn of
  * the same keys never piles up copies or tables, and no item becomes a
  * false negative.  A delete is owed for keys stored again after the filter
  * grew, and for a fraction of deletes near target_fpp otherwise; a key

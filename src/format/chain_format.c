@@ -23,10 +23,7 @@ void cf__chain_header_encode(const cf_filter *f, uint8_t out[CF__HEADER_SIZE]) {
     cf__put_le(out + CF__GOFF_TARGET_FPP, cf__double_bits(c->target_fpp), 8);
     cf__put_le(out + CF__GOFF_FAILED, f->t.failed_inserts, 8);
     cf__put_le(out + CF__GOFF_FLAGS, f->t.flags, 2);
-    if (c->pending.count != 0) {
-        cf__put_le(out + CF__GOFF_OWED, c->pending.count, 4);
-        cf__put_le(out + CF__GOFF_CURSOR, c->pending.cursor, 8);
-    }
+    if (c->pending.count != 0) cf__put_le(out + CF__GOFF_OWED, c->pending.count, 4);
     cf__put_le(out + CF__GOFF_CHECK, cf__header_check(out), 4);
 }
 
@@ -46,12 +43,11 @@ cf_status cf__chain_plan_begin(const uint8_t *buf, uint64_t len, cf__chain_plan 
     CF__RETURN_IF((p->flags & ~(unsigned)CF_SEMI_SORT) != CF_GROW, CF_E_CORRUPT);
     if (cf__get_le(buf + CF__OFF_VERSION, 2) == CF__FORMAT_VERSION_CHAIN_OWED) {
         p->owed = cf__get_le(buf + CF__GOFF_OWED, 4);
-        p->cursor = cf__get_le(buf + CF__GOFF_CURSOR, 8);
         CF__RETURN_IF(p->owed == 0, CF_E_CORRUPT); /* a ledger of none is version 2 */
     }
     /* What neither version uses is zero. */
     for (unsigned i = CF__GOFF_RESERVED; i < CF__GOFF_CHECK; i++) {
-        bool used = p->owed != 0 && i >= CF__GOFF_OWED && i < CF__GOFF_CURSOR + 8;
+        bool used = p->owed != 0 && i >= CF__GOFF_OWED && i < CF__GOFF_OWED + 4;
         CF__RETURN_IF(!used && buf[i] != 0, CF_E_CORRUPT);
     }
     p->end = CF__HEADER_SIZE;
@@ -148,7 +144,7 @@ cf_status cf__chain_owed_attach(cf_filter *f, const cf__chain_plan *p, const uin
     CF__RETURN_IF(e == NULL, CF_E_NOMEM);
     cf_status s = cf__chain_owed_decode(p, block, e);
     if (s == CF_OK)
-        cf__pending_filled(ledger, (size_t)p->owed, p->cursor);
+        cf__pending_filled(ledger, (size_t)p->owed);
     else
         cf__pending_clear(ledger, &f->t.alloc);
     return s;

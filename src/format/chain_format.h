@@ -17,7 +17,7 @@
  * Version 8 is the same with the deletes the chain owes (kind/pending.h)
  * after the last record: E entries of (u64 hash, u64 deletes owed), hashes
  * strictly ascending, then a u64 XXH3-64 (seed 0) of those 16E bytes; the
- * header names E and the retry cursor in bytes version 2 keeps zero.
+ * header names E in bytes version 2 keeps zero.
  */
 #ifndef CF_CHAIN_FORMAT_H
 #define CF_CHAIN_FORMAT_H
@@ -35,7 +35,6 @@ enum {
     CF__GOFF_FLAGS = 40,      /* u16, CF_GROW and optionally CF_SEMI_SORT */
     CF__GOFF_RESERVED = 42,   /* 18 bytes of zeros (version 2)          */
     CF__GOFF_OWED = 44,       /* version 8: u32, entries owed, >= 1     */
-    CF__GOFF_CURSOR = 48,     /* version 8: u64, the next retry's hash  */
     CF__GOFF_CHECK = 60,      /* u32, low 32 bits of XXH3-64(bytes 0..59) */
 };
 
@@ -49,7 +48,7 @@ static inline uint64_t cf__chain_owed_size(uint64_t e) {
 typedef struct cf__chain_plan {
     unsigned tables, growth, flags;
     uint64_t max_bytes, failed_inserts;
-    uint64_t owed, cursor; /* version 8's ledger: entries, cursor (0, 0 in 2) */
+    uint64_t owed; /* version 8's ledger entries (0 in version 2) */
     double target_fpp;
     cf__header rec[CF_MAX_TABLES];  /* record k's decoded header          */
     uint64_t offset[CF_MAX_TABLES]; /* where record k starts              */

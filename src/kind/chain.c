@@ -28,16 +28,18 @@
  *   - an insert of h takes the owed delete back instead of storing a
  *     second copy (the one left serves), so churn of the same keys never
  *     piles copies up (it used to add a table every 2b cycles of a key);
- *   - an owed delete is retried, by rules (a) and (b), one entry per
- *     eighth delete that removed a copy (in hash order, from a cursor), and every
- *     entry before a table is added (the retry may free the room the
- *     insert lacked; never when no table can be added, so that a refusal
- *     changes no byte) and whenever the ledger's array would grow.
+ *   - owed deletes are retried, by rules (a) and (b), all of them, before
+ *     a table is added (the retry may free the room the insert lacked;
+ *     never when no table can be added, so that a refusal changes no
+ *     byte) and whenever the ledger's array would grow, so that it keeps
+ *     at most twice the entries no retry could carry out.  Not on every
+ *     delete: a retry probes every table again, and retrying one entry
+ *     on one delete in eight cost chain deletes 1.3x their time in the
+ *     A/B while the ledger held entries (docs/BENCHMARKS.md, "Churn").
  * The invariant all of this keeps: each live item and each owed delete is
  * matched by a copy of its own.  A delete of h owing more than the copies
  * matching h cannot be of a live item: CF_E_NOT_FOUND.
  */
-#include "base/hash.h"
 #include "kind/chain.h"
 #include "kind/plain.h"
 #include "table/batch.h"
@@ -261,14 +263,18 @@ cf_status cf__chain_insert_unique_hash(cf_filter *f, uint64_t h) {
 }
 
 /* Where h matches: the tables holding a copy, the copies in all of them,
- * and the newest table holding one. */
+ * and the newest table holding one.  The probe stops once two tables hold
+ * more copies than the `owed` deletes of h: neither rule can then remove
+ * one (top comment), whatever the older tables hold, and most deletes and
+ * retries that owe end there, as the delete of old ended at its second
+ * table. */
 typedef struct cf__chain_match {
     unsigned tables;
     size_t copies;
     cf_filter *newest;
 } cf__chain_match;
 
-static cf__chain_match cf__chain_match_of(const cf__chain *c, uint64_t h) {
+static cf__chain_match cf__chain_match_of(const cf__chain *c, uint64_t h, uint64_t owed) {
     cf__chain_match m = {0, 0, NULL};
     for (unsigned k = c->count; k-- > 0;) {
         size_t n = cf__table_count(&c->tables[k]->t, h);
@@ -276,6 +282,7 @@ static cf__chain_match cf__chain_match_of(const cf__chain *c, uint64_t h) {
         m.tables++;
         m.copies += n;
         if (m.newest == NULL) m.newest = c->tables[k];
+        if (m.tables > 1 && m.copies > owed) break;
     }
     return m;
 }
@@ -287,7 +294,7 @@ static bool cf__chain_settle(cf_filter *f, size_t i) {
     cf__chain *c = cf__chain_of(f);
     uint64_t h = c->pending.e[i].h, done = 0, owed = c->pending.e[i].n;
     while (done < owed) {
-        cf__chain_match m = cf__chain_match_of(c, h);
+        cf__chain_match m = cf__chain_match_of(c, h, owed - done);
         if (m.tables == 0) {
             done = owed;
             break;
@@ -298,29 +305,6 @@ static bool cf__chain_settle(cf_filter *f, size_t i) {
     }
     if (done > 0) cf__pending_settle(&c->pending, &f->t.alloc, i, done);
     return done == owed;
-}
-
-/* Whether the delete of h retries an owed delete: one delete in
- * CF__CHAIN_RETRY_EVERY, chosen by h (a counter would be one more thing
- * to save for a loaded copy to act alike).  A retry probes every table
- * again: on each delete it cost 2.2x a chain delete's time while the
- * ledger held entries (bench/ab.sh, 16,384 keys in 5 tables); one in
- * eight still visits each owed entry about 1 / (8 x the share of deletes
- * owed) times while every key is deleted once. */
-#define CF__CHAIN_RETRY_EVERY 8u
-static inline bool cf__chain_retry_due(uint64_t h) {
-    return cf__avalanche64(h) % CF__CHAIN_RETRY_EVERY == 0;
-}
-
-/* Retries the ledger's entry at the cursor, and moves the cursor past it. */
-static void cf__chain_settle_next(cf_filter *f) {
-    cf__pending *p = &cf__chain_of(f)->pending;
-    if (p->count == 0) return;
-    size_t i = cf__pending_lower(p, p->cursor);
-    if (i == p->count) i = 0;
-    uint64_t h = p->e[i].h;
-    cf__chain_settle(f, i);
-    if (p->count != 0) p->cursor = h + 1; /* past the last hash it wraps to 0 */
 }
 
 bool cf__chain_settle_all(cf_filter *f) {
@@ -344,15 +328,13 @@ static cf_status cf__chain_owe(cf_filter *f, uint64_t h) {
 
 cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
-    cf__chain_match m = cf__chain_match_of(c, h);
     uint64_t owed = cf__pending_owed(&c->pending, h);
+    cf__chain_match m = cf__chain_match_of(c, h, owed + 1);
     /* Every owed delete of h has a copy of its own: one more needs one more. */
     CF__RETURN_IF(m.copies <= owed, CF_E_NOT_FOUND);
     c->unsettled = true;
     if (m.tables > 1) return cf__chain_owe(f, h);
-    cf_status s = cf__table_delete(&m.newest->t, h);
-    if (c->pending.count != 0 && cf__chain_retry_due(h)) cf__chain_settle_next(f);
-    return s;
+    return cf__table_delete(&m.newest->t, h);
 }
 
 size_t cf__chain_count_hash(const cf_filter *f, uint64_t h) {

@@ -68,7 +68,7 @@ void cf__pending_clear(cf__pending *p, const cf_allocator *a) {
     if (p->e != NULL && p->e != p->small) cf__free(a, p->e);
     p->e = NULL;
     p->count = p->cap = 0;
-    p->total = p->cursor = 0;
+    p->total = 0;
 }
 
 void cf__pending_settle(cf__pending *p, const cf_allocator *a, size_t i, uint64_t by) {
@@ -76,9 +76,6 @@ void cf__pending_settle(cf__pending *p, const cf_allocator *a, size_t i, uint64_
     p->total -= by;
     if (p->e[i].n != 0) return;
     memmove(p->e + i, p->e + i + 1, (p->count - i - 1) * sizeof *p->e);
-    /* The cursor is a hash, not an index, so it stays where it was; an
-     * empty ledger starts again at 0, as a loaded one (files of version 2
-     * keep no cursor). */
     if (--p->count == 0) cf__pending_clear(p, a);
 }
 
@@ -101,9 +98,8 @@ cf__pending_entry *cf__pending_room(cf__pending *p, const cf_allocator *a, uint6
     return p->e;
 }
 
-void cf__pending_filled(cf__pending *p, size_t count, uint64_t cursor) {
+void cf__pending_filled(cf__pending *p, size_t count) {
     p->count = count;
-    p->cursor = cursor;
     p->total = 0;
     for (size_t i = 0; i < count; i++) p->total += p->e[i].n;
 }
@@ -113,7 +109,6 @@ cf_status cf__pending_union(const cf__pending *dst, const cf__pending *src, cons
     out->e = NULL;
     out->count = out->cap = 0;
     out->total = 0;
-    out->cursor = dst->cursor;
     size_t most = dst->count + src->count;
     if (most == 0) return CF_OK;
     if (most <= CF__PENDING_SMALL) {

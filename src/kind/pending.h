@@ -8,8 +8,8 @@
  *   e[0]        e[1]        ...   e[count-1]        hashes strictly ascending
  *   (h, n)      (h, n)            (h, n)            n >= 1 deletes owed to h
  *
- * Sorted, not hashed: the order of a retry pass, the bytes of a file and
- * the cursor are then the same for two filters that hold the same entries,
+ * Sorted, not hashed: the order of a retry pass and the bytes of a file are
+ * then the same for two filters that hold the same entries,
  * however each came by them (a replica loaded from a file and its master,
  * say), so the same operations keep giving the same bytes.  The ledger is
  * small (a delete is ambiguous for about target_fpp of the keys), so a
@@ -39,8 +39,7 @@ typedef struct cf__pending {
     cf__pending_entry *e; /* count entries, ascending h: small, an allocated
                              array, or NULL when cap is 0 */
     size_t count, cap;
-    uint64_t total;  /* the sum of the entries' n                      */
-    uint64_t cursor; /* the next retry starts at the first h >= cursor */
+    uint64_t total; /* the sum of the entries' n */
     cf__pending_entry small[CF__PENDING_SMALL];
 } cf__pending;
 
@@ -67,7 +66,7 @@ void cf__pending_clear(cf__pending *p, const cf_allocator *a);
  * order, then cf__pending_filled makes them the ledger's (cf__pending_clear
  * gives the room back if the reader refuses them). */
 cf__pending_entry *cf__pending_room(cf__pending *p, const cf_allocator *a, uint64_t count);
-void cf__pending_filled(cf__pending *p, size_t count, uint64_t cursor);
+void cf__pending_filled(cf__pending *p, size_t count);
 
 /* dst's entries plus src's (n summed per hash), built aside: on
  * CF_E_NOMEM dst is unchanged; on CF_OK *out must replace dst with
