@@ -477,8 +477,7 @@ CF_API cf_status cf_config_resolve(const cf_config *cfg, cf_shape *out);
  * delete back instead of storing another copy (cf_insert_unique answers
  * CF_E_EXISTS: the copy is key's again), and owed deletes are carried out
  * once their ambiguity has cleared (the colliding item deleted): all are
- * retried before a table is added and whenever the ledger's array would
- * grow, so it holds at most twice the deletes no retry could carry out.
+ * retried before a table is added.
  * So churn of
  * the same keys never piles up copies or tables, and no item becomes a
  * false negative.  A delete is owed for keys stored again after the filter

@@ -143,9 +143,10 @@ cf_status cf__chain_owed_attach(cf_filter *f, const cf__chain_plan *p, const uin
     cf__pending_entry *e = cf__pending_room(ledger, &f->t.alloc, p->owed);
     CF__RETURN_IF(e == NULL, CF_E_NOMEM);
     cf_status s = cf__chain_owed_decode(p, block, e);
-    if (s == CF_OK)
+    if (s == CF_OK) {
         cf__pending_filled(ledger, (size_t)p->owed);
-    else
+        cf__chain_of(f)->unsettled = true;
+    } else
         cf__pending_clear(ledger, &f->t.alloc);
     return s;
 }

@@ -29,13 +29,15 @@
  *     second copy (the one left serves), so churn of the same keys never
  *     piles copies up (it used to add a table every 2b cycles of a key);
  *   - owed deletes are retried, by rules (a) and (b), all of them, before
- *     a table is added (the retry may free the room the insert lacked;
- *     never when no table can be added, so that a refusal changes no
- *     byte) and whenever the ledger's array would grow, so that it keeps
- *     at most twice the entries no retry could carry out.  Not on every
- *     delete: a retry probes every table again, and retrying one entry
- *     on one delete in eight cost chain deletes 1.3x their time in the
- *     A/B while the ledger held entries (docs/BENCHMARKS.md, "Churn").
+ *     a table is added: the retry may free the room the insert lacked
+ *     (never when no table can be added, so that a refusal changes no
+ *     byte).  Only then: a retry probes every table again, and retrying
+ *     one entry on one delete in eight cost chain deletes 1.3x their time
+ *     in the A/B while the ledger held entries (docs/BENCHMARKS.md,
+ *     "Churn"); and a moment that depends on nothing but the saved state
+ *     (not the array's capacity, say) keeps a loaded copy acting as the
+ *     original (`unsettled` only skips passes that would change nothing:
+ *     with no delete since the last pass, no entry can have cleared).
  * The invariant all of this keeps: each live item and each owed delete is
  * matched by a copy of its own.  A delete of h owing more than the copies
  * matching h cannot be of a live item: CF_E_NOT_FOUND.
@@ -225,7 +227,7 @@ static cf_status cf__chain_overflow(cf_filter *f, cf_filter *newest, uint64_t h,
  * the delete left is the key's again (top comment). */
 static inline bool cf__chain_take_owed(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
-    return c->pending.count != 0 && cf__pending_take(&c->pending, &f->t.alloc, h);
+    return cf__pending_may_owe(&c->pending, h) && cf__pending_take(&c->pending, &f->t.alloc, h);
 }
 
 cf_status cf__chain_insert_hash(cf_filter *f, uint64_t h) {
@@ -312,15 +314,14 @@ bool cf__chain_settle_all(cf_filter *f) {
     uint64_t before = c->pending.total;
     for (size_t i = 0; i < c->pending.count;)
         if (!cf__chain_settle(f, i)) i++;
+    cf__pending_reseen(&c->pending);
     c->unsettled = false;
     return c->pending.total != before;
 }
 
-/* Owes a delete of h (rule (b) may carry it out at once).  A full array is
- * settled first, so the ledger grows only by entries it must keep. */
+/* Owes a delete of h (rule (b) may carry it out at once). */
 static cf_status cf__chain_owe(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
-    if (c->pending.count == c->pending.cap && c->unsettled) cf__chain_settle_all(f);
     CF__FORWARD_IF_ERROR(cf__pending_add(&c->pending, &f->t.alloc, h));
     cf__chain_settle(f, cf__pending_lower(&c->pending, h));
     return CF_OK;
@@ -328,7 +329,7 @@ static cf_status cf__chain_owe(cf_filter *f, uint64_t h) {
 
 cf_status cf__chain_delete_hash(cf_filter *f, uint64_t h) {
     cf__chain *c = cf__chain_of(f);
-    uint64_t owed = cf__pending_owed(&c->pending, h);
+    uint64_t owed = cf__pending_may_owe(&c->pending, h) ? cf__pending_owed(&c->pending, h) : 0;
     cf__chain_match m = cf__chain_match_of(c, h, owed + 1);
     /* Every owed delete of h has a copy of its own: one more needs one more. */
     CF__RETURN_IF(m.copies <= owed, CF_E_NOT_FOUND);
@@ -387,7 +388,9 @@ size_t cf__chain_contains_batch(const cf_filter *f, const uint64_t *hashes, size
 static size_t cf__chain_run(const cf__chain *c, const uint64_t *hashes, size_t n) {
     if (c->pending.count == 0) return n;
     size_t r = 0;
-    while (r < n && cf__pending_owed(&c->pending, hashes[r]) == 0) r++;
+    while (r < n && (!cf__pending_may_owe(&c->pending, hashes[r]) ||
+                     cf__pending_owed(&c->pending, hashes[r]) == 0))
+        r++;
     return r;
 }
 

@@ -47,7 +47,9 @@ typedef struct cf__chain {
     double target_fpp;                /* the sum of tables' full-load FPPs < this */
     unsigned max_tables;              /* cf_grow_set_limits; 0 = CF_MAX_TABLES, not saved */
     cf__pending pending;              /* deletes owed (chain.c, "Deletes"); saved */
-    bool unsettled;                   /* a delete since the last whole retry pass */
+    bool unsettled;                   /* a delete since the last whole retry pass
+                                         (true after a load: a pass that finds
+                                         nothing to do changes nothing) */
 } cf__chain;
 
 /* The chain of a CF__CHAIN handle (its state). */

@@ -20,8 +20,18 @@ size_t cf__pending_lower(const cf__pending *p, uint64_t key) {
     return lo;
 }
 
+static void cf__pending_see(cf__pending *p, uint64_t key) {
+    uint64_t bit = key >> 52;
+    p->seen[bit / 64] |= (uint64_t)1 << (bit % 64);
+}
+
+void cf__pending_reseen(cf__pending *p) {
+    memset(p->seen, 0, sizeof p->seen);
+    for (size_t i = 0; i < p->count; i++) cf__pending_see(p, p->e[i].h);
+}
+
 uint64_t cf__pending_owed(const cf__pending *p, uint64_t key) {
-    if (p->count == 0) return 0;
+    if (!cf__pending_may_owe(p, key)) return 0;
     size_t i = cf__pending_lower(p, key);
     return i < p->count && p->e[i].h == key ? p->e[i].n : 0;
 }
@@ -59,6 +69,7 @@ cf_status cf__pending_add(cf__pending *p, const cf_allocator *a, uint64_t key) {
         memmove(p->e + i + 1, p->e + i, (p->count - i) * sizeof *p->e);
         p->e[i] = (cf__pending_entry){key, 1};
         p->count++;
+        cf__pending_see(p, key);
     }
     p->total++;
     return CF_OK;
@@ -69,6 +80,7 @@ void cf__pending_clear(cf__pending *p, const cf_allocator *a) {
     p->e = NULL;
     p->count = p->cap = 0;
     p->total = 0;
+    memset(p->seen, 0, sizeof p->seen);
 }
 
 void cf__pending_settle(cf__pending *p, const cf_allocator *a, size_t i, uint64_t by) {
@@ -80,6 +92,7 @@ void cf__pending_settle(cf__pending *p, const cf_allocator *a, size_t i, uint64_
 }
 
 bool cf__pending_take(cf__pending *p, const cf_allocator *a, uint64_t key) {
+    if (!cf__pending_may_owe(p, key)) return false;
     size_t i = cf__pending_lower(p, key);
     if (i == p->count || p->e[i].h != key) return false;
     cf__pending_settle(p, a, i, 1);
@@ -102,6 +115,7 @@ void cf__pending_filled(cf__pending *p, size_t count) {
     p->count = count;
     p->total = 0;
     for (size_t i = 0; i < count; i++) p->total += p->e[i].n;
+    cf__pending_reseen(p);
 }
 
 cf_status cf__pending_union(const cf__pending *dst, const cf__pending *src, const cf_allocator *a,
@@ -109,6 +123,7 @@ cf_status cf__pending_union(const cf__pending *dst, const cf__pending *src, cons
     out->e = NULL;
     out->count = out->cap = 0;
     out->total = 0;
+    memset(out->seen, 0, sizeof out->seen);
     size_t most = dst->count + src->count;
     if (most == 0) return CF_OK;
     if (most <= CF__PENDING_SMALL) {
@@ -134,12 +149,13 @@ cf_status cf__pending_union(const cf__pending *dst, const cf__pending *src, cons
         out->e[out->count++] = next;
         out->total += next.n;
     }
+    cf__pending_reseen(out);
     return CF_OK;
 }
 
 void cf__pending_replace(cf__pending *dst, const cf_allocator *a, cf__pending *with) {
     cf__pending_clear(dst, a);
-    *dst = *with;
+    *dst = *with;                                    /* its summary too */
     if (with->e == with->small) dst->e = dst->small; /* the copy's own entries */
     with->e = NULL;
     with->count = with->cap = 0;
